@@ -145,7 +145,8 @@ export interface MetricsWindow {
 /** For one instance and server metric of a window: how many datapoints it should have, how many came. */
 export interface MetricWindowCount {
   readonly instanceId: string;
-  readonly role: 'writer' | 'reader';
+  /** A cluster-level metric (an Aurora volume's I/O) has the cluster's id and role cluster. */
+  readonly role: 'writer' | 'reader' | 'cluster';
   readonly metric: string;
   readonly source: MetricSource;
   /** The window as asked for (a backend may align it, e.g. to whole minutes). */

@@ -31,6 +31,10 @@
  * MaxCapacity (Count) and ACUUtilization 100 (Percent; capacity over the maximum, Aurora User
  * Guide, "Aurora Serverless v2 capacity"). The API path (the metrics asked for, collected, written)
  * is AWS's; the values say only that nothing scaled.
+ *
+ * An Aurora cluster (not an RDS DB instance) also gets its volume's VolumeReadIOPs/VolumeWriteIOPs,
+ * one datapoint per interval of `volumePeriodS`, published only once the interval has closed
+ * (volume-intervals.ts).
  */
 import { readFileSync } from 'node:fs';
 import {
@@ -44,6 +48,7 @@ import { ServerMetricsSampler, type MetricSample } from '../backends/local/metri
 import { PostgresMetricsSampler } from '../backends/local/postgres-cluster';
 import type { ServerInfo } from '../backends/local/mariadb-server';
 import type { ClusterMembers } from './rds-emulation';
+import { VolumeIntervals } from './volume-intervals';
 
 /** PutMetricData: "Each request is also limited to no more than 1000 different metrics" (CloudWatch API reference). */
 const MAX_DATUMS_PER_PUT = 1000;
@@ -52,6 +57,8 @@ export interface CloudWatchPublisherOptions {
   readonly cloudwatch: CloudWatchClient;
   /** Seconds between a sample and its PutMetricData. */
   readonly lagS: number;
+  /** The interval of an Aurora cluster volume's I/O datapoints (AwsBackendConfig.volumeMetricsPeriodS). */
+  readonly volumePeriodS: number;
   readonly sampleIntervalMs?: number;
   readonly log?: (line: string) => void;
 }
@@ -71,6 +78,9 @@ interface Watched {
   readonly agentMemory?: boolean;
   /** A Serverless v2 instance's constant capacity in ACUs: its capacity datapoints go with each CPU sample. */
   readonly capacityAcu?: number;
+  /** An Aurora cluster's id: its instances' I/O samples count towards its volume's datapoints. */
+  readonly volumeOf?: string;
+  readonly sampleIntervalS: number;
 }
 
 /** The namespace and metric the CloudWatch agent publishes memory under (client/cloudwatch-agent.json). */
@@ -143,8 +153,11 @@ export class CloudWatchPublisher {
   private stopped = false;
   published = 0;
   private readonly problems: string[] = [];
+  private readonly volume: VolumeIntervals;
 
-  constructor(private readonly o: CloudWatchPublisherOptions) {}
+  constructor(private readonly o: CloudWatchPublisherOptions) {
+    this.volume = new VolumeIntervals(o.volumePeriodS, o.lagS);
+  }
 
   start(): void {
     this.timer = setInterval(() => {
@@ -171,6 +184,10 @@ export class CloudWatchPublisher {
     const datum = m.rdsInstances ? rdsInstanceDatum : auroraDatum;
     const rds = { namespace: 'AWS/RDS', dimension: 'DBInstanceIdentifier' } as const;
     const capacity = m.serverlessMaxAcu !== undefined ? { capacityAcu: m.serverlessMaxAcu } : {};
+    const cluster = {
+      sampleIntervalS: intervalMs / 1000,
+      ...(m.rdsInstances ? {} : { volumeOf: m.clusterId }),
+    };
     if (m.postgres?.writer) {
       const sampler = new PostgresMetricsSampler({
         writer: m.postgres.writer,
@@ -178,13 +195,13 @@ export class CloudWatchPublisher {
         intervalMs,
       });
       await sampler.start();
-      this.watched.set(m.clusterId, { sampler, taken: 0, datum, ...rds, ...capacity });
+      this.watched.set(m.clusterId, { sampler, taken: 0, datum, ...rds, ...capacity, ...cluster });
       return;
     }
     if (!m.writer) return;
     const sampler = new ServerMetricsSampler({ writer: m.writer, readers: m.readers, intervalMs });
     await sampler.start();
-    this.watched.set(m.clusterId, { sampler, taken: 0, datum, ...rds, ...capacity });
+    this.watched.set(m.clusterId, { sampler, taken: 0, datum, ...rds, ...capacity, ...cluster });
   }
 
   /**
@@ -210,6 +227,7 @@ export class CloudWatchPublisher {
           namespace: 'AWS/EC2',
           dimension: 'InstanceId',
           agentMemory: true,
+          sampleIntervalS: intervalMs / 1000,
         });
       })
       .catch((e: unknown) => {
@@ -221,6 +239,7 @@ export class CloudWatchPublisher {
   private enqueue(w: Watched, samples: readonly MetricSample[]): void {
     for (const s of samples.slice(w.taken)) {
       const at = Date.parse(s.ts);
+      if (w.volumeOf !== undefined) this.volume.add(w.volumeOf, s, w.sampleIntervalS);
       const memory = w.agentMemory === true && s.metric === 'CPUUtilization' ? hostMemAvailableBytes() : undefined;
       if (memory !== undefined) {
         this.queue.push({
@@ -273,6 +292,7 @@ export class CloudWatchPublisher {
   private async tick(): Promise<void> {
     for (const w of this.watched.values()) this.enqueue(w, w.sampler.samples);
     const now = Date.now();
+    for (const datum of this.volume.due(now)) this.queue.push({ dueMs: now, namespace: 'AWS/RDS', datum });
     const due = this.queue.filter((q) => q.dueMs <= now);
     if (due.length === 0) return;
     // PutMetricData takes one namespace per request.

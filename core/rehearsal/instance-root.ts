@@ -25,7 +25,7 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -73,8 +73,10 @@ export const AGENT_STARTED_FILE = '/var/lib/amazon/ssm/aurora-bench-rehearsal-ag
 /** Where the emulated cloud-init puts the user data it runs (cloud-init's per-instance scripts directory). */
 export const USER_DATA_SCRIPT = '/var/lib/cloud/instance/scripts/part-001';
 
+export type DebianArch = 'amd64' | 'arm64';
+
 /** This machine's architecture as Debian names it. */
-function debianArch(): 'amd64' | 'arm64' {
+function debianArch(): DebianArch {
   if (process.arch === 'x64') return 'amd64';
   if (process.arch === 'arm64') return 'arm64';
   throw new Error(`the rehearsal's instance roots need an amd64 or arm64 machine, not ${process.arch}`);
@@ -103,7 +105,35 @@ export function rootsUnavailable(): string | undefined {
 
 export interface RootCacheOptions {
   readonly cacheDir?: string;
+  /** The root's architecture: this machine's when absent; another runs under qemu-user (foreignArchUnavailable). */
+  readonly arch?: DebianArch;
   readonly log?: (line: string) => void;
+}
+
+/** The binfmt_misc entry qemu-user-static registers for each architecture (Debian's qemu-user-static package). */
+const QEMU_BINFMT: Readonly<Record<DebianArch, string>> = { amd64: 'qemu-x86_64', arm64: 'qemu-aarch64' };
+
+/**
+ * Why this machine cannot run a root of `arch`, or undefined when it can: its own architecture, or
+ * another one whose binaries the kernel hands to qemu-user-static. Its binfmt_misc entry must have the
+ * F flag (the interpreter opened at registration: binfmt-misc.rst, "fix binary"), so the chroot needs
+ * no copy of qemu inside it.
+ */
+export function foreignArchUnavailable(arch: DebianArch): string | undefined {
+  if (arch === debianArch()) return undefined;
+  const entry = join('/proc/sys/fs/binfmt_misc', QEMU_BINFMT[arch]);
+  let text: string;
+  try {
+    text = readFileSync(entry, 'utf8');
+  } catch {
+    return (
+      `${entry} does not exist: ${arch} binaries cannot run on this ${debianArch()} machine (install ` +
+      'qemu-user-static and binfmt-support; binfmt_misc must be mounted on /proc/sys/fs/binfmt_misc)'
+    );
+  }
+  if (!/^enabled$/m.test(text)) return `${entry} is disabled`;
+  if (!/^flags: .*F/m.test(text)) return `${entry} lacks the F flag: a chroot could not find its interpreter`;
+  return undefined;
 }
 
 /** Runs `chroot root env -i ... sh -c script` and fails with its output's tail. */
@@ -137,14 +167,40 @@ async function inRoot(root: string, script: string, timeoutMs = 1_800_000): Prom
   }
 }
 
+function baseRootDir(cacheDir: string, arch: DebianArch): string {
+  return join(cacheDir, `base-${key([DEBIAN_SUITE, arch, DEBIAN_MIRROR, 'minbase', ...AMI_PACKAGES, SOURCES])}`);
+}
+
+function packageLayerDir(cacheDir: string, base: string, packages: readonly string[]): string {
+  return join(cacheDir, `packages-${key([base, ...[...packages].sort()])}`);
+}
+
+/**
+ * The cached layers of a root of `arch` with `packages` installed (uppermost first), or undefined
+ * while either is not built: for what is too slow to build on demand (a foreign architecture under
+ * emulation), whose builder is scripts/build-rehearsal-roots.ts.
+ * @internal exported for its tests (a test seam)
+ */
+export function cachedLayers(
+  arch: DebianArch,
+  packages: readonly string[],
+  cacheDir = defaultRootCacheDir(),
+): string[] | undefined {
+  const base = baseRootDir(cacheDir, arch);
+  const layer = packageLayerDir(cacheDir, base, packages);
+  if (!existsSync(join(base, 'etc', 'debian_version')) || !existsSync(join(layer, '.aurora-bench-packages')))
+    return undefined;
+  return [layer, base];
+}
+
 /**
  * The clean Debian root (the base layer), built with debootstrap when it is not cached. Returns
  * its directory.
  */
 export async function ensureBaseRoot(o: RootCacheOptions = {}): Promise<string> {
   const cacheDir = o.cacheDir ?? defaultRootCacheDir();
-  const arch = debianArch();
-  const dir = join(cacheDir, `base-${key([DEBIAN_SUITE, arch, DEBIAN_MIRROR, 'minbase', ...AMI_PACKAGES, SOURCES])}`);
+  const arch = o.arch ?? debianArch();
+  const dir = baseRootDir(cacheDir, arch);
   if (existsSync(join(dir, 'etc', 'debian_version'))) return dir;
   await mkdir(cacheDir, { recursive: true });
   const building = `${dir}.building-${process.pid}`;
@@ -196,7 +252,7 @@ export async function ensurePackageLayer(
 ): Promise<string> {
   const cacheDir = o.cacheDir ?? defaultRootCacheDir();
   const sorted = [...packages].sort();
-  const dir = join(cacheDir, `packages-${key([base, ...sorted])}`);
+  const dir = packageLayerDir(cacheDir, base, sorted);
   if (existsSync(join(dir, '.aurora-bench-packages'))) return dir;
   const building = `${dir}.building-${process.pid}`;
   await rm(building, { recursive: true, force: true });
@@ -389,8 +445,7 @@ export async function writeStandIns(root: string, s: StandIns): Promise<void> {
  * ExecStart writes AGENT_STARTED_FILE, which is when the emulated agent answers for the instance
  * (DescribeInstanceInformation Online, SendCommand). Built with dpkg-deb into dir; returns the file.
  */
-async function buildAgentPackage(dir: string): Promise<string> {
-  const arch = debianArch();
+async function buildAgentPackage(dir: string, arch: DebianArch): Promise<string> {
   const tree = join(dir, 'amazon-ssm-agent');
   await rm(tree, { recursive: true, force: true });
   await mkdir(join(tree, 'DEBIAN'), { recursive: true });
@@ -428,9 +483,14 @@ async function buildAgentPackage(dir: string): Promise<string> {
  * AWS's (lib/client-user-data.ts SSM_AGENT_DEB_S3_URI: the public bucket amazon-ssm-<region>, key
  * latest/debian_<arch>/amazon-ssm-agent.deb).
  */
-export async function serveAgentPackage(s3: S3Client, region: string, dir: string): Promise<void> {
+export async function serveAgentPackage(
+  s3: S3Client,
+  region: string,
+  dir: string,
+  arch: DebianArch = debianArch(),
+): Promise<void> {
   await mkdir(dir, { recursive: true });
-  const deb = await buildAgentPackage(dir);
+  const deb = await buildAgentPackage(dir, arch);
   const bucket = `amazon-ssm-${region}`;
   await s3.send(
     new CreateBucketCommand({
@@ -444,7 +504,7 @@ export async function serveAgentPackage(s3: S3Client, region: string, dir: strin
   await s3.send(
     new PutObjectCommand({
       Bucket: bucket,
-      Key: `latest/debian_${debianArch()}/amazon-ssm-agent.deb`,
+      Key: `latest/debian_${arch}/amazon-ssm-agent.deb`,
       Body: await readFile(deb),
       ACL: 'public-read',
     }),

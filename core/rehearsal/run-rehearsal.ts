@@ -225,6 +225,12 @@ export interface RehearsalResult extends LocalExecutionResult {
  * (and its path rehearsed), only shorter than RDS's 5 minutes.
  */
 const REHEARSAL_PARAMETER_GROUP_SETTLE_S = 3;
+/**
+ * AwsBackendConfig.volumeMetricsPeriodS here, and the interval the rehearsal's CloudWatch publishes
+ * a cluster volume's I/O at: Aurora's 5 minutes would hold every cell up to 5 minutes for the
+ * interval covering its last step's end, for steps of seconds.
+ */
+const REHEARSAL_VOLUME_PERIOD_S = 5;
 
 /** AZ letters a shared account has a subnet in (us-east-1 has six AZs), and any other a spec names. */
 const ACCOUNT_AZ_LETTERS: readonly string[] = ['a', 'b', 'c', 'd', 'e', 'f'];
@@ -273,7 +279,8 @@ function rehearsalScope(
     `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints ` +
       `arrive ${lagS} s late, not 1-3 minutes; a cluster waits ` +
       String(REHEARSAL_PARAMETER_GROUP_SETTLE_S) +
-      ` s, not 5 minutes, after its parameter groups were set`,
+      ` s, not 5 minutes, after its parameter groups were set; a cluster volume's VolumeReadIOPs/VolumeWriteIOPs ` +
+      `come per ${REHEARSAL_VOLUME_PERIOD_S} s interval, not per 5 minutes, ${lagS} s after it closes`,
     '  - Performance Insights: not emulated (its API answers with no datapoints)',
     "  - real network limits and instance class performance: all traffic is loopback on this machine's CPUs",
   ];
@@ -734,6 +741,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
         }),
       )),
       parameterGroupSettleS: REHEARSAL_PARAMETER_GROUP_SETTLE_S,
+      volumeMetricsPeriodS: REHEARSAL_VOLUME_PERIOD_S,
     });
     const specLetters = spec.variants.flatMap((v) => (v.az ? [v.az] : []));
     // A shared account has a subnet in each of the Region's usual AZs, as a stack's VPC spans its AZs
@@ -746,7 +754,12 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       : await createStanding(specLetters);
     const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
 
-    const cw = new CloudWatchPublisher({ cloudwatch: raw.cloudwatch, lagS, log });
+    const cw = new CloudWatchPublisher({
+      cloudwatch: raw.cloudwatch,
+      lagS,
+      volumePeriodS: REHEARSAL_VOLUME_PERIOD_S,
+      log,
+    });
     publisher = cw;
     rds = new RdsEmulation({
       tools: versions.tools,

@@ -143,6 +143,11 @@ export interface SsmAgentOptions {
     readonly layers: (role: BootContext['role']) => readonly string[];
     /** The user data of the role's launch template, as the stack renders it (a #! script). */
     readonly userData: (role: BootContext['role']) => string;
+    /**
+     * What else runs in the machine as it boots, started before its user data with the root's path
+     * on this machine: on an EC2 instance, Debian's apt-daily timers may hold the dpkg lock then.
+     */
+    readonly beforeUserData?: (root: string) => Promise<void>;
   };
   /** A server instance's mariadbd is up (client/server-setup.sh reported ready), or gone (undefined, at terminate). */
   readonly onServerChanged?: (instanceId: string, server: ServerInfo | undefined) => Promise<void>;
@@ -435,6 +440,7 @@ export class SsmAgentEmulation {
     const script = join(root.root, USER_DATA_SCRIPT);
     await mkdir(join(script, '..'), { recursive: true });
     await writeFile(script, machines.userData(role), { mode: 0o700 });
+    await machines.beforeUserData?.(root.root);
     const logFd = openSync(join(dir, 'boot.log'), 'w');
     let child: ChildProcess;
     try {

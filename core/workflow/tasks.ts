@@ -54,6 +54,7 @@ import {
   InvalidTaskInputError,
   NotReadyInTimeError,
 } from './errors';
+import { metricsDueAt } from './metrics-due';
 import { decideStep, stepsToConsult, type EarlierStepRows, type StepDecision } from './step-rates';
 import { START_AFTER_PREPARE_S, storedCursor, type MemberJobsState, type StepCursor } from './step-scheduler';
 
@@ -177,7 +178,7 @@ interface StepMetricsState {
   readonly end: string;
   /** Every instance's metric had all its datapoints (metric_windows). */
   readonly complete: boolean;
-  /** When the datapoints of the window's last period are all published (its end + metricsPublishDelayS). */
+  /** When every datapoint of the window is published: its last period's end + metricsPublishDelayS. */
   readonly dueAt: string;
 }
 export interface StepOutcome {
@@ -976,13 +977,11 @@ function isComplete(collection: ServerMetricsCollection): boolean {
 }
 
 function metricsState(deps: TaskDeps, window: MetricsWindow, collection: ServerMetricsCollection): StepMetricsState {
-  // From the step's end: a short step's window may be widened to the minute it ends in, whose
-  // datapoint AWS publishes after that minute, well within the default 180 s.
   return {
     start: window.start,
     end: window.end,
     complete: isComplete(collection),
-    dueAt: new Date(Date.parse(window.end) + deps.backend.metricsPublishDelayS * 1000).toISOString(),
+    dueAt: metricsDueAt(window, collection.windows, deps.backend.metricsPublishDelayS),
   };
 }
 

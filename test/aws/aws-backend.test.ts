@@ -41,6 +41,7 @@ import {
 } from '../../core/backend';
 import { AwsBackend } from '../../core/backends/aws/aws-backend';
 import { MAX_PARAMETERS_PER_MODIFY } from '../../core/backends/aws/cluster';
+import { volumeWindow } from '../../core/backends/aws/metrics';
 import { makeAwsClients, destroyAwsClients, type AwsClients } from '../../core/backends/aws/clients';
 import type { AwsBackendConfig } from '../../core/backends/aws/config';
 import { cellNames } from '../../core/backends/aws/names';
@@ -569,7 +570,8 @@ describe('AwsBackend on moto: one cell end to end', () => {
           {
             MetricName: 'VolumeWriteIOPs',
             Dimensions: [{ Name: 'DBClusterIdentifier', Value: names.clusterId }],
-            Timestamp: minute(1),
+            // Its interval's start: the step's first 5-minute interval.
+            Timestamp: new Date(Math.floor(minute(0).getTime() / 300_000) * 300_000),
             Value: 4200,
           },
         ],
@@ -636,7 +638,23 @@ describe('AwsBackend on moto: one cell end to end', () => {
     expect(cwRows.filter((r) => r.role === 'cluster').map((r) => [r.instance_id, r.metric, r.value, r.unit])).toEqual([
       [names.clusterId, 'VolumeWriteIOPs', 4200, 'Count/5 minutes'],
     ]);
-    expect(windows.some((w) => w.metric.startsWith('Volume'))).toBe(false);
+    // The volume's windows are its 5-minute intervals the step overlaps, the last covering its end, and
+    // they count in completeness: one interval came of VolumeWriteIOPs, none of VolumeReadIOPs.
+    const volume = volumeWindow(minute(0).toISOString(), minute(4).toISOString(), 300);
+    const intervals = (volume.end.getTime() - volume.start.getTime()) / 300_000;
+    expect(volume.end.getTime()).toBeGreaterThanOrEqual(minute(4).getTime());
+    expect(windowOf(names.clusterId, 'VolumeWriteIOPs')).toEqual({
+      instanceId: names.clusterId,
+      role: 'cluster',
+      metric: 'VolumeWriteIOPs',
+      source: 'cloudwatch',
+      start: volume.start.toISOString(),
+      end: volume.end.toISOString(),
+      periodS: 300,
+      expected: intervals,
+      received: 1,
+    });
+    expect(windowOf(names.clusterId, 'VolumeReadIOPs')).toMatchObject({ expected: intervals, received: 0 });
     expect(cwRows.find((r) => r.metric === 'CPUUtilization')).toMatchObject({
       run_id: run.runId,
       cell_id: cell.cellId,

@@ -7,10 +7,13 @@
  * an emulated RunInstances boots it. Here the root has nothing but the clean base: the user data's
  * apt-get installs sysbench, the AWS CLI and MariaDB from the archive. S3 is moto, which serves the
  * rehearsal's SSM agent package where AWS serves the real one; docs/aws-client-boot.md lists the
- * other stand-ins. Then sysbench and the AWS CLI of that root answer an SSM command.
+ * other stand-ins. Then sysbench and the AWS CLI of that root answer an SSM command. The client boots
+ * while something else holds the dpkg lock, as Debian's apt-daily timers may on a new instance: its
+ * apt-get waits for the lock (DPkg::Lock::Timeout), the client is not ready meanwhile, and ready after.
  *
  * Needs root (overlayfs, chroot), debootstrap (scripts/setup.sh --test) and Debian's archive.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -61,6 +64,29 @@ async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs
   }
 }
 
+/**
+ * Holds the root's dpkg frontend lock as apt does (an fcntl write lock on the whole file: apt's
+ * GetLock, apt-pkg/contrib/fileutl.cc) until the returned process is killed. flock(1) would not
+ * do: flock(2) locks do not conflict with fcntl ones on Linux (flock(2), "NOTES").
+ */
+async function holdDpkgLock(root: string): Promise<ChildProcess> {
+  const holder = spawn(
+    'python3',
+    [
+      '-c',
+      'import fcntl, sys\nf = open(sys.argv[1], "a")\nfcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n' +
+        'print("held", flush=True)\nsys.stdin.read()\n',
+      join(root, 'var', 'lib', 'dpkg', 'lock-frontend'),
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    holder.stdout.once('data', () => resolve());
+    holder.once('exit', (code) => reject(new Error(`the lock holder exited (${code}) before it held the lock`)));
+  });
+  return holder;
+}
+
 const unavailable = rootsUnavailable();
 const describeWithRoots = unavailable === undefined ? describe : describe.skip;
 if (unavailable !== undefined) {
@@ -79,6 +105,9 @@ describeWithRoots(
     let agent: SsmAgentEmulation;
     let tracker: ProcessTracker;
     const lines: string[] = [];
+    /** The next machine booted has its dpkg lock held (set by the client's test), by lockHolder. */
+    let holdNextLock = false;
+    let lockHolder: Promise<ChildProcess> | undefined;
     const expiresAt = new Date(Date.now() + 2 * 3600_000).toISOString();
 
     beforeAll(async () => {
@@ -112,12 +141,22 @@ describeWithRoots(
         tracker,
         bootCommands: () => ['false'],
         // The clean root only: the user data installs every package itself.
-        machines: { layers: () => [base], userData: (role) => boot[role].userData },
+        machines: {
+          layers: () => [base],
+          userData: (role) => boot[role].userData,
+          beforeUserData: async (root) => {
+            if (!holdNextLock) return;
+            holdNextLock = false;
+            lockHolder = holdDpkgLock(root);
+            await lockHolder;
+          },
+        },
         log: (l) => lines.push(l),
       });
       agent.install({ ssm, ec2 });
     }, BOOT_TIMEOUT_MS);
     afterAll(async () => {
+      (await lockHolder?.catch(() => undefined))?.kill('SIGKILL');
       await agent.shutdown();
       tracker.dispose();
       for (const c of [ec2, ssm, s3]) c.destroy();
@@ -177,10 +216,20 @@ describeWithRoots(
     };
 
     it(
-      'a client installs sysbench, the AWS CLI and Node.js, registers its agent, passes client-ready.sh, runs commands',
+      'a client waits for a held dpkg lock, installs sysbench, the AWS CLI and Node.js, passes client-ready.sh, ' +
+        'runs commands',
       async () => {
-        // Arrange
+        // Arrange: the dpkg lock held from before the user data starts.
+        holdNextLock = true;
         const instanceId = await launch('client');
+        const markerOf = async (): Promise<ClientReadyMarker | undefined> => {
+          try {
+            const out = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: clientReadyKey(instanceId) }));
+            return JSON.parse(await out.Body!.transformToString()) as ClientReadyMarker;
+          } catch {
+            return undefined;
+          }
+        };
         const online = async () =>
           (
             (
@@ -190,20 +239,31 @@ describeWithRoots(
             ).InstanceInformationList ?? []
           ).length > 0;
         const before = await online();
+        const log = () => {
+          try {
+            return readFileSync(join(rootOf(instanceId), 'var', 'log', 'aurora-bench-user-data.log'), 'utf8');
+          } catch {
+            return '';
+          }
+        };
 
-        // Act: wait for the ready marker, as checkClientsReady does.
-        const marker = await until(
-          'the ready marker',
-          async () => {
-            try {
-              const out = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: clientReadyKey(instanceId) }));
-              return JSON.parse(await out.Body!.transformToString()) as ClientReadyMarker;
-            } catch {
-              return undefined;
-            }
+        // Act: once apt-get waits for the lock, the client is still booting (no marker, neither ready
+        // nor failed); 3 s later the lock is released, and the boot goes on.
+        const waiting = await until(
+          'apt-get waiting for the dpkg lock',
+          () => {
+            // A boot that ended before it waited: its log's tail says why.
+            if (lines.some((l) => l.startsWith(`${instanceId}: user data`)))
+              throw new Error(`the boot ended before apt-get waited: ${log().slice(-1500)}`);
+            return Promise.resolve(/Waiting for cache lock: [^\r\n]*lock-frontend[^\r\n]*/.exec(log())?.[0]);
           },
-          BOOT_TIMEOUT_MS - 60_000,
+          BOOT_TIMEOUT_MS / 2,
         );
+        await new Promise((r) => setTimeout(r, 3000));
+        const whileHeld = await markerOf();
+        (await lockHolder!).kill('SIGKILL');
+        // Then wait for the ready marker, as checkClientsReady does.
+        const marker = await until('the ready marker', markerOf, BOOT_TIMEOUT_MS - 60_000);
         // One name per `command -v`: the agent runs commands with the instance's sh, dash on Debian, whose
         // `command -v` looks up only its first operand (POSIX gives it one: command [-v|-V] command_name).
         const tools = await commandOutput(instanceId, [
@@ -221,6 +281,8 @@ describeWithRoots(
 
         // Assert
         expect(before).toBe(false);
+        expect(waiting).toMatch(/Could not get lock \/var\/lib\/dpkg\/lock-frontend\. It is held by process \d+/);
+        expect(whileHeld).toBeUndefined();
         expect(marker).toMatchObject({
           ready: true,
           sysbenchVersion: '1.0.20',

@@ -8,6 +8,8 @@
  */
 import { cpSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LocalLake } from '../../core/lake/duckdb';
+import type { MetricWindowRow, ServerMetricRow } from '../../core/lake/rows';
 import type { RehearsalOptions, RehearsalResult } from '../../core/rehearsal/run-rehearsal';
 import { TASK_NAMES, type TaskName } from '../../core/workflow/task-names';
 import { rehearsalFile, rehearse as rehearseFile, wiring } from '../helpers/rehearsal-file';
@@ -109,6 +111,25 @@ describe('the AWS rehearsal runs the synthesized functions', () => {
     // RunStep is looked at again until the step is done: the later calls find its environment warm.
     const runStep = r.functions.get('run-step')!;
     expect(runStep.invocations).toBeGreaterThan(runStep.coldStarts);
+    // The cluster volume's I/O, per interval (5 s in the rehearsal, published after each closes): the
+    // late collection waited for the interval covering the step's end, so every one of them came.
+    const lake = await LocalLake.open(join(file.work, 'bundled-lake'));
+    try {
+      const windows = await lake.query<MetricWindowRow>(
+        `SELECT * FROM metric_windows WHERE run_id = '${r.plan.runId}' AND metric LIKE 'Volume%'`,
+      );
+      expect(windows.map((w) => [w.role, w.metric, w.period_s, w.complete]).sort()).toEqual([
+        ['cluster', 'VolumeReadIOPs', 5, true],
+        ['cluster', 'VolumeWriteIOPs', 5, true],
+      ]);
+      const lastStart = new Date(Date.parse(windows[0]!.window_end) - 5000).toISOString();
+      const volume = await lake.query<ServerMetricRow>(
+        `SELECT * FROM server_metrics WHERE run_id = '${r.plan.runId}' AND metric = 'VolumeReadIOPs'`,
+      );
+      expect(volume.map((m) => new Date(m.ts).toISOString())).toContain(lastStart);
+    } finally {
+      lake.close();
+    }
     expect(r.leftBehind).toEqual([]);
     expect(r.notCleaned).toEqual([]);
   }, 900_000);

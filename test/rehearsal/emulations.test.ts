@@ -640,7 +640,7 @@ describe("the clients' AWS CLI", () => {
 });
 
 describe("CloudWatch publisher: the servers' datapoints become visible only after the lag", () => {
-  it('publishes real server samples under AWS/RDS at least lagS late; as EC2, AWS/EC2 and agent memory', async () => {
+  it('publishes samples lagS late, volume I/O per closed interval; as EC2, AWS/EC2 and agent memory', async () => {
     // Arrange: a real single-instance cluster through the emulation, and a publisher with a 3 s lag.
     const versions = await checkLocalDependencies();
     const template = await ensureTemplate(versions.tools, versions.serverVersion, undefined, 'rds');
@@ -649,7 +649,9 @@ describe("CloudWatch publisher: the servers' datapoints become visible only afte
     const cloudwatch = new CloudWatchClient(common);
     const tracker = new ProcessTracker();
     const lagS = 3;
-    const publisher = new CloudWatchPublisher({ cloudwatch, lagS });
+    // The cluster volume's I/O: one datapoint per 2-s interval, lagS after the interval closed.
+    const volumePeriodS = 2;
+    const publisher = new CloudWatchPublisher({ cloudwatch, lagS, volumePeriodS });
     let writer: ServerInfo | undefined;
     const emulation = new RdsEmulation({
       tools: versions.tools,
@@ -665,6 +667,7 @@ describe("CloudWatch publisher: the servers' datapoints become visible only afte
     });
     emulation.install(rds);
     const seen = new Map<number, number>();
+    const volumeSeen = new Map<number, number>();
     const ec2Query = (id: string, namespace: string, metric: string) => ({
       Id: id,
       MetricStat: {
@@ -726,15 +729,29 @@ describe("CloudWatch publisher: the servers' datapoints become visible only afte
                 },
                 ec2Query('mem', 'CWAgent', 'mem_available'),
                 ec2Query('ec2cpu', 'AWS/EC2', 'CPUUtilization'),
+                {
+                  Id: 'volume',
+                  MetricStat: {
+                    Metric: {
+                      Namespace: 'AWS/RDS',
+                      MetricName: 'VolumeWriteIOPs',
+                      Dimensions: [{ Name: 'DBClusterIdentifier', Value: 'cw-c1' }],
+                    },
+                    Period: 1,
+                    Stat: 'Sum',
+                  },
+                },
               ],
             }),
           );
           const now = Date.now();
           const of = (id: string) => out.MetricDataResults?.find((r) => r.Id === id);
           for (const ts of of('cpu')?.Timestamps ?? []) if (!seen.has(ts.getTime())) seen.set(ts.getTime(), now);
+          for (const ts of of('volume')?.Timestamps ?? [])
+            if (!volumeSeen.has(ts.getTime())) volumeSeen.set(ts.getTime(), now);
           memory = of('mem')?.Values ?? [];
           ec2Cpu = of('ec2cpu')?.Values ?? [];
-          return seen.size >= 5 && memory.length > 0 && ec2Cpu.length > 0 ? true : undefined;
+          return seen.size >= 5 && volumeSeen.size >= 2 && memory.length > 0 && ec2Cpu.length > 0 ? true : undefined;
         },
         60_000,
       );
@@ -747,6 +764,12 @@ describe("CloudWatch publisher: the servers' datapoints become visible only afte
 
     // Assert: no datapoint was visible before its sample was lagS old (whole seconds: CloudWatch truncates).
     for (const [ts, visibleAt] of seen) expect(visibleAt - ts).toBeGreaterThanOrEqual(lagS * 1000 - 1000);
+    // A volume datapoint is stamped with its interval's start and shows only once the interval has
+    // closed and lagS more have passed, as Aurora's 5-minute ones come after their interval.
+    for (const [ts, visibleAt] of volumeSeen) {
+      expect(ts % (volumePeriodS * 1000)).toBe(0);
+      expect(visibleAt - ts).toBeGreaterThanOrEqual((volumePeriodS + lagS) * 1000);
+    }
     expect(publisher.errors).toEqual([]);
     // The emulated instance shares this machine's memory: its mem_available is this machine's
     // MemAvailable, in bytes (more than 1 MiB, no more than MemTotal).

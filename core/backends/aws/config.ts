@@ -89,6 +89,12 @@ export interface AwsBackendConfig {
    */
   readonly parameterGroupSettleS?: number;
   /**
+   * The interval of an Aurora cluster volume's VolumeReadIOPs/VolumeWriteIOPs datapoints
+   * (core/backends/aws/metrics.ts: 300, Aurora's 5 minutes, when absent). The rehearsal shortens it
+   * with the interval its CloudWatch publishes them at, so its steps of seconds need no 5-minute wait.
+   */
+  readonly volumeMetricsPeriodS?: number;
+  /**
    * The lake through Athena, for the verdicts of a run (the ComputeVerdicts Task reads the
    * experiment's history there): the stack's work group and Glue database. Absent in a configuration
    * without them (the Task then says what is missing).
@@ -145,6 +151,7 @@ export const AWS_CONFIG_ENV = {
   clientSourceUrls: 'AURORA_BENCH_CLIENT_SOURCE_URLS',
   metricsPublishDelayS: 'AURORA_BENCH_METRICS_PUBLISH_DELAY_S',
   parameterGroupSettleS: 'AURORA_BENCH_PARAMETER_GROUP_SETTLE_S',
+  volumeMetricsPeriodS: 'AURORA_BENCH_VOLUME_METRICS_PERIOD_S',
   athenaWorkGroup: 'AURORA_BENCH_ATHENA_WORK_GROUP',
   glueDatabase: 'AURORA_BENCH_GLUE_DATABASE',
   alertTopicArn: 'AURORA_BENCH_ALERT_TOPIC_ARN',
@@ -243,6 +250,14 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
   ) {
     problems.push(`${E.parameterGroupSettleS} must be a whole number of seconds from 0 to 3600 (got "${settleRaw}")`);
   }
+  const volumeRaw = opt(E.volumeMetricsPeriodS);
+  const volumeMetricsPeriodS = volumeRaw === undefined ? undefined : Number(volumeRaw);
+  if (
+    volumeMetricsPeriodS !== undefined &&
+    (!Number.isInteger(volumeMetricsPeriodS) || volumeMetricsPeriodS < 1 || volumeMetricsPeriodS > 300)
+  ) {
+    problems.push(`${E.volumeMetricsPeriodS} must be a whole number of seconds from 1 to 300 (got "${volumeRaw}")`);
+  }
   if (![1, 60, 300, 3600, 86400].includes(piPeriodS))
     problems.push(`${E.piPeriodS} must be one of 1, 60, 300, 3600, 86400`);
 
@@ -302,6 +317,7 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
     ...(clientSourceUrls !== undefined ? { clientSourceUrls } : {}),
     metricsPublishDelayS,
     ...(parameterGroupSettleS !== undefined ? { parameterGroupSettleS } : {}),
+    ...(volumeMetricsPeriodS !== undefined ? { volumeMetricsPeriodS } : {}),
     ...optionalEntries({
       athenaWorkGroup: opt(E.athenaWorkGroup),
       glueDatabase: opt(E.glueDatabase),
@@ -350,6 +366,9 @@ export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string>
     [E.metricsPublishDelayS]: String(config.metricsPublishDelayS),
     ...(config.parameterGroupSettleS !== undefined
       ? { [E.parameterGroupSettleS]: String(config.parameterGroupSettleS) }
+      : {}),
+    ...(config.volumeMetricsPeriodS !== undefined
+      ? { [E.volumeMetricsPeriodS]: String(config.volumeMetricsPeriodS) }
       : {}),
     ...optionalEntries({
       [E.athenaWorkGroup]: config.athenaWorkGroup,

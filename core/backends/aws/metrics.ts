@@ -198,9 +198,26 @@ const EC2_SERVER_METRICS: readonly {
  * are published on the same schedule and say whether it is complete).
  */
 const SERVERLESS_METRICS: readonly ServerMetricName[] = ['ServerlessDatabaseCapacity', 'ACUUtilization'];
-/** Aurora's cluster-level storage I/O (see SERVER_METRICS): one datapoint per 5 minutes, per cluster. */
+/**
+ * Aurora's cluster-level storage I/O (see SERVER_METRICS): "the number of billed read I/O
+ * operations from a cluster volume within a 5-minute interval" (Aurora User Guide, "Cluster-level
+ * metrics for Amazon Aurora"), one datapoint per cluster and interval, published after it closes.
+ */
 const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = ['VolumeReadIOPs', 'VolumeWriteIOPs'];
+/** Aurora's interval for them (AwsBackendConfig.volumeMetricsPeriodS replaces it in the rehearsal only). */
 const CLUSTER_VOLUME_PERIOD_S = 300;
+
+/**
+ * The 5-minute intervals a step overlaps, on CloudWatch's period boundaries: the last one covers the
+ * step's end, so its datapoint exists only once that interval has closed.
+ * @internal exported for its tests (a test seam)
+ */
+export function volumeWindow(startIso: string, endIso: string, periodS: number): { start: Date; end: Date } {
+  const period = periodS * 1000;
+  const start = Math.floor(Date.parse(startIso) / period) * period;
+  const end = Math.max(start + period, Math.ceil(Date.parse(endIso) / period) * period);
+  return { start: new Date(start), end: new Date(end) };
+}
 
 /** GetMetricData takes at most 500 MetricDataQuery per request (CloudWatch API reference). */
 const MAX_METRIC_QUERIES = 500;
@@ -218,12 +235,12 @@ function windowDatapoints(start: Date, end: Date, periodS: number): number {
 
 export interface ServerMetricsOptions {
   readonly clients: Pick<AwsClients, 'cloudwatch' | 'pi' | 'rds'>;
-  readonly config: Pick<AwsBackendConfig, 'piPeriodS'>;
+  readonly config: Pick<AwsBackendConfig, 'piPeriodS' | 'volumeMetricsPeriodS'>;
 }
 
 /** Collecting a step window's server metrics (CloudWatch, Performance Insights). */
 export class ServerMetrics {
-  private readonly config: Pick<AwsBackendConfig, 'piPeriodS'>;
+  private readonly config: Pick<AwsBackendConfig, 'piPeriodS' | 'volumeMetricsPeriodS'>;
   private readonly clients: Pick<AwsClients, 'cloudwatch' | 'pi' | 'rds'>;
 
   constructor(options: ServerMetricsOptions) {
@@ -256,6 +273,7 @@ export class ServerMetrics {
       readonly metric: ServerMetricName;
       readonly counted: boolean;
       /** CloudWatch dimension: the instance's, or the cluster's for the cluster volume metrics. */
+      readonly volume?: true;
       readonly dimension?: 'DBClusterIdentifier';
       /**
        * A self-managed server's instance metric: its namespace (AWS/EC2 or the
@@ -295,25 +313,39 @@ export class ServerMetrics {
         wantedSeries.push({ instance: ep, metric, counted: false });
       }
     }
-    // Aurora clusters (not RDS instances): the volume's I/O, 5-minute datapoints, not counted in completeness.
+    // Aurora clusters (not RDS instances): the volume's I/O, 5-minute datapoints over the intervals the step overlaps.
     if (ENGINES[engine.kind].topology === 'cluster' && resources.clusterId !== '') {
       for (const metric of CLUSTER_VOLUME_METRICS)
         wantedSeries.push({
           instance: { instanceId: resources.clusterId, role: 'cluster' },
           metric,
-          counted: false,
+          // Counted: without the interval covering the step's end, I/O per transaction comes out low.
+          counted: true,
           dimension: 'DBClusterIdentifier',
+          volume: true,
         });
     }
     const rows: ServerMetricRow[] = [];
     // GetMetricData's StartTime is inclusive and EndTime exclusive, both on whole minutes here: one
     // datapoint per minute per series is what a fully published window holds.
-    const expected = windowDatapoints(start, end, CLOUDWATCH_PERIOD_S);
+    const volumePeriodS = this.config.volumeMetricsPeriodS ?? CLUSTER_VOLUME_PERIOD_S;
+    const volume = volumeWindow(window.start, window.end, volumePeriodS);
+    const rangeOf = (s: Series) => (s.volume ? volume : { start, end });
     const received = new Map<string, number>();
-    for (const batch of chunk(
-      wantedSeries.map((s, i) => ({ ...s, id: `m${i}` })),
-      MAX_METRIC_QUERIES,
-    )) {
+    const numbered = wantedSeries.map((s, i) => ({ ...s, id: `m${i}` }));
+    // One GetMetricData range per request: the minute series', then the volume's 5-minute intervals.
+    const batches = [
+      ...chunk(
+        numbered.filter((s) => !s.volume),
+        MAX_METRIC_QUERIES,
+      ),
+      ...chunk(
+        numbered.filter((s) => s.volume),
+        MAX_METRIC_QUERIES,
+      ),
+    ];
+    for (const batch of batches) {
+      const range = rangeOf(batch[0]!);
       const queries: MetricDataQuery[] = batch.map((s) => ({
         Id: s.id,
         MetricStat: s.ec2
@@ -333,7 +365,7 @@ export class ServerMetrics {
                 Dimensions: [{ Name: s.dimension ?? 'DBInstanceIdentifier', Value: s.instance.instanceId }],
               },
               // A count per 5 minutes: the 5-minute Sum is the published value.
-              Period: s.dimension === 'DBClusterIdentifier' ? CLUSTER_VOLUME_PERIOD_S : CLOUDWATCH_PERIOD_S,
+              Period: s.dimension === 'DBClusterIdentifier' ? volumePeriodS : CLOUDWATCH_PERIOD_S,
               Stat: s.dimension === 'DBClusterIdentifier' ? 'Sum' : 'Average',
             },
         ReturnData: true,
@@ -345,8 +377,8 @@ export class ServerMetrics {
           this.clients.cloudwatch.send(
             new GetMetricDataCommand({
               MetricDataQueries: queries,
-              StartTime: start,
-              EndTime: end,
+              StartTime: range.start,
+              EndTime: range.end,
               ScanBy: 'TimestampAscending',
               ...(token ? { NextToken: token } : {}),
             }),
@@ -377,18 +409,21 @@ export class ServerMetrics {
       }
     }
     const windows: MetricWindowCount[] = wantedSeries
-      .flatMap((s, i) => (s.counted && s.instance.role !== 'cluster' ? [{ s, i, role: s.instance.role }] : []))
-      .map(({ s, i, role }) => ({
-        instanceId: s.instance.instanceId,
-        role,
-        metric: s.metric,
-        source: 'cloudwatch',
-        start: start.toISOString(),
-        end: end.toISOString(),
-        periodS: CLOUDWATCH_PERIOD_S,
-        expected,
-        received: received.get(`m${i}`) ?? 0,
-      }));
+      .flatMap((s, i) => (s.counted ? [{ s, i, range: rangeOf(s) }] : []))
+      .map(({ s, i, range }) => {
+        const periodS = s.volume ? volumePeriodS : CLOUDWATCH_PERIOD_S;
+        return {
+          instanceId: s.instance.instanceId,
+          role: s.instance.role,
+          metric: s.metric,
+          source: 'cloudwatch',
+          start: range.start.toISOString(),
+          end: range.end.toISOString(),
+          periodS,
+          expected: windowDatapoints(range.start, range.end, periodS),
+          received: received.get(`m${i}`) ?? 0,
+        };
+      });
 
     // Performance Insights is an RDS feature: a self-managed server has none.
     if (cell.variant.performanceInsights && !onEc2) {
