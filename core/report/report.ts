@@ -52,12 +52,19 @@ function stepCounts(data: RunData): string {
   return parts.join(', ');
 }
 
+/** A scaled-down run's experiment text describes the full design, not what ran. */
+const AS_DESIGNED = 'as designed, at full scale (this run: --scale small, see the notes): ';
+
 export function buildReport(data: RunData, prices: PriceTable, options: ContextOptions = {}): Report {
   const ctx = makeContext(data, prices, options);
   const r = data.run;
   const meta: [string, string][] = [
     ['run', r.run_id],
-    ['experiment', r.spec_name + (data.spec?.description ? ` — ${data.spec.description}` : '')],
+    [
+      'experiment',
+      r.spec_name +
+        (data.spec?.description ? ` — ${/-small$/.test(r.spec_name) ? AS_DESIGNED : ''}${data.spec.description}` : ''),
+    ],
     [
       'backend',
       r.backend === 'aws'
@@ -70,7 +77,10 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
     ],
     ['status', r.status + (r.error ? `: ${r.error}` : '')],
     ['started', `${r.started_at}${r.ended_at ? ` — ended ${r.ended_at}` : ''}`],
-    ['versions', [r.server_version, r.sysbench_version].filter(Boolean).join(', ') || '-'],
+    [
+      'versions',
+      [r.server_version, r.sysbench_version ? `sysbench ${r.sysbench_version}` : ''].filter(Boolean).join(', ') || '-',
+    ],
     [
       'variants',
       ctx.variants
@@ -84,7 +94,10 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
     ],
     [
       'steps',
-      `${data.steps.length} step results (${stepCounts(data)}), repeats interleaved: ${data.spec?.order ?? 'unknown'}`,
+      `${data.steps.length} step results (${stepCounts(data)}), ` +
+        ((data.spec?.repeats ?? 1) > 1
+          ? `${data.spec!.repeats} repeats in ${data.spec!.order} order`
+          : 'one repeat (no order between repeats)'),
     ],
   ];
   const leftOut = ctx.leftOutSaturated.map((s) => `${s.variant} ${s.step_id} (repeat ${s.repeat})`);

@@ -41,16 +41,26 @@ describe('runs that shared a host', () => {
     const overlaps = mine.end('mine', at(20));
     // Assert
     expect(overlaps).toEqual([
-      { runId: 'during', pid: process.pid, startedAt: at(12).toISOString(), endedAt: at(14).toISOString() },
-      { runId: 'live', pid: process.pid, startedAt: at(15).toISOString(), endedAt: null },
+      {
+        runId: 'during',
+        pid: process.pid,
+        startedAt: at(12).toISOString(),
+        endedAt: at(14).toISOString(),
+        sharedS: 2,
+        ofS: 10,
+      },
+      { runId: 'live', pid: process.pid, startedAt: at(15).toISOString(), endedAt: null, sharedS: 5, ofS: 10 },
     ]);
     expect(overlapNote('mine', overlaps)).toMatch(
       new RegExp(
-        /^run mine shared \S+ with 2 other runs for part of its time: during \(pid \d+, .* to .*\),/.source +
-          / live \(pid \d+, .* to still running\); its figures include their load$/.source,
+        /^run mine shared \S+ with 2 other runs: during \(pid \d+, .* to .*: 2 s of this run's 10 s\),/.source +
+          / live \(pid \d+, .* to still running: 5 s of this run's 10 s\); its figures include their load$/.source,
       ),
     );
     expect(readdirSync(dir).sort()).toHaveLength(4);
+    expect(overlapNote('mine', [{ ...overlaps[1]!, sharedS: 10 }])).toMatch(
+      /another run: live .*: all of this run's 10 s\)/,
+    );
   });
 
   it('a run alone overlapped nothing; one never registered learns nothing', () => {

@@ -27,7 +27,7 @@ const metric = (over: Partial<Metric> & Pick<Metric, 'cell_id' | 'metric' | 'avg
   ...over,
 });
 
-const HOST_NOTE = 'run r1 shared box with 3 other runs for part of its time: a, b, c; its figures include their load';
+const HOST_NOTE = 'run r1 shared box with 3 other runs: a, b, c; its figures include their load';
 
 describe('report layout', () => {
   it('puts the co-tenant warning in the banner at the top, not among the appendix notes', () => {

@@ -35,6 +35,9 @@ export interface HostRunOverlap {
   readonly startedAt: string;
   /** When it ended; null while it still runs. */
   readonly endedAt: string | null;
+  /** Seconds of this run's own time that the other run shared, of `ofS` seconds in all. */
+  readonly sharedS: number;
+  readonly ofS: number;
 }
 
 const fileName = (pid: number, runId: string) => `${pid}-${runId.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
@@ -155,8 +158,18 @@ export class HostRuns {
       }
       const startedBeforeMyEnd = Date.parse(run.startedAt) < now.getTime();
       const endedAfterMyStart = run.endedAt === undefined || Date.parse(run.endedAt) > Date.parse(mine.startedAt);
-      if (startedBeforeMyEnd && endedAfterMyStart)
-        overlaps.push({ runId: run.runId, pid: run.pid, startedAt: run.startedAt, endedAt: run.endedAt ?? null });
+      if (startedBeforeMyEnd && endedAfterMyStart) {
+        const from = Math.max(Date.parse(run.startedAt), Date.parse(mine.startedAt));
+        const to = Math.min(run.endedAt === undefined ? now.getTime() : Date.parse(run.endedAt), now.getTime());
+        overlaps.push({
+          runId: run.runId,
+          pid: run.pid,
+          startedAt: run.startedAt,
+          endedAt: run.endedAt ?? null,
+          sharedS: Math.max(0, Math.round((to - from) / 1000)),
+          ofS: Math.round((now.getTime() - Date.parse(mine.startedAt)) / 1000),
+        });
+      }
     }
     return overlaps.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   }
@@ -173,12 +186,14 @@ export class HostRuns {
 
 /** The manifest note and the line a run prints when others overlapped it. */
 export function overlapNote(runId: string, overlaps: readonly HostRunOverlap[]): string {
+  const shared = (o: HostRunOverlap) =>
+    o.sharedS >= o.ofS ? `all of this run's ${o.ofS} s` : `${o.sharedS} s of this run's ${o.ofS} s`;
   const others = overlaps
-    .map((o) => `${o.runId} (pid ${o.pid}, ${o.startedAt} to ${o.endedAt ?? 'still running'})`)
+    .map((o) => `${o.runId} (pid ${o.pid}, ${o.startedAt} to ${o.endedAt ?? 'still running'}: ${shared(o)})`)
     .join(', ');
   return (
     `run ${runId} shared ${hostname()} ` +
-    `with ${overlaps.length === 1 ? 'another run' : `${overlaps.length} other runs`} for part of its ` +
-    `time: ${others}; its figures include their load`
+    `with ${overlaps.length === 1 ? 'another run' : `${overlaps.length} other runs`}: ${others}; ` +
+    `its figures include their load`
   );
 }
