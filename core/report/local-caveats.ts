@@ -216,13 +216,13 @@ export function scopeSentence(c: LocalCaveats, variants: readonly string[], awsQ
   const all = c.sameServer.find((g) => variants.every((v) => g.includes(v)));
   if (all !== undefined && variants.length >= 2)
     return (
-      `Locally ${variants.join(', ')} were the same server (MariaDB on this machine, the same memory and ` +
-      `parameters): this run is an A/A test of the machine, so it shows the method and this machine's noise, ` +
-      `not ${awsQuestion}.`
+      `Locally ${variants.join(', ')} were identical servers (each a fresh MariaDB with the same memory and ` +
+      `parameters, sharing this machine's CPUs with the clients): this run is an A/A test of the machine, so it ` +
+      `shows the method and this machine's noise, not ${awsQuestion}.`
     );
   const pairs = c.sameServer.map((g) => g.join(' and '));
   return (
-    `Locally every variant is MariaDB on this machine` +
+    `Locally every variant is MariaDB on this machine, sharing its CPUs with the clients` +
     (pairs.length > 0 ? ` (${pairs.join('; ')} are one server here: an A/A pair)` : '') +
     `: this run shows the method, not ${awsQuestion}.`
   );
