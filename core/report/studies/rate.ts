@@ -28,6 +28,7 @@ import {
 } from '../findings';
 import { mean, meanCi, summarize, welchRatioCi } from '../stats';
 import { uniqueInOrder, type Context, type StepGroup } from '../context';
+import { analyzeLocalCaveats, scopeSentence } from '../local-caveats';
 
 interface RatePoint {
   readonly repeat: number;
@@ -494,7 +495,17 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   });
   const lines = f.sweeps.flatMap((sw) => sw.variants.map((v) => rateVariantSentence(sw, v)));
   const grid = gridSentence(f);
-  const opening = [...f.sweeps.map(rateSweepSentence), ...(grid !== null ? [grid] : [])];
+  const variants = uniqueInOrder(f.sweeps.flatMap((sw) => sw.variants.map((v) => v.variant)));
+  const classes = uniqueInOrder(f.sweeps.flatMap((sw) => sw.variants.map((v) => v.instanceClass)));
+  const scope =
+    ctx !== undefined
+      ? scopeSentence(analyzeLocalCaveats(ctx), variants, `where ${classes.join(' and ')} saturate on AWS`)
+      : null;
+  const opening = [
+    ...(scope !== null ? [scope] : []),
+    ...f.sweeps.map(rateSweepSentence),
+    ...(grid !== null ? [grid] : []),
+  ];
   const pct0 = f.sweeps[0]!.latencyPercentile;
   const pointNotes = [
     'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured ' +
@@ -535,8 +546,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     rows: capacityRows,
     numeric: [2, 3],
     notes: [
-      'Capacity: the highest rate a repeat achieved, at its unlimited-rate step or at an offered rate, so no ' +
-        'achieved rate is above it. Ratio: each later variant over the spec’s first, Welch on the log scale over ' +
+      'Capacity: a repeat’s is the highest rate it achieved, at its unlimited-rate step or at an offered rate, ' +
+        'so none of its own points is above it; a variant’s is the mean of its repeats’ (a repeat can be above ' +
+        'that mean). Ratio: each later variant over the spec’s first, Welch on the log scale over ' +
         'the repeats’ capacities; "within noise": the interval includes 100%. Knee: between the lowest rate a ' +
         'repeat kept up with and the highest rate a repeat did not (per repeat: the knee table below).',
     ],
