@@ -59,7 +59,17 @@ const DEPENDENT_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   // No glue:GetTables: the Athena User Guide's per-statement policies ("Configure access to databases
   // and tables in the AWS Glue Data Catalog", examples) grant it for SHOW TABLES and DROP DATABASE
   // only, and the lake lists no tables (CREATE TABLE there: GetDatabase, GetTable, CreateTable).
-  'athena:StartQueryExecution': ['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions', 's3:GetBucketLocation'],
+  // Reading a partitioned table, Athena engine v3 (Trino) also asks its Glue metastore for partitions by
+  // name, glue:GetPartition and glue:BatchGetPartition (Trino 476's Glue metastore, as the rehearsal records
+  // its calls: test/aws/athena-on-trino.test.ts).
+  'athena:StartQueryExecution': [
+    'glue:GetDatabase',
+    'glue:GetTable',
+    'glue:GetPartitions',
+    'glue:GetPartition',
+    'glue:BatchGetPartition',
+    's3:GetBucketLocation',
+  ],
 };
 
 /**
