@@ -474,3 +474,25 @@ describe('S1: a one-sided result on one server', () => {
     expect(claimed).toBe(oneSided);
   });
 });
+
+describe('S2 score: a client-bound point', () => {
+  it('left out of the score, not counted as 0 (it measured the client)', () => {
+    // Arrange: every offering at the same TPS; one read-write point of one offering has a saturated client
+    const data = plantedRunData(S2, () => ({ tps: 1000 }), { seed: 3, runId: 's2-sat', noise: quiet });
+    const victim = data.steps.find((s) => s.step_id.startsWith('read-write') && s.rate === 0)!;
+    const saturated = {
+      ...data,
+      steps: data.steps.map((s) => (s === victim ? { ...s, saturated_clients: 1 } : s)),
+    };
+    // Act
+    const scoreOf = (d: typeof data): number => {
+      const f = buildReport(d, prices).findings?.['sweep'] as {
+        sweeps: { label: string; scores: { target: string; score: number }[] }[];
+      };
+      const sweep = f.sweeps.find((s) => s.label === victim.workload)!;
+      return sweep.scores.find((s) => s.target === victim.variant)!.score;
+    };
+    // Assert: the one point left out leaves its mean where the others put it, as the notes say
+    expect(scoreOf(saturated)).toBeCloseTo(scoreOf(data), 0);
+  });
+});

@@ -313,13 +313,19 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
         failed: g.ok.length === 0,
         clientBound: clientBoundMark(ctx, g),
       }));
+      // A point left out because its client saturated (every repeat) is not scored: it measured the
+      // client, not the server. A failed point still counts as 0 (score.ts).
+      const leftOut = (g: StepGroup) =>
+        ctx.leftOutSaturated.some((r) => r.variant === g.variant && r.step_id === g.stepId);
       scoreInput.set(
         v.name,
-        points.map((p) => ({
-          threads: p.threads,
-          tps: p.tps.value,
-          qps: p.tps.value === null ? null : p.tps.value * qpt,
-        })),
+        points
+          .filter((p, i) => !(p.tps.value === null && leftOut(vg[i]!)))
+          .map((p) => ({
+            threads: p.threads,
+            tps: p.tps.value,
+            qps: p.tps.value === null ? null : p.tps.value * qpt,
+          })),
       );
       const a = analyzeSweep(
         vg.map((g, i) => ({
@@ -780,7 +786,8 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             ]),
             numeric: f.sweeps.map((_, i) => i + 1).concat([f.sweeps.length + 1]),
             notes: [
-              'A failed thread count counts as 0. QPS: committed transactions’ queries (TPS x ' +
+              'A failed thread count counts as 0; a client-bound one left out is not scored. ' +
+                'QPS: committed transactions’ queries (TPS x ' +
                 f.sweeps.map((x) => `${x.label} ${fixed(x.queriesPerTransaction, 0)}`).join(', ') +
                 '; sysbench’s QPS counts rolled-back statements too).',
             ],
