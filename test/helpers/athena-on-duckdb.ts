@@ -22,14 +22,13 @@
  * read is refreshed before each UNLOAD and keeps the JSON Lines rows the compaction then deletes from
  * S3 (it reads no Parquet), so every later answer counts a compacted run once, from those rows.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { AthenaClient } from '@aws-sdk/client-athena';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { DuckDBInstance } from '@duckdb/node-api';
-import type { StepTable } from '../../core/lake/athena-storage';
-import { jsonLinesReader, withLake, type LakeRowObject } from '../../core/lake/duckdb';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { withLake, type LakeRowObject } from '../../core/lake/duckdb';
 import { interceptClient } from '../../core/rehearsal/sdk-intercept';
+import { unloadOnDuckDb } from '../../core/rehearsal/unload-on-duckdb';
 
 export interface AthenaEmulationOptions {
   /** A client on moto that the emulation does not intercept. */
@@ -113,60 +112,10 @@ export class AthenaEmulation {
    * SELECT on DuckDB over the partition's JSON Lines objects, the files into S3.
    */
   private async unload(sql: string): Promise<void> {
-    const { s3, bucket, lakePrefix } = this.options;
-    const parsed = /^UNLOAD \((SELECT .* FROM (\w+)_json WHERE dt = '([^']+)' .*)\)\nTO 's3:\/\/[^/]+\/([^']*)'/.exec(
-      sql,
-    );
-    if (!parsed) throw new Error(`the Athena emulation cannot run this UNLOAD: ${sql}`);
     // The copy takes the run's JSON Lines rows before the compaction deletes them from S3 (see the header).
     await this.refresh();
-    const [, select, table, dt, target] = parsed as unknown as [string, string, StepTable, string, string];
-    // Beside the lake copy, in the rehearsal's folder: nothing of the rehearsal outside it.
-    const work = mkdtempSync(`${this.options.dir}-unload-`);
-    const instance = await DuckDBInstance.create(':memory:');
-    const db = await instance.connect();
-    try {
-      const partition = join(work, 'tables', table, `dt=${dt}`);
-      mkdirSync(partition, { recursive: true });
-      const files: string[] = [];
-      let token: string | undefined;
-      do {
-        const page = await s3.send(
-          new ListObjectsV2Command({
-            Bucket: bucket,
-            Prefix: `${lakePrefix}tables/${table}/dt=${dt}/`,
-            ...(token ? { ContinuationToken: token } : {}),
-          }),
-        );
-        for (const o of page.Contents ?? []) {
-          const file = join(partition, o.Key!.slice(o.Key!.lastIndexOf('/') + 1));
-          writeFileSync(
-            file,
-            await (await s3.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }))).Body!.transformToByteArray(),
-          );
-          files.push(file);
-        }
-        token = page.NextContinuationToken;
-      } while (token);
-      if (files.length === 0) return;
-      await db.run(
-        `CREATE VIEW ${table}_json AS SELECT * FROM ${jsonLinesReader(table, files, { hivePartitioning: true })}`,
-      );
-      const out = join(work, 'out');
-      mkdirSync(out);
-      await db.run(`COPY (${select}) TO '${out}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (dt, run_id))`);
-      for (const d of readdirSync(out, { recursive: true, withFileTypes: true })) {
-        if (!d.isFile()) continue;
-        const file = join(d.parentPath, d.name);
-        await s3.send(
-          new PutObjectCommand({ Bucket: bucket, Key: `${target}${relative(out, file)}`, Body: readFileSync(file) }),
-        );
-      }
-    } finally {
-      db.closeSync();
-      instance.closeSync();
-      rmSync(work, { recursive: true, force: true });
-    }
+    const { s3, bucket, lakePrefix } = this.options;
+    await unloadOnDuckDb(sql, { s3, bucket, lakePrefix });
   }
 
   /** The lake's tables/ copied (what changed since the last copy), then the query on DuckDB. */
