@@ -125,14 +125,30 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
   };
 }
 
+/** The CPUs the local servers ran on, as the plan notes of the run recorded them ("with 2 CPU(s)"). */
+function localCpus(data: RunData): number | null {
+  for (const n of parsedNotes(data)) {
+    const m = /with (\d+) CPU\(s\)/.exec(n.message ?? '');
+    if (m) return Number(m[1]);
+  }
+  return null;
+}
+
 /** A local run says so before anything else: its numbers are this machine's, not the AWS classes'. */
 function banner(data: RunData): string | null {
   if (data.run.backend !== 'local') return null;
   const server = data.run.server_version ? ` (${data.run.server_version})` : '';
   const small = /-small$/.test(data.run.spec_name) ? ', at --scale small (fewer rows, shorter steps)' : '';
+  const cpus = localCpus(data);
+  // The servers and the sysbench clients compete for the same CPUs: the first thing that bounds every figure.
+  const shared =
+    cpus !== null
+      ? ` Servers and their sysbench clients shared this machine's ${cpus} CPU${cpus === 1 ? '' : 's'}, ` +
+        `where on AWS each has an instance of its own: each one's load slows the others.`
+      : '';
   return (
-    `Local rehearsal: every variant ran on this machine${server}${small}. The numbers show the method and ` +
-    `this machine's behaviour, not the performance or price-performance of the AWS classes named.`
+    `Local rehearsal: every variant ran on this machine${server}${small}.${shared} The numbers show the ` +
+    `method and this machine's behaviour, not the performance or price-performance of the AWS classes named.`
   );
 }
 

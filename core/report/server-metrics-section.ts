@@ -76,13 +76,37 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
         (allZero.length === 1 ? 'it' : 'them') +
         '.'
       : null;
-  const present = SHOWN.filter((m) => metrics.some((x) => x.metric === m) && !allZero.includes(m));
+  // A rate shown as "0 (max 1)" on every row reads the same: one line, no column.
+  const nearZero = SHOWN.filter((m) => {
+    const these = metrics.filter((x) => x.metric === m);
+    const counted = SERVER_METRICS[m] !== 'Bytes' && SERVER_METRICS[m] !== 'Milliseconds';
+    return counted && these.length > 0 && !allZero.includes(m) && these.every((x) => x.avg_value < 0.5);
+  });
+  const nearZeroLine =
+    nearZero.length > 0
+      ? nearZero
+          .map((m) => {
+            const max = Math.max(...metrics.filter((x) => x.metric === m).map((x) => x.max_value));
+            return `${m} averaged under 0.5/s at every step (largest datapoint ${num(max, 0)})`;
+          })
+          .join('; ') +
+        (nearZero.some((m) => m === 'ReadIOPS' || m === 'VolumeReadIOPs')
+          ? ': the data fits in the buffer pool, so reads almost never reached storage'
+          : '') +
+        '; no column for ' +
+        (nearZero.length === 1 ? 'it' : 'them') +
+        '.'
+      : null;
+  const zeroLines = [zeroLine, nearZeroLine].filter((x): x is string => x !== null);
+  const present = SHOWN.filter(
+    (m) => metrics.some((x) => x.metric === m) && !allZero.includes(m) && !nearZero.includes(m),
+  );
   const base = {
     id: 'server-metrics' as const,
     title: 'Server latencies and resources',
     question: 'What did the server itself see: statement latencies, forwarding waits, I/O and memory?',
   };
-  if (present.length === 0) return { ...base, findings: [], tables: [], charts: [], leftOut: zeroLine! };
+  if (present.length === 0) return { ...base, findings: [], tables: [], charts: [], leftOut: zeroLines.join(' ') };
   const rows: string[][] = [];
   const highest = new Map<Shown, { value: number; where: string }>();
   for (const g of ctx.groups) {
@@ -116,7 +140,7 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
       'largest datapoint. Latencies are the server’s own per-statement averages (they leave out the network and ' +
       'the client).',
   ];
-  if (zeroLine !== null) notes.push(zeroLine);
+  notes.push(...zeroLines);
   if (metrics.some((m) => m.partial))
     notes.push(
       'partial: some datapoints of the window never arrived (metric_windows), so the average covers ' +

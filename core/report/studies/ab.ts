@@ -423,20 +423,37 @@ function abSentences(f: AbFindings): string[] {
     }
   }
   if (f.azSpread.length > 0) {
-    const spreads = f.azSpread.filter((s) => s.qps.estimate !== null).map((s) => Math.abs(s.qps.estimate! - 1));
+    const shown = f.azSpread.filter((s) => s.qps.estimate !== null);
     const beyond = f.azSpread.filter(
       (s) => s.qps.interval?.covers === 'run-to-run' && (s.qps.direction === 'higher' || s.qps.direction === 'lower'),
     );
-    if (spreads.length > 0)
+    if (shown.length > 0) {
+      // Both ends: an AZ can be ahead at one step and behind at another.
+      const values = shown.map((s) => s.qps.estimate!);
+      const [lo, hi] = [Math.min(...values), Math.max(...values)];
+      const [near, far] = (shown[0]!.azs.split('/') as [string, string]);
       out.push(
-        `The same class in two AZs differs by up to ` +
-          (Math.max(...spreads) * 100).toFixed(1) +
-          `% in QPS; ${beyond.length} of ${f.azSpread.length} such differences ` +
+        `The same class in AZ ${near} differs from AZ ${far} by ` +
+          (shown.length === 1 ? signed(lo) : `${signed(lo)} to ${signed(hi)}`) +
+          ` in QPS across the steps; ${beyond.length} of ${f.azSpread.length} such differences ` +
           (beyond.length === 1 ? 'is' : 'are') +
           ` beyond the run-to-run noise.`,
       );
+    }
   }
+  const judged = f.azs.flatMap((az) => az.ratios).filter((r) => r.qps.interval?.covers === 'run-to-run');
+  if (judged.length + f.azSpread.length > 1)
+    out.push(
+      'Each comparison at the 95% level calls identical servers different one time in twenty, so among this ' +
+        'many a single "beyond the noise" is weak evidence unless it repeats in other steps or runs.',
+    );
   return out;
+}
+
+/** A ratio as a signed change: 0.875 -> "-12.5%", 1.306 -> "+30.6%". */
+function signed(ratio: number): string {
+  const change = (ratio - 1) * 100;
+  return `${change >= 0 ? '+' : '-'}${Math.abs(change).toFixed(1)}%`;
 }
 
 /** The instance classes of the compared variants (or of their baselines), e.g. "db.r6g.2xlarge". */
@@ -614,8 +631,9 @@ export function abSection(f: AbFindings): ReportSection {
                     ? 'Interval: a paired t interval on the log scale over the rounds, each round the ratio of ' +
                       "the variants' time-paired intervals (one round: batch means of its pairs, within-run " +
                       'noise only); "within noise": it includes 100%.'
-                    : 'Interval: Welch on the log scale over the repeats (each a fresh server); "within ' +
-                      'noise": it includes 100%. Repeats to resolve: per side, for a difference of the observed ' +
+                    : 'Ratio: of the means over the repeats (each a fresh server); its interval: Welch on the log ' +
+                      'of that ratio (delta method), so it is lopsided around the ratio; "within noise": it ' +
+                      'includes 100%. Repeats to resolve: per side, for a difference of the observed ' +
                       'size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
                 ],
               },

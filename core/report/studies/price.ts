@@ -14,7 +14,7 @@ import {
   unconfirmedPricesUsed,
 } from '../../plan/cost';
 import { num, pct } from '../../format';
-import type { ReportSection } from '../model';
+import type { ReportSection, TableBlock } from '../model';
 import { claimText, ratioText, verdictText, type RatioFinding, ratioCell } from '../findings';
 import {
   comparableKey,
@@ -63,12 +63,20 @@ interface PricePerformance {
   readonly pricePerformance: RatioFinding;
 }
 
+export interface RegionRatio {
+  readonly region: string;
+  readonly pair: string;
+  readonly ratio: number;
+}
+
 export interface PriceFindings {
   readonly kind: 'price';
   readonly currency: string;
   readonly region: string;
   /** The price table's other regions: the ratio holds for `region` only (S1's author priced cn-northwest-1). */
   readonly otherRegions: readonly string[];
+  /** Each compared pair's price ratio in every region that prices both sides. */
+  readonly regionRatios: readonly RegionRatio[];
   readonly pricesAsOf: string;
   readonly fallbackNote: string | null;
   readonly variants: readonly VariantPrice[];
@@ -93,6 +101,25 @@ function variantPrice(prices: ReturnType<typeof regionPrices>['prices'], v: Vari
     unconfirmed:
       p.hourly !== undefined && unconfirmedPricesUsed(prices, [dbInstancePriceKey(engine, v.instanceClass)]).length > 0,
   };
+}
+
+/** The price ratio of each compared pair in the run's region first, then in each other region pricing both. */
+function regionRatios(ctx: Context, region: string, ratios: readonly PricePerformance[]): RegionRatio[] {
+  const pairs = uniqueInOrder(ratios.map((r) => `${r.variant}\u0000${r.baseline}`)).map((k) => k.split('\u0000'));
+  const regions = [region, ...Object.keys(ctx.prices.regions).filter((r) => r !== region)];
+  return regions.flatMap((name) => {
+    const prices = ctx.prices.regions[name];
+    if (prices === undefined) return [];
+    const hourly = (variant: string): number | null => {
+      const v = ctx.variants.find((x) => x.name === variant);
+      return v === undefined ? null : variantPrice(prices, v).hourly;
+    };
+    return pairs.flatMap(([a, b]) => {
+      const [ha, hb] = [hourly(a!), hourly(b!)];
+      if (ha === null || hb === null || hb <= 0) return [];
+      return [{ region: name, pair: `${a}/${b}`, ratio: ha / hb }];
+    });
+  });
 }
 
 export function analyzePrice(ctx: Context): PriceFindings | null {
@@ -181,6 +208,7 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
     currency: lookup.prices.currency,
     region: lookup.region,
     otherRegions: Object.keys(ctx.prices.regions).filter((r) => r !== lookup.region),
+    regionRatios: regionRatios(ctx, lookup.region, ratios),
     pricesAsOf: pricesAsOfText(ctx.prices),
     fallbackNote: lookup.fallbackNote ?? null,
     variants,
@@ -217,7 +245,7 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
         .filter((x): x is string => x !== null);
       out.push(
         (az !== null ? `AZ ${az}: ` : '') +
-          `${v.variant} (${v.engine} ${v.instanceClass}) costs ${pct(v.hourly / base.hourly)} ` +
+          `${v.variant} (${v.engine} ${v.instanceClass}) costs ${pct(v.hourly / base.hourly, 1)} ` +
           `of ${base.variant} (${base.engine} ${base.instanceClass}) per hour` +
           (v.unconfirmed || base.unconfirmed ? ' (unconfirmed price)' : '') +
           (per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : '') +
@@ -259,14 +287,21 @@ function pricePerformanceSentence(f: PriceFindings): string {
   const unconfirmed = f.variants.some((v) => v.unconfirmed) ? ' (unconfirmed price)' : '';
   return (
     `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed} at ${f.region} prices` +
-    (f.otherRegions.length > 0
-      ? ` (the experiment's region; the ratio differs by region, and the price table also has ` +
-        `${f.otherRegions.join(', ')})`
-      : '') +
+    otherRegionsText(f) +
     `; its performance ` +
     `(TPS) is ${range} of the baseline's; ${verdict}.` +
     (f.local ? ' (Local run: the performance is this machine’s.)' : '')
   );
+}
+
+/** " (the experiment's region; at cn-northwest-1 prices 92.6%)": the ratio holds for one region only. */
+function otherRegionsText(f: PriceFindings): string {
+  if (f.otherRegions.length === 0) return '';
+  const there = f.otherRegions.map((region) => {
+    const ratios = uniqueInOrder(f.regionRatios.filter((r) => r.region === region).map((r) => pct(r.ratio, 1)));
+    return ratios.length > 0 ? `at ${region} prices ${ratios.join(' / ')}` : `${region} does not price these classes`;
+  });
+  return ` (the experiment's region; ${there.join('; ')}: see the price ratio table)`;
 }
 
 /** What the table's TPS is: a rate sweep's capacity, else the mean over the workload's steps. */
@@ -276,6 +311,21 @@ function priceTpsText(f: PriceFindings, workloads: readonly string[]): string {
   if (swept.length === workloads.length)
     return 'TPS: each workload’s capacity in the rate sweep, not a mean over its offered rates';
   return `TPS: the capacity for ${swept.join(', ')} (rate sweeps), else the mean over the workload's steps`;
+}
+
+/** The price ratio per region: it differs by region, and a study priced elsewhere reads its own row. */
+function regionRatioTable(f: PriceFindings): TableBlock {
+  return {
+    title: 'Price ratio per hour, by region (on-demand DB instances)',
+    head: ['region', 'ratio', 'price ratio'],
+    rows: f.regionRatios.map((r) => [
+      r.region === f.region ? `${r.region} (the experiment's)` : r.region,
+      r.pair,
+      pct(r.ratio, 1),
+    ]),
+    numeric: [2],
+    notes: ['From prices/aws-prices.json; each region in its own currency, so only the ratio compares.'],
+  };
 }
 
 export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
@@ -339,6 +389,7 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
         numeric: [3, 4, 5],
         notes,
       },
+      ...(f.regionRatios.length > 0 ? [regionRatioTable(f)] : []),
     ],
     charts:
       workloads.length > 0
