@@ -270,6 +270,7 @@ function pricePerformanceSentence(f: PriceFindings): string {
       r.pricePerformance.direction !== 'unknown',
   );
   const judged = f.ratios.some((r) => r.pricePerformance.interval?.covers === 'run-to-run');
+  const manyAzs = new Set(f.ratios.map((r) => r.az)).size > 1;
   // A spread of point estimates, not an interval: written "from x to y".
   const range =
     perf.length === 0
@@ -283,7 +284,9 @@ function pricePerformanceSentence(f: PriceFindings): string {
     : beyond.length === 0
       ? 'price-performance differs beyond the noise at no step'
       : `price-performance differs beyond the noise at ` +
-        beyond.map((r) => `${r.step} (${verdictText(r.pricePerformance, true)})`).join(', ');
+        beyond
+          .map((r) => `${r.step}${manyAzs ? ` in AZ ${r.az}` : ''} (${verdictText(r.pricePerformance, true)})`)
+          .join(', ');
   const unconfirmed = f.variants.some((v) => v.unconfirmed) ? ' (unconfirmed price)' : '';
   return (
     `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed} at ${f.region} prices` +
