@@ -76,10 +76,21 @@ export function rangeText(e: Estimated, digits?: number): string {
   return `${fixed(e.value, d)} (${fixed(Math.max(0, e.interval.low), d)}–${fixed(e.interval.high, d)})${mark}`;
 }
 
-/** "93.0% (89.1%–97.2%)" */
+/** Interval ends past these are shown as "<10%" and ">1,000%": a ratio known only within 100x is not a figure. */
+export const RATIO_SHOWN_LOW = 0.1;
+export const RATIO_SHOWN_HIGH = 10;
+
+/** Whether a ratio's interval reaches past what the tables print as a number. */
+export function ratioClipped(r: RatioFinding): boolean {
+  return r.interval !== null && (r.interval.low < RATIO_SHOWN_LOW || r.interval.high > RATIO_SHOWN_HIGH);
+}
+
+/** "93.0% (89.1%–97.2%)"; "86.7% (<10%–>1,000%)" for an interval too wide to print. */
 export function ratioText(r: RatioFinding, digits = 1): string {
   if (r.estimate === null) return '-';
-  const range = r.interval !== null ? ` (${pct(r.interval.low, digits)}–${pct(r.interval.high, digits)})` : '';
+  const low = (x: number): string => (x < RATIO_SHOWN_LOW ? '<10%' : pct(x, digits));
+  const high = (x: number): string => (x > RATIO_SHOWN_HIGH ? '>1,000%' : pct(x, digits));
+  const range = r.interval !== null ? ` (${low(r.interval.low)}–${high(r.interval.high)})` : '';
   return `${pct(r.estimate, digits)}${range}`;
 }
 

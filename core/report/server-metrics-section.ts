@@ -106,7 +106,17 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
     title: 'Server latencies and resources',
     question: 'What did the server itself see: statement latencies, forwarding waits, I/O and memory?',
   };
-  if (present.length === 0) return { ...base, findings: [], tables: [], charts: [], leftOut: zeroLines.join(' ') };
+  const misleading = local
+    ? SHOWN.filter((m) => LOCAL_MISLEADING[m] !== undefined).map((m) => `${m} (${LOCAL_MISLEADING[m]!})`)
+    : [];
+  if (present.length === 0)
+    return {
+      ...base,
+      findings: [],
+      tables: [],
+      charts: [],
+      leftOut: [...zeroLines, ...(misleading.length > 0 ? [`${misleading.join('; ')}.`] : [])].join(' '),
+    };
   const rows: string[][] = [];
   const highest = new Map<Shown, { value: number; where: string }>();
   for (const g of ctx.groups) {
@@ -148,8 +158,7 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
     );
   const missing = SHOWN.filter((m) => !present.includes(m) && !(local && LOCAL_MISLEADING[m] !== undefined));
   if (local) {
-    const left = SHOWN.filter((m) => LOCAL_MISLEADING[m] !== undefined).map((m) => `${m} (${LOCAL_MISLEADING[m]!})`);
-    if (left.length > 0) notes.push(`${left.join('; ')}.`);
+    if (misleading.length > 0) notes.push(`${misleading.join('; ')}.`);
     const why = missing
       .filter((m) => LOCAL_UNMEASURED_METRICS[m] !== undefined)
       .map((m) => `${m} (${LOCAL_UNMEASURED_METRICS[m]!})`);

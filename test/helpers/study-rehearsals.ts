@@ -26,6 +26,7 @@ import { ENGINES } from '../../core/aurora/engines';
 import { scaleSpec } from '../../core/experiment/scale';
 import type { Spec } from '../../core/experiment/schema';
 import { isSpecSchemaFile, loadSpecFile } from '../../core/experiment/validate';
+import { expectIamAllowedAndEachActionNeeded } from './iam-replay';
 import { rehearsalFile, rehearse, REPO_ROOT as ROOT } from './rehearsal-file';
 
 const EXPERIMENTS = join(ROOT, 'experiments');
@@ -178,6 +179,7 @@ export function rehearseStudies(part: number, parts: number): void {
 
         // Assert
         expect({ status: r.status, cause: r.cause }).toEqual({ status: 'SUCCEEDED', cause: undefined });
+        await expectIamAllowedAndEachActionNeeded(r, lines);
         // Read as `results` reads the lake (DuckDB over JSON Lines and Parquet): FinishRun's function
         // compacts the run's step tables to Parquet with Athena, as on AWS.
         const lake = await LocalLake.open(lakeDir);

