@@ -10,7 +10,7 @@ import type { CellPlan } from '../../core/plan/types';
 import type { SpecInput } from '../../core/experiment/schema';
 import { executeLocally } from '../../core/workflow/local-runner';
 import type { DuetStepOutput } from '../../core/workflow/duet';
-import type { TaskDeps } from '../../core/workflow/tasks';
+import type { TaskDeps } from '../../core/workflow/tasks/types';
 import { InProcessBenchBackend } from '../../bench/in-process-backend';
 
 const spec: SpecInput = {
