@@ -11,7 +11,7 @@
  * with the member cells, is in the lake) instead of one per cell, and every Task the item reaches does, in one call,
  * for each member what it does for a single cell: ProvisionCell provisions every member's cluster,
  * CheckCellReady / StartClients / CheckClientsReady pass only when all members are, RunStep
- * (core/workflow/run-step.ts, the step scheduler for which a cell is a duet of one member) starts a
+ * (core/workflow/tasks/run-step.ts, the step scheduler for which a cell is a duet of one member) starts a
  * step's runner jobs on all members together and collects them all before the next step starts (the
  * barrier), CollectLateMetrics and TeardownCell cover every member. The members stay ordinary cells
  * in the plan and the lake (rows, outcomes), so results, reports and compare read them as before;

@@ -12,7 +12,11 @@ export function isComplete(collection: ServerMetricsCollection): boolean {
   return collection.windows.every((w) => w.received >= w.expected);
 }
 
-export function metricsState(deps: TaskDeps, window: MetricsWindow, collection: ServerMetricsCollection): StepMetricsState {
+export function metricsState(
+  deps: TaskDeps,
+  window: MetricsWindow,
+  collection: ServerMetricsCollection,
+): StepMetricsState {
   return {
     start: window.start,
     end: window.end,
