@@ -125,7 +125,7 @@ describe('a duet with data.reuse "step"', () => {
     variants: spec.variants.map((v) => ({ ...v, clients: { count: 2 } })),
     data: { ...spec.data, reuse: 'step' },
   };
-  /** The prepare output of a member's step, as its first client's run job writes it (core/workflow/tasks/step-jobs.ts prepareOutputPrefix). */
+  /** A member's step's prepare output, as its first client's run job writes it (step-jobs.ts prepareOutputPrefix). */
   const prepareOf = (job: RunnerJob, member: string) =>
     job.outputPrefix.replace(/\/[^/]+\/([^/]+)\/run\/client-\d+\/$/, `/${member}/$1/prepare/client-1/`);
 
