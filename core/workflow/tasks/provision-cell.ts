@@ -1,6 +1,6 @@
+import type { CellResources, RunContext } from '../../backend';
 import { cellHeader } from '../../plan/segments';
 import type { CellHeader } from '../../plan/types';
-import type { CellResources, RunContext } from '../../backend';
 import { loadCellPlan } from './cell-plans';
 import { need } from './need';
 import type { CellEvent, TaskDeps } from './types';

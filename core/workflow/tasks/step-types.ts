@@ -1,7 +1,6 @@
 /** The events and results of a step's phases: what RunStep, its collection and the progress lines share. */
-import type { CellResources, JobHandle } from '../../backend';
+import type { CellResources, JobHandle, RunContext } from '../../backend';
 import type { CellHeader, CellPlan, StepPlan, StepSegment } from '../../plan/types';
-import type { RunContext } from '../../backend';
 import type { RunnerPhase } from '../../sysbench/types';
 import type { MemberJobsState } from '../step-scheduler';
 import type { StepSummary } from './step-summary';
