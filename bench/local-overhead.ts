@@ -28,7 +28,7 @@ import { buildSysbenchArgs } from '../core/plan/sysbench-args';
 import { parseSysbenchOutput } from '../core/sysbench/parser';
 import { findRepoRoot } from '../core/cli/tool-info';
 import type { ExecutionEvent } from '../core/workflow/local-runner';
-import type { RunStepOutput } from '../core/workflow/tasks';
+import type { RunStepOutput } from '../core/workflow/tasks/step-types';
 import { runLocal } from '../core/cli/run-local';
 
 const REPO = findRepoRoot(__dirname);

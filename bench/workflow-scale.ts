@@ -51,7 +51,7 @@ import { parseArgs } from 'node:util';
 import { MAX_SWEEP_VALUES, type SpecInput } from '../core/experiment/schema';
 import { allStates, loadDefinition, type AslState } from '../core/workflow/asl';
 import { executeLocally, localFunctionArn, type ExecutionEvent } from '../core/workflow/local-runner';
-import type { TaskDeps } from '../core/workflow/tasks';
+import type { TaskDeps } from '../core/workflow/tasks/types';
 import { validateSpec } from '../core/experiment/validate';
 import { planRun } from '../core/plan/plan';
 import { cellHeader, duetHeader } from '../core/plan/segments';

@@ -254,7 +254,7 @@ export function parseAppConfig(raw: unknown): AppConfig {
   return result.data;
 }
 
-/** The execution input the state machine expects (see PlanRunEvent in core/workflow/tasks.ts). */
+/** The execution input the state machine expects (see PlanRunEvent in core/workflow/tasks/plan-run.ts). */
 export interface ExecutionInput {
   readonly spec: unknown;
   readonly scripts?: Readonly<Record<string, string>>;

@@ -1,7 +1,8 @@
 /**
  * A step's lake rows from what its runners left behind: one StepRow per client, its IntervalRows and
  * its client-CPU ServerMetricRows; and the metric_windows rows of a server metrics collection.
- * Pure: the RunStep Task (collectStepTask) reads the runner outputs and writes these rows (core/workflow/tasks.ts).
+ * Pure: the RunStep Task (collectStepTask, core/workflow/tasks/collect-step.ts) reads the runner
+ * outputs and writes these rows.
  */
 import type { CellPlan, StepPlan } from '../plan/types';
 import { summarizeClientCpu } from '../sysbench/parser';

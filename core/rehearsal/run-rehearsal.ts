@@ -65,7 +65,7 @@ import type { Scale } from '../experiment/scale';
 import type { Spec } from '../experiment/schema';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../workflow/local-runner';
 import { progressLine } from '../workflow/progress';
-import type { TaskDeps } from '../workflow/tasks';
+import type { TaskDeps } from '../workflow/tasks/types';
 import { TASK_NAMES, type TaskName } from '../workflow/task-names';
 import { AthenaOnTrino } from './athena-on-trino';
 import type { LakeTemplate } from './lake-glue';

@@ -5,7 +5,7 @@
 import { compactRunOnAthena } from '../backends/aws/athena-compaction';
 import type { AwsClients } from '../backends/aws/clients';
 import type { AwsBackendConfig } from '../backends/aws/config';
-import type { TaskDeps } from '../workflow/tasks';
+import type { TaskDeps } from '../workflow/tasks/types';
 
 /** TaskDeps.compactRun on AWS: Athena UNLOAD into the lake's Parquet tables, summarised in one line. */
 export function athenaCompaction(

@@ -9,7 +9,7 @@ import type { Backend } from '../backend';
 import type { AwsClientOptions } from '../backends/aws/client-config';
 import { awsConfigFromEnv, GIT_SHA_ENV, TOOL_VERSION_ENV, type AwsBackendConfig } from '../backends/aws/config';
 import { NotBuiltForThisFunctionError } from '../backends/aws/parts/compose';
-import type { TaskDeps } from '../workflow/tasks';
+import type { TaskDeps } from '../workflow/tasks/types';
 
 /** An Aurora cluster with instances takes ~15-20 minutes; clients and SSM registration a few. */
 const AWS_READY_TIMEOUT_S = 90 * 60;

@@ -11,7 +11,7 @@ import { AwsBackend } from '../backends/aws/aws-backend';
 import { makeAwsClients, type AwsClients } from '../backends/aws/clients';
 import { awsConfigFromEnv } from '../backends/aws/config';
 import type { AwsBackendConfig } from '../backends/aws/config';
-import type { TaskDeps } from '../workflow/tasks';
+import type { TaskDeps } from '../workflow/tasks/types';
 import { athenaCompaction } from './athena-compaction-deps';
 import { awsFunctionTaskDeps } from './aws-function-deps';
 import { awsPreflight } from './aws-preflight-deps';

@@ -20,7 +20,7 @@ import { estimatePlanCost, regionPrices, type PlanCost, type PriceTable } from '
 import { cellEngine, type CellPlan, type Plan } from '../plan/types';
 import { ENGINES } from '../aurora/engines';
 import { lakeKeys } from '../lake/rows';
-import type { TaskDeps } from './tasks';
+import type { TaskDeps } from './tasks/types';
 
 /** What a cell's teardown recorded for its bill (CellOutcome.bill). */
 export interface CellBillFacts {

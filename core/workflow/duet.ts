@@ -11,7 +11,7 @@
  * with the member cells, is in the lake) instead of one per cell, and every Task the item reaches does, in one call,
  * for each member what it does for a single cell: ProvisionCell provisions every member's cluster,
  * CheckCellReady / StartClients / CheckClientsReady pass only when all members are, RunStep
- * (core/workflow/run-step.ts, the step scheduler for which a cell is a duet of one member) starts a
+ * (core/workflow/tasks/run-step.ts, the step scheduler for which a cell is a duet of one member) starts a
  * step's runner jobs on all members together and collects them all before the next step starts (the
  * barrier), CollectLateMetrics and TeardownCell cover every member. The members stay ordinary cells
  * in the plan and the lake (rows, outcomes), so results, reports and compare read them as before;
@@ -26,28 +26,19 @@ import { duetHeader, type DuetHeader } from '../plan/segments';
 import type { DuetPlan, PlanNote, StepSegment } from '../plan/types';
 import { InvalidTaskInputError } from './errors';
 import type { StepCursor } from './step-scheduler';
-import {
-  causeText,
-  checkCellReadyTask,
-  checkClientsReadyTask,
-  collectLateMetricsTask,
-  loadCellPlan,
-  namedCell,
-  need,
-  provisionCellTask,
-  readJson,
-  startClientsTask,
-  teardownCellTask,
-  type CellItemEvent,
-  type CellOutcome,
-  type CellResourcesEvent,
-  type LateMetricsOutput,
-  type ProvisionedCell,
-  type RunStepOutput,
-  type StepOutcome,
-  type TaskDeps,
-  type TeardownEvent,
-} from './tasks';
+import { causeText } from './tasks/cause-text';
+import { loadCellPlan } from './tasks/cell-plans';
+import { checkCellReadyTask } from './tasks/check-cell-ready';
+import { checkClientsReadyTask } from './tasks/check-clients-ready';
+import { collectLateMetricsTask, type LateMetricsOutput } from './tasks/collect-late-metrics';
+import { readJson } from './tasks/lake-json';
+import { namedCell } from './tasks/named-cell';
+import { need } from './tasks/need';
+import { provisionCellTask, type ProvisionedCell } from './tasks/provision-cell';
+import { startClientsTask } from './tasks/start-clients';
+import type { RunStepOutput, StepOutcome } from './tasks/step-types';
+import { teardownCellTask, type CellOutcome, type TeardownEvent } from './tasks/teardown-cell';
+import type { CellItemEvent, CellResourcesEvent, TaskDeps } from './tasks/types';
 
 /** What the state carries of a duet's resources: each member cell's, as the backend returned them. */
 export interface DuetResources {
@@ -257,7 +248,7 @@ async function teardownDuetTask(deps: TaskDeps, event: DuetTeardownEvent): Promi
 // ------------------------------------------------------------- the Tasks, for a cell or a duet
 
 /**
- * The item of the cell Map the Task received: a cell (the tasks.ts function) or a duet (this file's).
+ * The item of the cell Map the Task received: a cell (the core/workflow/tasks/ function) or a duet (this file's).
  * Provisioning receives only the item's position and reads which cell or duet it is (namedCell).
  */
 export async function provisionCellOrDuet(

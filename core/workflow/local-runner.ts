@@ -14,7 +14,9 @@ import { allStates, loadDefinition } from './asl';
 import { STATE } from './state-names';
 import { TASK_NAMES, type TaskName } from './task-names';
 import { bindTasks } from './task-registry';
-import type { FinishRunOutput, PlanRunEvent, TaskDeps } from './tasks';
+import type { FinishRunOutput } from './tasks/finish-run';
+import type { PlanRunEvent } from './tasks/plan-run';
+import type { TaskDeps } from './tasks/types';
 
 /** The fake ARN a placeholder becomes locally; it names the task so bindings can be checked. */
 export function localFunctionArn(task: TaskName): string {

@@ -9,7 +9,9 @@ import { etaText, RunEta } from '../plan/eta';
 import type { CellHeader, Plan } from '../plan/types';
 import type { ExecutionEvent } from './local-runner';
 import { STATE } from './state-names';
-import type { ComputeVerdictsOutput, RunStepOutput, StepOutcome, StepSummary } from './tasks';
+import type { ComputeVerdictsOutput } from './tasks/compute-verdicts';
+import type { StepSummary } from './tasks/step-summary';
+import type { RunStepOutput, StepOutcome } from './tasks/step-types';
 import type { DuetStepOutput } from './duet';
 
 /** What the formatter reads of an event: the local runner's ExecutionEvent, or a history event made into one. */

@@ -5,7 +5,7 @@
  * jobs of a step are started in one call and the next phase starts only when every member's are
  * done (the duet's barrier, core/workflow/duet.ts), which for one member is a cell's plain sequence.
  *
- * The RunStep Task (core/workflow/run-step.ts) is the shell around it: it reads the observation
+ * The RunStep Task (core/workflow/tasks/run-step.ts) is the shell around it: it reads the observation
  * (the jobs' states, what starting or collecting did), calls nextStepMove, carries out the commands
  * (stop, collect, start jobs; write the cursor) and feeds the result of the last one back, until a
  * move carries the reply the state machine's Choice reads ({ done, waitS }). Nothing here reads

@@ -6,7 +6,10 @@
  * missing here, or one here that the list does not name, does not compile.
  */
 import type { TaskName } from './task-names';
-import { computeVerdictsTask, finishRunTask, planRunTask, type TaskDeps } from './tasks';
+import { computeVerdictsTask } from './tasks/compute-verdicts';
+import { finishRunTask } from './tasks/finish-run';
+import { planRunTask } from './tasks/plan-run';
+import type { TaskDeps } from './tasks/types';
 import {
   checkCellOrDuetClientsReady,
   checkCellOrDuetReady,
@@ -15,7 +18,7 @@ import {
   startCellOrDuetClients,
   teardownCellOrDuet,
 } from './duet';
-import { runStepTask } from './run-step';
+import { runStepTask } from './tasks/run-step';
 
 export const TASKS = {
   'plan-run': planRunTask,

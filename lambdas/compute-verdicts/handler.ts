@@ -16,7 +16,7 @@ import { verdictAlertsPart } from '../../core/backends/aws/parts/verdict-alerts'
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { athenaJudge } from '../../core/regression/judge';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
-import { computeVerdictsTask } from '../../core/workflow/tasks';
+import { computeVerdictsTask } from '../../core/workflow/tasks/compute-verdicts';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
 export const handler = awsTaskHandler(

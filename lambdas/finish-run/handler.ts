@@ -12,7 +12,7 @@ import { composeAwsBackend } from '../../core/backends/aws/parts/compose';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { athenaCompaction } from '../../core/task-deps/athena-compaction-deps';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
-import { finishRunTask } from '../../core/workflow/tasks';
+import { finishRunTask } from '../../core/workflow/tasks/finish-run';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
 export const handler = awsTaskHandler('finish-run', finishRunTask, ({ env, config, clientOptions, instrument }) => {

@@ -10,7 +10,7 @@ import { composeAwsBackend } from '../../core/backends/aws/parts/compose';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
 import { awsPreflight } from '../../core/task-deps/aws-preflight-deps';
-import { planRunTask } from '../../core/workflow/tasks';
+import { planRunTask } from '../../core/workflow/tasks/plan-run';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
 export const handler = awsTaskHandler('plan-run', planRunTask, ({ env, config, clientOptions, instrument }) => {

@@ -16,7 +16,7 @@ import { runnerJobsPart } from '../../core/backends/aws/parts/runner-jobs';
 import { serverMetricsPart } from '../../core/backends/aws/parts/server-metrics';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
-import { runStepTask } from '../../core/workflow/run-step';
+import { runStepTask } from '../../core/workflow/tasks/run-step';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
 export const handler = awsTaskHandler('run-step', runStepTask, ({ env, config, clientOptions, instrument }) => {

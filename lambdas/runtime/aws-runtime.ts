@@ -12,7 +12,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { awsFunctionContext, type AwsFunctionContext } from '../../core/task-deps/aws-function-deps';
 import type { TASKS, TaskEvent, TaskResult } from '../../core/workflow/task-registry';
-import type { TaskDeps } from '../../core/workflow/tasks';
+import type { TaskDeps } from '../../core/workflow/tasks/types';
 import type { TaskName } from '../../core/workflow/task-names';
 
 const serviceName = 'aurora-bench';

@@ -47,7 +47,7 @@ import { planRun } from '../../core/plan/plan';
 import { bundledPrices } from '../../core/plan/cost';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
-import { planRunTask } from '../../core/workflow/tasks';
+import { planRunTask } from '../../core/workflow/tasks/plan-run';
 import { buildAwsTaskDeps } from '../helpers/aws-task-deps';
 import { tracer } from '../../lambdas/runtime/aws-runtime';
 import type { ClientNetworkOptions } from '../../core/rehearsal/standing-infrastructure';

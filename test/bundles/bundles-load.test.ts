@@ -205,7 +205,7 @@ describe('every function loads and answers a minimal event itself', () => {
     // Act
     const outcome = await sandbox.invoke(fn.logicalId, {});
 
-    // Assert: the Task's own check of its event (core/workflow/tasks.ts), after its deps were built.
+    // Assert: the Task's own check of its event (core/workflow/tasks/need.ts), after its deps were built.
     expectOwnError(
       fn.logicalId,
       outcome,

@@ -9,7 +9,7 @@ import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { AwsClients } from '../../core/backends/aws/clients';
 import { athenaJudge } from '../../core/regression/judge';
 import { buildAwsTaskDeps as buildDeps } from '../../core/task-deps/aws-task-deps';
-import type { TaskDeps } from '../../core/workflow/tasks';
+import type { TaskDeps } from '../../core/workflow/tasks/types';
 
 export interface AwsTaskDepsOverrides {
   /** SDK clients to use instead of the default ones of the Lambda's role (tests: a moto endpoint). */

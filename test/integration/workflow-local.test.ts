@@ -13,7 +13,8 @@ import { lakeKeys, type MetricWindowRow, type RunRow, type StepRow, type Verdict
 import type { SpecInput } from '../../core/experiment/schema';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import { withInjectedFailures } from '../helpers/injected-failures';
-import type { RunStepOutput, TaskDeps } from '../../core/workflow/tasks';
+import type { RunStepOutput } from '../../core/workflow/tasks/step-types';
+import type { TaskDeps } from '../../core/workflow/tasks/types';
 import { budgetRefusal } from '../helpers/budget';
 import { runLocal } from '../../core/cli/run-local';
 import { localJudge } from '../../core/regression/judge-local';

@@ -10,7 +10,9 @@ import { preparePlan, parentStateBytesAtLeast } from '../../core/plan/prepare';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
 import { InvalidTaskInputError } from '../../core/workflow/errors';
-import { namedCell, planRunTask, type TaskDeps } from '../../core/workflow/tasks';
+import { namedCell } from '../../core/workflow/tasks/named-cell';
+import { planRunTask } from '../../core/workflow/tasks/plan-run';
+import type { TaskDeps } from '../../core/workflow/tasks/types';
 import { InProcessBenchBackend } from '../../bench/in-process-backend';
 
 const NOW = new Date('2026-11-23T01:00:00Z');

@@ -10,7 +10,7 @@ import type { CellPlan } from '../../core/plan/types';
 import type { SpecInput } from '../../core/experiment/schema';
 import { executeLocally } from '../../core/workflow/local-runner';
 import type { DuetStepOutput } from '../../core/workflow/duet';
-import type { TaskDeps } from '../../core/workflow/tasks';
+import type { TaskDeps } from '../../core/workflow/tasks/types';
 import { InProcessBenchBackend } from '../../bench/in-process-backend';
 
 const spec: SpecInput = {
@@ -125,7 +125,7 @@ describe('a duet with data.reuse "step"', () => {
     variants: spec.variants.map((v) => ({ ...v, clients: { count: 2 } })),
     data: { ...spec.data, reuse: 'step' },
   };
-  /** The prepare output of a member's step, as its first client's run job writes it (tasks.ts prepareOutputPrefix). */
+  /** A member's step's prepare output, as its first client's run job writes it (step-jobs.ts prepareOutputPrefix). */
   const prepareOf = (job: RunnerJob, member: string) =>
     job.outputPrefix.replace(/\/[^/]+\/([^/]+)\/run\/client-\d+\/$/, `/${member}/$1/prepare/client-1/`);
 

@@ -13,7 +13,8 @@ import { emulatingForwarding } from '../../core/backends/local/parts/forwarding-
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
 import { planRun } from '../../core/plan/plan';
-import { jobsToStart, type TaskDeps } from '../../core/workflow/tasks';
+import { jobsToStart } from '../../core/workflow/tasks/step-jobs';
+import type { TaskDeps } from '../../core/workflow/tasks/types';
 
 const spec: SpecInput = {
   name: 'wf-cap',

@@ -528,7 +528,7 @@ export class AuroraClusters {
     ];
     // Nothing is measured before every instance, readers included, runs its groups' values:
     // applying (and pending-database-upgrade) is waited for, within the readiness deadline
-    // (core/workflow/tasks.ts checkDeadline names what was still pending); pending-reboot gets the
+    // (core/workflow/tasks/ready-deadline.ts checkDeadline names what was still pending); pending-reboot gets the
     // reboot RDS waits for ("Changes to static parameters are applied only after the DB cluster is
     // rebooted", ModifyDBClusterParameterGroup; an Aurora instance is rebooted with RebootDBInstance);
     // failed-to-apply fails the cell.

@@ -6,8 +6,8 @@
  * the cursor) and returns the reply the Choice state reads. Which step comes next, when to wait,
  * when a phase is done or past its deadline: all in nextStepMove.
  */
-import { TransientBackendError, type CellResources, type JobHandle, type JobsState } from '../backend';
-import { lakeKeys } from '../lake/rows';
+import { TransientBackendError, type CellResources, type JobHandle, type JobsState } from '../../backend';
+import { lakeKeys } from '../../lake/rows';
 import {
   isDuet,
   allMembers,
@@ -15,7 +15,7 @@ import {
   type DuetResources,
   type DuetStepEvent,
   type DuetStepOutput,
-} from './duet';
+} from '../duet';
 import {
   nextStepMove,
   storedCursor,
@@ -26,24 +26,16 @@ import {
   type StepObservation,
   type StepReply,
   type StepSchedule,
-} from './step-scheduler';
-import {
-  checkRunPrepare,
-  collectStepTask,
-  jobsToStart,
-  loadCellPlan,
-  need,
-  prepareOutputPrefix,
-  preparedSeconds,
-  preparingTogether,
-  readJson,
-  stepSummary,
-  type CollectStepEvent,
-  type RunStepEvent,
-  type RunStepOutput,
-  type StepOutcome,
-  type TaskDeps,
-} from './tasks';
+} from '../step-scheduler';
+import { loadCellPlan } from './cell-plans';
+import { preparedSeconds } from './client-output';
+import { checkRunPrepare, collectStepTask } from './collect-step';
+import { readJson } from './lake-json';
+import { need } from './need';
+import { jobsToStart, prepareOutputPrefix, preparingTogether } from './step-jobs';
+import { stepSummary } from './step-summary';
+import type { CollectStepEvent, RunStepEvent, RunStepOutput, StepOutcome } from './step-types';
+import type { TaskDeps } from './types';
 
 /**
  * One step of a cell's (or duet's) segment forward: collect the phase in flight once every

@@ -1,0 +1,63 @@
+import type { RunContext, VerdictPublication } from '../../backend';
+import { lakeKeys, toJsonLines } from '../../lake/rows';
+import { need } from './need';
+import type { TaskDeps } from './types';
+
+export interface ComputeVerdictsEvent {
+  readonly run: RunContext;
+}
+
+/** Small (state data): the counts, the first regressions, where the rows are and what was sent. */
+export interface ComputeVerdictsOutput {
+  readonly runId: string;
+  readonly verdicts: number;
+  readonly regressed: number;
+  readonly improved: number;
+  readonly withinNoise: number;
+  readonly unknown: number;
+  readonly notJudged: number;
+  /** The first few regressions, "<variant> <workload> t<threads> <metric> <ratio>". */
+  readonly regressions: readonly string[];
+  readonly lakeKey: string;
+  readonly published: VerdictPublication;
+}
+
+const MAX_REGRESSIONS_LISTED = 5;
+
+/**
+ * After FinishRun: the run judged against its experiment's history (deps.judgeRun), the verdicts
+ * written to the lake's verdicts table (one file per run, rewritten if the Task runs again), then
+ * published (Backend.publishVerdicts: metrics, and on a regression an event and a notification).
+ * Its failure changes neither the run's status nor its teardown (the ASL catches it).
+ */
+export async function computeVerdictsTask(deps: TaskDeps, event: ComputeVerdictsEvent): Promise<ComputeVerdictsOutput> {
+  need(event, ['run'], 'compute-verdicts');
+  const { run } = event;
+  const verdicts = await deps.judgeRun(run);
+  const lakeKey = lakeKeys.verdicts(run.dt, run.runId);
+  await deps.backend.lake.put(lakeKey, toJsonLines(verdicts));
+  const published = await deps.backend.publishVerdicts(run, verdicts);
+  const count = (verdict: string) => verdicts.filter((v) => v.verdict === verdict).length;
+  return {
+    runId: run.runId,
+    verdicts: verdicts.length,
+    regressed: count('regressed'),
+    improved: count('improved'),
+    withinNoise: count('within-noise'),
+    unknown: count('unknown'),
+    notJudged: count('not-judged'),
+    regressions: verdicts
+      .filter((v) => v.verdict === 'regressed')
+      .slice(0, MAX_REGRESSIONS_LISTED)
+      .map((v) =>
+        (
+          `${v.variant} ${v.workload} t${v.threads}` +
+          (v.rate > 0 ? ` @${v.rate}/s` : '') +
+          ` ${v.metric_label} ` +
+          (v.ratio === null ? '' : `${(v.ratio * 100).toFixed(1)}%`)
+        ).trim(),
+      ),
+    lakeKey,
+    published,
+  };
+}

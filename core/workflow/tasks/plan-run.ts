@@ -1,0 +1,125 @@
+/** PlanRun: the spec validated and planned, the plan and the Map's items written to the lake. */
+import type { RunContext } from '../../backend';
+import { lakeKeys, toJsonLines, type RunRow } from '../../lake/rows';
+import { PlanError } from '../../plan/plan';
+import { preparePlan } from '../../plan/prepare';
+import type { CellRef, Plan, PlanNote } from '../../plan/types';
+import { SpecError, validateSpec } from '../../experiment/validate';
+import { InvalidSpecError } from '../errors';
+import { need } from './need';
+import type { TaskDeps } from './types';
+
+export interface PlanRunEvent {
+  readonly spec: unknown;
+  readonly scripts?: Record<string, string>;
+  readonly runId?: string;
+  /** Notes the caller made before the workflow (e.g. what --scale small changed), kept in the manifest. */
+  readonly notes?: readonly PlanNote[];
+}
+
+export interface PlanRunOutput {
+  readonly run: RunContext;
+  /**
+   * The cell Map's items: their positions 0..n-1 in the plan's cells (its duets with order "duet"),
+   * nothing of their names, so the parent execution's state grows by a few bytes per cell whatever
+   * the variant names: RunCells' ItemSelector makes each the child's {cell: {index}}. Which cell is
+   * at a position (lakeKeys.workflow.item), each cell's plan with its steps
+   * (lakeKeys.workflow.cellPlan) and the list of cells (lakeKeys.workflow.cellList) are in the lake.
+   */
+  readonly items: readonly number[];
+  readonly maxConcurrency: number;
+}
+
+function runContext(plan: Plan): RunContext {
+  return {
+    runId: plan.runId,
+    specName: plan.specName,
+    backend: plan.backend,
+    region: plan.region,
+    engineVersion: plan.engine.version,
+    dt: plan.dt,
+    ttlHours: plan.ttlHours,
+  };
+}
+
+export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<PlanRunOutput> {
+  need(event, ['spec'], 'plan-run');
+  let plan: Plan;
+  try {
+    const spec = validateSpec(event.spec, 'execution input "spec"');
+    // The input's spec is already scaled (the CLI prepared it); the
+    // backend's own checks need the plan: deps.preflight below.
+    ({ plan } = preparePlan(
+      { spec, scripts: event.scripts ?? {} },
+      {
+        backend: deps.backend.kind,
+        writeForwarding: deps.backend.writeForwarding,
+        ...(event.runId ? { runId: event.runId } : {}),
+        now: deps.now(),
+      },
+    ));
+    // The backend's checks: refusals stop the run; what they warn about or could not check stays in its manifest.
+    const checked = deps.preflight ? await deps.preflight(plan, spec) : [];
+    const refusals = checked.filter((n) => n.level === 'refused');
+    if (refusals.length > 0) throw new PlanError(refusals);
+    for (const [name, body] of Object.entries(plan.scripts))
+      await deps.backend.lake.put(lakeKeys.script(plan.runId, name), body);
+    // Each cell's plan with its steps: the state carries references, the Tasks read the plan here.
+    for (let i = 0; i < plan.cells.length; i += 16) {
+      await Promise.all(
+        plan.cells
+          .slice(i, i + 16)
+          .map((cell) =>
+            deps.backend.lake.put(lakeKeys.workflow.cellPlan(plan.runId, cell.cellId), JSON.stringify(cell)),
+          ),
+      );
+    }
+    // Order "duet": the Map's items are the duets (core/workflow/duet.ts), each naming its member cells.
+    for (const duet of plan.duets ?? [])
+      await deps.backend.lake.put(lakeKeys.workflow.cellPlan(plan.runId, duet.cellId), JSON.stringify(duet));
+    // FinishRun reads the cells from here, not from the state.
+    await deps.backend.lake.put(
+      lakeKeys.workflow.cellList(plan.runId),
+      JSON.stringify(plan.cells.map((c) => c.cellId)),
+    );
+    // Which cell (or duet) each Map item is: the state carries only the item's position.
+    const mapItems = plan.duets ?? plan.cells;
+    for (let i = 0; i < mapItems.length; i += 16) {
+      await Promise.all(
+        mapItems.slice(i, i + 16).map((item, j) => {
+          const ref: CellRef = { cellId: item.cellId, index: i + j };
+          return deps.backend.lake.put(lakeKeys.workflow.item(plan.runId, i + j), JSON.stringify(ref));
+        }),
+      );
+    }
+    const row: RunRow = {
+      run_id: plan.runId,
+      spec_name: plan.specName,
+      spec: JSON.stringify(spec),
+      spec_sha256: plan.specSha256,
+      plan: JSON.stringify({ ...plan, scripts: Object.keys(plan.scripts) }),
+      backend: plan.backend,
+      region: plan.region,
+      engine_version: plan.engine.version,
+      server_version: deps.serverVersion,
+      sysbench_version: null,
+      tool_version: deps.toolVersion,
+      git_sha: deps.gitSha,
+      started_at: deps.now().toISOString(),
+      ended_at: null,
+      status: 'running',
+      error: null,
+      cells: '[]',
+      notes: JSON.stringify([...(event.notes ?? []), ...plan.notes, ...checked]),
+      dt: plan.dt,
+    };
+    await deps.backend.lake.put(lakeKeys.run(plan.dt, plan.runId), toJsonLines([row]));
+  } catch (e) {
+    // Under the name the ASL's Catch reports; the message is what crosses the state machine.
+    if (e instanceof SpecError || e instanceof PlanError) throw new InvalidSpecError(e.message, { cause: e });
+    throw e;
+  }
+  // Positions only (a cell's or duet's index is its position: both are assigned in plan order).
+  const items = (plan.duets ?? plan.cells).map((_, i) => i);
+  return { run: runContext(plan), items, maxConcurrency: plan.maxConcurrency };
+}

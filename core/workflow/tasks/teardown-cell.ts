@@ -1,0 +1,143 @@
+/** TeardownCell: the cell's resources removed, its bill recorded and its outcome written to the lake. */
+import type { CellResources } from '../../backend';
+import { lakeKeys } from '../../lake/rows';
+import type { PlanNote } from '../../plan/types';
+import { measuredCellUsage, recordLifetimes, type CellBillFacts } from '../cell-bill';
+import type { StepCursor } from '../step-scheduler';
+import { causeText } from './cause-text';
+import { loadCellPlan } from './cell-plans';
+import type { LateMetricsOutput } from './collect-late-metrics';
+import { readJson } from './lake-json';
+import { need } from './need';
+import { readStepOutcomes } from './step-outcomes';
+import type { CellEvent, TaskDeps, TaskError } from './types';
+
+export interface TeardownEvent extends CellEvent {
+  readonly resources?: CellResources;
+  readonly error?: TaskError;
+  /** CollectLateMetrics' last answer, or why it failed (the step results stand; the windows stay marked). */
+  readonly lateMetrics?: LateMetricsOutput;
+  readonly lateMetricsError?: TaskError;
+}
+
+/** Kept small: a Distributed Map's collected output must stay under 256 KB for hundreds of cells. */
+export interface CellOutcome {
+  readonly cellId: string;
+  readonly status: 'succeeded' | 'failed' | 'teardown-failed';
+  readonly error: string | null;
+  readonly steps: number;
+  readonly failedStepCount: number;
+  /** The first few failed steps with their reasons (all of them are in the lake's steps table). */
+  readonly failedSteps: readonly { readonly stepId: string; readonly error: string | null }[];
+  readonly sysbenchVersion: string | null;
+  /** What the backend could not apply (parameters not applicable locally...), for the manifest. */
+  readonly notes: readonly PlanNote[];
+  /**
+   * The cell's resources with their lifetimes and what CloudWatch
+   * measured (a backend that bills: core/workflow/cell-bill.ts).
+   */
+  readonly bill?: CellBillFacts;
+}
+
+const MAX_FAILED_STEPS_REPORTED = 10;
+
+export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Promise<CellOutcome> {
+  need(event, ['run', 'cell'], 'teardown-cell');
+  const cell = await loadCellPlan(deps, event.run, event.cell.cellId);
+  // The bill of what really ran: what exists before this pass and what is gone after it.
+  const billNotes: PlanNote[] = [];
+  const recordBill = async (done: boolean) => {
+    try {
+      return await recordLifetimes(deps, event.run, cell, event.resources, done);
+    } catch (e) {
+      billNotes.push({
+        level: 'warning',
+        path: `cells[${cell.cellId}].cost`,
+        message:
+          `resource lifetimes not recorded (${(e as Error).message}): the cell's cost from what really ` +
+          `ran is incomplete`,
+      });
+      return undefined;
+    }
+  };
+  await recordBill(false);
+  try {
+    await deps.backend.teardownCell(event.run, cell, event.resources);
+  } catch (e) {
+    await recordBill(false);
+    // The Map discards the cells' results: FinishRun learns of a teardown that failed from here (a
+    // retry that succeeds replaces it with the cell's outcome).
+    const failed: CellOutcome = {
+      cellId: cell.cellId,
+      status: 'teardown-failed',
+      error: `${(e as Error).name}: ${(e as Error).message}`,
+      steps: 0,
+      failedStepCount: 0,
+      failedSteps: [],
+      sysbenchVersion: null,
+      notes: [],
+    };
+    await deps.backend.lake.put(lakeKeys.workflow.cellOutcome(event.run.runId, cell.cellId), JSON.stringify(failed));
+    throw e;
+  }
+  const lifetimes = await recordBill(true);
+  const steps = await readStepOutcomes(deps, event.run, cell.cellId);
+  const bill =
+    lifetimes === undefined
+      ? undefined
+      : { resources: lifetimes, measured: await measuredCellUsage(deps, event.run, cell.cellId, steps) };
+  const cursor = await readJson<StepCursor>(deps, lakeKeys.workflow.stepCursor(event.run.runId, cell.cellId));
+  // The step's own error where the cell's is only its segment Map's (on AWS: States.ExceedToleratedFailureThreshold).
+  const error = event.error === undefined ? null : cursor?.failure ? causeText(cursor.failure) : causeText(event.error);
+  // Overloaded (a measurement) and skipped (by the spec's choice) steps are results, not failures.
+  const failedSteps = steps.filter((s) => s.status === 'failed');
+  const outcome: CellOutcome = {
+    cellId: cell.cellId,
+    status: error !== null || failedSteps.length > 0 ? 'failed' : 'succeeded',
+    error: error ?? (failedSteps.length > 0 ? `${failedSteps.length} of ${steps.length} steps failed` : null),
+    steps: steps.length,
+    failedStepCount: failedSteps.length,
+    failedSteps: failedSteps.slice(0, MAX_FAILED_STEPS_REPORTED).map((s) => ({ stepId: s.stepId, error: s.error })),
+    sysbenchVersion: steps.find((s) => s.sysbenchVersion)?.sysbenchVersion ?? null,
+    notes: [...(event.resources?.notes ?? []), ...lateMetricsNotes(event), ...billNotes],
+    ...(bill !== undefined ? { bill } : {}),
+  };
+  await deps.backend.lake.put(lakeKeys.workflow.cellOutcome(event.run.runId, cell.cellId), JSON.stringify(outcome));
+  return outcome;
+}
+
+/** A visible word in the run manifest when a cell's server metrics stayed incomplete. */
+function lateMetricsNotes(event: TeardownEvent): PlanNote[] {
+  const path = `cells[${event.cell.cellId}].serverMetrics`;
+  if (event.lateMetricsError) {
+    return [
+      {
+        level: 'warning',
+        path,
+        message:
+          `late server metrics were not collected (` +
+          String(causeText(event.lateMetricsError)) +
+          `); windows collected at each step's end stay marked incomplete in metric_windows`,
+      },
+    ];
+  }
+  const late = event.lateMetrics;
+  if (late && late.incompleteSteps > 0) {
+    const more =
+      late.incompleteSteps > late.incompleteStepIds.length
+        ? ` and ${late.incompleteSteps - late.incompleteStepIds.length} more`
+        : '';
+    return [
+      {
+        level: 'warning',
+        path,
+        message:
+          `server metrics of ${late.incompleteSteps} step(s) (` +
+          late.incompleteStepIds.join(', ') +
+          `${more}) were still missing datapoints after waiting for them: averages cover only what arrived ` +
+          `(metric_windows.complete = false)`,
+      },
+    ];
+  }
+  return [];
+}

@@ -1,0 +1,61 @@
+/**
+ * What every Task receives (TaskDeps) and the cell events the cell Map's states pass along.
+ * Everything a Task returns becomes state data, so it stays small and plain JSON.
+ */
+import type { Backend, CellResources, RunContext } from '../../backend';
+import type { VerdictsRow } from '../../lake/rows';
+import type { CellHeader, CellItem, CellRef, Plan, PlanNote } from '../../plan/types';
+import type { Spec } from '../../experiment/schema';
+
+export interface TaskDeps {
+  readonly backend: Backend;
+  readonly now: () => Date;
+  readonly toolVersion: string;
+  readonly gitSha: string | null;
+  /** Server version string for the manifest (locally the mariadbd version; on AWS the engine version). */
+  readonly serverVersion: string | null;
+  /**
+   * Checks only a backend can make before anything is created (AWS: the
+   * account preflight, core/backends/aws/preflight.ts; locally: the spec
+   * refusals): refused notes stop the run, the others go into its manifest.
+   */
+  readonly preflight?: (plan: Plan, spec: Spec) => Promise<readonly PlanNote[]>;
+  /** How long provisioning and client start may take before the cell fails. */
+  readonly readyTimeoutS: number;
+  /**
+   * A finished run judged against its experiment's history in the lake (core/regression/judge.ts:
+   * DuckDB over the lake directory locally, Athena on AWS): one verdict row per step and metric.
+   * Injected because the judging sits above the workflow in the data path.
+   */
+  readonly judgeRun: (run: RunContext) => Promise<readonly VerdictsRow[]>;
+  /**
+   * A finished run's step rows compacted to Parquet (on AWS by Athena,
+   * core/backends/aws/athena-compaction.ts), called by FinishRun once every row is written; returns
+   * what it did, in a few words. Undefined: FinishRun compacts nothing (locally the run command
+   * compacts after the execution, core/lake/compact.ts, since an aborted run never reaches FinishRun).
+   */
+  readonly compactRun?: (run: RunContext) => Promise<string>;
+}
+
+/** What a cell's states carry of the cell once it is named: a reference, or after provisioning the header. */
+export type CellInState = CellRef | CellHeader;
+
+export interface CellEvent {
+  readonly run: RunContext;
+  readonly cell: CellInState;
+}
+
+/** A Task's event as the cell Map's child starts it: the cell may be only the item's position (CellItem). */
+export type CellItemEvent<E extends CellEvent = CellEvent> = Omit<E, 'cell'> & {
+  readonly cell: CellItem | CellInState;
+};
+
+export interface CellResourcesEvent extends CellEvent {
+  readonly resources: CellResources;
+}
+
+/** A Catch's error payload; Cause is the error message locally and a JSON string on Lambda. */
+export interface TaskError {
+  readonly Error: string;
+  readonly Cause?: string;
+}
