@@ -143,8 +143,8 @@ function banner(data: RunData): string | null {
   // The servers and the sysbench clients compete for the same CPUs: the first thing that bounds every figure.
   const shared =
     cpus !== null
-      ? ` Servers and their sysbench clients shared this machine's ${cpus} CPU${cpus === 1 ? '' : 's'}, ` +
-        `where on AWS each has an instance of its own: each one's load slows the others.`
+      ? ` Each server and its sysbench client shared this machine's ${cpus} CPU${cpus === 1 ? '' : 's'}, ` +
+        `where on AWS each has an instance of its own: the client's load slows the server it measures.`
       : '';
   return (
     `Local rehearsal: every variant ran on this machine${server}${small}.${shared} The numbers show the ` +

@@ -56,9 +56,8 @@ export function verdictsSection(ctx: Context): ReportSection | null {
       tables: [],
       charts: [],
       leftOut:
-        `nothing to judge yet: none of the ${counted} has a history with a ` +
-        `measured noise (${count('unknown')} noise unknown, ${count('not-judged')} not judged); run the ` +
-        `experiment again to build one.`,
+        `nothing to judge yet: none of the ${counted} has earlier runs of this experiment with a measured ` +
+        `noise to be judged against; run the experiment again to build that history.`,
     };
   const findings = [
     `${count('regressed')} regressed, ${count('improved')} improved, ${count('within-noise')} within the ` +

@@ -385,6 +385,19 @@ function unresolvedText(open: readonly AbRatio[], duet: boolean): string {
   );
 }
 
+/** Locally the same server twice (A/A): no true difference for more repeats to resolve. */
+function identical(f: AbFindings, variant: string, baseline: string): boolean {
+  return f.caveats.local && f.caveats.sameServer.some((g) => g.includes(variant) && g.includes(baseline));
+}
+
+function identicalText(open: readonly AbRatio[]): string {
+  if (open.length === 0) return '';
+  return (
+    ': the two are the same server here, so more repeats would only bring these ratios toward 100% ' +
+    '(the repeats-to-resolve column sizes an AWS run with this much noise)'
+  );
+}
+
 /**
  * The answer's opening sentences, in S1's shape: per AZ, each step's QPS of the variant and of the
  * baseline with their ratio, and how many of those ratios are beyond the run-to-run noise; then the
@@ -416,7 +429,10 @@ function abSentences(f: AbFindings): string[] {
               ? 'none beyond the run-to-run noise'
               : `beyond the run-to-run noise: ` +
                 beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ') +
-                (open.length > 0 ? '; the rest within it' : '')) + unresolvedText(open, f.order === 'duet');
+                (open.length > 0 ? '; the rest within it' : '')) +
+            (identical(f, variant, az.baseline)
+              ? identicalText(open)
+              : unresolvedText(open, f.order === 'duet'));
       out.push(
         `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline} (QPS): ${parts.join(', ')}, ${verdict}.`,
       );
