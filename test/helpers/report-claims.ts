@@ -39,8 +39,8 @@ function cellNumbers(cell: string): Shown[] {
   return [...cell.matchAll(NUMBER)].map((m) => shown(m[0]));
 }
 
-/** "x% (a%–b%)" or "x (a–b)": an estimate and its interval. */
-const INTERVAL = /(\d[\d,]*(?:\.\d+)?)(%?) \((?:95% CI )?(\d[\d,]*(?:\.\d+)?)%?–(\d[\d,]*(?:\.\d+)?)(%?)\)/g;
+/** "x% (a%–b%)" or "x (a–b)": an estimate and its interval; an end past the printed range reads "<10%" or ">1,000%". */
+const INTERVAL = /(\d[\d,]*(?:\.\d+)?)(%?) \((?:95% CI )?<?(\d[\d,]*(?:\.\d+)?)%?–>?(\d[\d,]*(?:\.\d+)?)(%?)\)/g;
 
 interface ShownInterval {
   readonly estimate: string;
@@ -235,7 +235,14 @@ export function checkJson(report: Report, json: string, options: CheckOptions = 
         for (const m of cell.matchAll(INTERVAL)) {
           const percent = m[2] === '%';
           // A range cut at 0 shows 0 for a negative low bound.
-          const parts = [m[1]!, ...(m[3] === '0' || /^0\.0+$/.test(m[3]!) ? [] : [m[3]!]), m[4]!];
+          // An end printed "<10%" or ">1,000%" is a display bound: the finding holds the end past it.
+          const clippedLow = m[0].includes('(<') || m[0].includes('CI <');
+          const clippedHigh = m[0].includes('–>');
+          const parts = [
+            m[1]!,
+            ...(m[3] === '0' || /^0\.0+$/.test(m[3]!) || clippedLow ? [] : [m[3]!]),
+            ...(clippedHigh ? [] : [m[4]!]),
+          ];
           for (const p of parts)
             if (!typed(p, percent))
               out.push({

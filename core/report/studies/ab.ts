@@ -390,14 +390,6 @@ function identical(f: AbFindings, variant: string, baseline: string): boolean {
   return f.caveats.local && f.caveats.sameServer.some((g) => g.includes(variant) && g.includes(baseline));
 }
 
-function identicalText(open: readonly AbRatio[]): string {
-  if (open.length === 0) return '';
-  return (
-    ': the two are the same server here, so more repeats would only bring these ratios toward 100% ' +
-    '(the repeats-to-resolve column sizes an AWS run with this much noise)'
-  );
-}
-
 /**
  * The answer's opening sentences, in S1's shape: per AZ, each step's QPS of the variant and of the
  * baseline with their ratio, and how many of those ratios are beyond the run-to-run noise; then the
@@ -430,9 +422,10 @@ function abSentences(f: AbFindings): string[] {
               : `beyond the run-to-run noise: ` +
                 beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ') +
                 (open.length > 0 ? '; the rest within it' : '')) +
-            (identical(f, variant, az.baseline)
-              ? identicalText(open)
-              : unresolvedText(open, f.order === 'duet'));
+            unresolvedText(open, f.order === 'duet') +
+            (identical(f, variant, az.baseline) && open.length > 0
+              ? ' (they are the same server here, so what more repeats resolved would be this machine, not the class)'
+              : '');
       out.push(
         `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline} (QPS): ${parts.join(', ')}, ${verdict}.`,
       );
