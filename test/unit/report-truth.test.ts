@@ -538,3 +538,18 @@ describe('S2: a client-bound point reads as left out, everywhere', () => {
     expect(notes).toMatch(new RegExp(`Left out of the score: ${victim.variant} ${victim.workload} at`));
   });
 });
+
+describe('S2: the score-ratio heading matches its cells', () => {
+  it('from one repeat: no "(95% CI)" over a column with no interval in it', () => {
+    // Arrange: one repeat a point, so no ratio has an interval over repeats
+    const data = plantedRunData(S2, () => ({ tps: 1000 }), { seed: 7, runId: 's2-ci', noise: quiet });
+    // Act
+    const r = buildReport(data, prices);
+    const t = r.sections
+      .find((x) => x.id === 'sweep')!
+      .answer!.tables.find((x) => x.title.startsWith('Overall score ratios'))!;
+    // Assert
+    expect(t.rows.some((row) => /CI/.test(row[1] ?? ''))).toBe(false);
+    expect(`${t.title} ${t.head.join(' ')}`).not.toMatch(/95% CI/);
+  });
+});
