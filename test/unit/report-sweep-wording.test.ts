@@ -26,6 +26,7 @@ function variant(name: string, from: number, firstShare: number): Variant {
     qps: { value: 2000, interval: null },
     latency: { value: 10, interval: null },
     failed: false,
+    leftOut: false,
     clientBound: '',
   });
   const dead = (threads: number, perTransaction: number) => ({

@@ -10,7 +10,7 @@
  */
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
-import { buildReport } from '../../core/report/report';
+import { buildReport, renderTerminal } from '../../core/report/report';
 import type { Report } from '../../core/report/model';
 import { experiment, plantedRunData, recordedNoise, withReplicaLag, type Truth } from '../helpers/planted-lakes';
 import type { NoiseModel } from '../../bench/noise-model';
@@ -494,5 +494,62 @@ describe('S2 score: a client-bound point', () => {
     };
     // Assert: the one point left out leaves its mean where the others put it, as the notes say
     expect(scoreOf(saturated)).toBeCloseTo(scoreOf(data), 0);
+  });
+});
+
+describe('S2: a client-bound point reads as left out, everywhere', () => {
+  it('never "failed", no fall-off from it, no marker at 0, and the score names it', () => {
+    // Arrange: one read-write point of one offering is client-bound (its low TPS measured the client)
+    // and had deadlocks; every other point at the same TPS
+    const data = plantedRunData(S2, () => ({ tps: 1000 }), { seed: 5, runId: 's2-left', noise: quiet });
+    const rw = data.steps.filter((s) => s.step_id.startsWith('read-write') && s.rate === 0);
+    const victim = rw.reduce((a, b) => (b.threads > a.threads ? b : a));
+    const events = victim.events ?? 1000;
+    const steps = data.steps.map((s) =>
+      s === victim ? { ...s, saturated_clients: 1, tps: (s.tps ?? 0) * 0.2, errors: Math.ceil(events * 0.05) } : s,
+    );
+    // Act
+    const r = buildReport({ ...data, steps }, prices);
+    const text = renderTerminal(r);
+    const sweep = r.sections.find((x) => x.id === 'sweep')!;
+    const f = r.findings?.['sweep'] as {
+      sweeps: { label: string; variants: { variant: string; fallOffThreads: number | null }[] }[];
+    };
+    const v = f.sweeps.find((s) => s.label === victim.workload)!.variants.find((x) => x.variant === victim.variant)!;
+    const rows = sweep.tables.flatMap((t) => t.rows).filter((row) => row[1] === victim.variant);
+    // Assert: labelled as left out, not as a failure, in the tables; not a fall-off; not drawn at 0
+    expect(text).toContain('left out: client-bound');
+    expect(rows.some((row) => row.some((c) => /\bfailed\b/.test(c) && !/left out/.test(c)))).toBe(false);
+    expect(v.fallOffThreads).not.toBe(victim.threads);
+    const charts = [...sweep.charts, ...(sweep.answer?.charts ?? [])].filter((c) =>
+      c.title.startsWith(`${victim.workload}:`),
+    );
+    expect(charts.length).toBeGreaterThan(0);
+    const series = charts.flatMap(
+      (c) => (Array.isArray(c.option.series) ? c.option.series : []) as { name?: string; data?: unknown[] }[],
+    );
+    const drawnAt = series
+      .filter((x) => x.name === victim.variant || x.name === `${victim.variant}: errors`)
+      .flatMap((x) => (x.data ?? []) as [number, number | null][])
+      .filter(([x, y]) => x === victim.threads && y !== null);
+    expect(drawnAt).toEqual([]);
+    // ... and the score says which point it leaves out, beside the score
+    const notes = (sweep.answer?.tables ?? []).flatMap((t) => t.notes ?? []).join(' ');
+    expect(notes).toMatch(new RegExp(`Left out of the score: ${victim.variant} ${victim.workload} at`));
+  });
+});
+
+describe('S2: the score-ratio heading matches its cells', () => {
+  it('from one repeat: no "(95% CI)" over a column with no interval in it', () => {
+    // Arrange: one repeat a point, so no ratio has an interval over repeats
+    const data = plantedRunData(S2, () => ({ tps: 1000 }), { seed: 7, runId: 's2-ci', noise: quiet });
+    // Act
+    const r = buildReport(data, prices);
+    const t = r.sections
+      .find((x) => x.id === 'sweep')!
+      .answer!.tables.find((x) => x.title.startsWith('Overall score ratios'))!;
+    // Assert
+    expect(t.rows.some((row) => /CI/.test(row[1] ?? ''))).toBe(false);
+    expect(`${t.title} ${t.head.join(' ')}`).not.toMatch(/95% CI/);
   });
 });

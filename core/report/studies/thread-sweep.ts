@@ -46,6 +46,8 @@ interface SweepPointFinding {
   readonly qps: Estimated;
   readonly latency: Estimated;
   readonly failed: boolean;
+  /** Every repeat's client saturated and was left out: no measurement of the server, not a failure. */
+  readonly leftOut: boolean;
   /** " [client-bound 1/3, left out]" when a repeat's client saturated its CPU; '' otherwise. */
   readonly clientBound: string;
 }
@@ -134,12 +136,34 @@ function queriesPerTransaction(groups: readonly StepGroup[]): number | null {
   return clean.length > 0 ? xs[Math.floor(xs.length / 2)]! : xs[0]!;
 }
 
+/**
+ * The sentence beside the score naming the points it leaves out and why; [] when none. Leaving a
+ * point out changes the mean it is scored by, so a reader must see which ones.
+ */
+function leftOutScoreNote(f: ThreadSweepFindings): string[] {
+  const named = f.sweeps.flatMap((s) =>
+    s.variants.flatMap((v) => {
+      const ts = v.points.filter((p) => p.leftOut).map((p) => p.threads.toLocaleString('en-US'));
+      return ts.length > 0 ? [`${v.variant} ${s.label} at ${ts.join(', ')} threads`] : [];
+    }),
+  );
+  if (named.length === 0) return [];
+  return [
+    `Left out of the score: ${named.join('; ')} (client-bound: the client saturated its CPU, so the point ` +
+      'measured the client, not the server). That variant’s mean is over its other thread counts; counted as 0, ' +
+      'as a failure is, the point would lower its score.',
+  ];
+}
+
+/** How a point whose every repeat was left out as client-bound reads, in every table. */
+const LEFT_OUT_TEXT = 'left out: client-bound';
+
 const sweepKey = (g: StepGroup): string => `${g.workload}\u0000${g.rate}\u0000${g.target}`;
 
-function errorPointOf(g: StepGroup): SweepErrorPoint | null {
+function errorPointOf(g: StepGroup, leftOut: boolean): SweepErrorPoint | null {
   const bad = g.rows.filter(significantErrors);
   if (bad.length === 0) return null;
-  const failed = g.ok.length === 0;
+  const failed = g.ok.length === 0 && !leftOut;
   const error = g.rows.find((r) => r.error)?.error ?? null;
   const kindText = errorKind(error);
   const kind = /connection|connect/i.test(kindText)
@@ -152,7 +176,7 @@ function errorPointOf(g: StepGroup): SweepErrorPoint | null {
   return {
     threads: g.threads,
     kind,
-    what: `${failed ? 'step failed' : 'ran with errors'}: ${kindText}`,
+    what: `${leftOut ? `${LEFT_OUT_TEXT}, with errors` : failed ? 'step failed' : 'ran with errors'}: ${kindText}`,
     errors,
     perTransaction: events > 0 ? errors / events : null,
     reconnects: g.rows.reduce((a, r) => a + r.reconnects, 0),
@@ -305,37 +329,46 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     for (const v of ctx.variants) {
       const vg = groups.filter((g) => g.variant === v.name).sort((a, b) => a.threads - b.threads);
       if (vg.length === 0) continue;
+      // A point left out because its client saturated (every repeat) is not scored: it measured the
+      // client, not the server. A failed point still counts as 0 (score.ts).
+      const leftOut = (g: StepGroup) =>
+        g.ok.length === 0 && ctx.leftOutSaturated.some((r) => r.variant === g.variant && r.step_id === g.stepId);
       const points = vg.map((g) => ({
         threads: g.threads,
         tps: estimate(ctx, g, 'tps'),
         qps: estimate(ctx, g, 'qps'),
         latency: estimate(ctx, g, 'lat_pct_ms'),
-        failed: g.ok.length === 0,
+        failed: g.ok.length === 0 && !leftOut(g),
+        leftOut: leftOut(g),
         clientBound: clientBoundMark(ctx, g),
       }));
-      // A point left out because its client saturated (every repeat) is not scored: it measured the
-      // client, not the server. A failed point still counts as 0 (score.ts).
-      const leftOut = (g: StepGroup) =>
-        ctx.leftOutSaturated.some((r) => r.variant === g.variant && r.step_id === g.stepId);
       scoreInput.set(
         v.name,
         points
-          .filter((p, i) => !(p.tps.value === null && leftOut(vg[i]!)))
+          .filter((p) => !p.leftOut)
           .map((p) => ({
             threads: p.threads,
             tps: p.tps.value,
             qps: p.tps.value === null ? null : p.tps.value * qpt,
           })),
       );
+      // A left-out point is no measurement of the server: neither a peak nor a fall-off (a null
+      // throughput would read as one).
       const a = analyzeSweep(
-        vg.map((g, i) => ({
-          threads: g.threads,
-          throughput: points[i]!.tps.value,
-          failed: g.ok.length === 0,
-          errors: g.rows.filter(significantErrors).reduce((acc, r) => acc + r.errors, 0),
-          reconnects: g.rows.reduce((acc, r) => acc + r.reconnects, 0),
-          error: g.rows.find((r) => r.error)?.error ?? null,
-        })),
+        vg.flatMap((g, i) =>
+          points[i]!.leftOut
+            ? []
+            : [
+                {
+                  threads: g.threads,
+                  throughput: points[i]!.tps.value,
+                  failed: points[i]!.failed,
+                  errors: g.rows.filter(significantErrors).reduce((acc, r) => acc + r.errors, 0),
+                  reconnects: g.rows.reduce((acc, r) => acc + r.reconnects, 0),
+                  error: g.rows.find((r) => r.error)?.error ?? null,
+                },
+              ],
+        ),
       );
       const peak = vg.find((g) => g.threads === a.peakThreads);
       const fall = vg.find((g) => g.threads === a.fallOffThreads);
@@ -350,7 +383,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
             ? ratioOf(estimate(ctx, fall, 'tps'), estimate(ctx, peak, 'tps'))
             : null,
         lastShareOfPeak: a.lastShareOfPeak,
-        errorPoints: vg.map(errorPointOf).filter((e): e is SweepErrorPoint => e !== null),
+        errorPoints: vg.map((g) => errorPointOf(g, leftOut(g))).filter((e): e is SweepErrorPoint => e !== null),
       });
     }
     return {
@@ -628,7 +661,8 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
           return b === null ? [] : [[p.threads, b[0], b[1]] as const];
         }),
         errorPoints: v.points
-          .filter((p) => v.errorPoints.some((e) => e.threads === p.threads))
+          // A left-out point has no value: no marker (drawing it at 0 would read as a failure).
+          .filter((p) => !p.leftOut && v.errorPoints.some((e) => e.threads === p.threads))
           .map((p) => [p.threads, p[metric].value ?? 0] as const),
       }));
     answerCharts.push(
@@ -699,7 +733,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
         ...f.threadCounts.map((t) => {
           const p = v.points.find((x) => x.threads === t);
           if (p === undefined) return '-';
-          if (p.tps.value === null) return p.failed ? 'failed' : '-';
+          if (p.tps.value === null) return p.leftOut ? LEFT_OUT_TEXT : p.failed ? 'failed' : '-';
           return rangeText(p.tps) + p.clientBound;
         }),
       ]);
@@ -766,6 +800,9 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       '-',
     ]),
   ];
+  const anyRatioCi = [...(f.ranking !== null ? [f.ranking.ratio] : []), ...f.threadPool.map((tp) => tp.ratio)].some(
+    (r) => r.interval?.covers === 'run-to-run',
+  );
   const scoreTable: TableBlock[] =
     f.overall.length > 0
       ? [
@@ -778,14 +815,17 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
               o.variant,
               ...f.sweeps.map((s) => {
                 const x = s.scores.find((y) => y.target === o.variant);
+                const out = s.variants.find((v) => v.variant === o.variant)?.points.filter((p) => p.leftOut) ?? [];
                 return x
-                  ? `${x.score.toFixed(1)}${x.failedThreads.length > 0 ? ` (${x.failedThreads.length} failed)` : ''}`
+                  ? `${x.score.toFixed(1)}${x.failedThreads.length > 0 ? ` (${x.failedThreads.length} failed)` : ''}` +
+                      (out.length > 0 ? ` (${out.length} left out)` : '')
                   : '-';
               }),
               o.score.toFixed(1),
             ]),
             numeric: f.sweeps.map((_, i) => i + 1).concat([f.sweeps.length + 1]),
             notes: [
+              ...leftOutScoreNote(f),
               'A failed thread count counts as 0; a client-bound one left out is not scored. ' +
                 'QPS: committed transactions’ queries (TPS x ' +
                 f.sweeps.map((x) => `${x.label} ${fixed(x.queriesPerTransaction, 0)}`).join(', ') +
@@ -795,8 +835,14 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
           ...(ratioRows.length > 0
             ? [
                 {
-                  title: 'Overall score ratios (95% CI)',
-                  head: ['comparison', 'score ratio (95% CI)', 'interval from', 'repeats a side to resolve'],
+                  // "(95% CI)" only over a column that shows one: from one repeat the cells are estimates.
+                  title: `Overall score ratios${anyRatioCi ? ' (95% CI)' : ''}`,
+                  head: [
+                    'comparison',
+                    anyRatioCi ? 'score ratio (95% CI)' : 'score ratio (no interval: 1 repeat)',
+                    'interval from',
+                    'repeats a side to resolve',
+                  ],
                   rows: ratioRows,
                   notes: [
                     'Welch interval over the repeats (none from one repeat); A/A pair: two variants that are ' +
