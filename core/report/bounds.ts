@@ -148,7 +148,9 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
         reason:
           `${gainText} more with this client at only ${clientCpu} of its cores, while this machine's CPUs were ` +
           `${hostPct.toFixed(0)}% busy: neither the client nor the host is shown to be the limit`,
-        rule: `${gainShown} >= ${minGain}, ${clientShown} < ${thresholds.clientBusyPct}, ${hostShown} >= ${thresholds.cpuPct}`,
+        rule:
+          `${gainShown} >= ${minGain}, ${clientShown} < ${thresholds.clientBusyPct}, ` +
+          `${hostShown} >= ${thresholds.cpuPct}`,
       };
     return busy
       ? {
@@ -216,7 +218,9 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
     clientSaturated,
     reason: `no limit reached (${known.join(', ')})`,
     rule: [
-      input.serverCpuPct !== null ? `server CPU ${pct(input.serverCpuPct)} < ${thresholds.cpuPct}` : 'server CPU unknown',
+      input.serverCpuPct !== null
+        ? `server CPU ${pct(input.serverCpuPct)} < ${thresholds.cpuPct}`
+        : 'server CPU unknown',
       ...(more !== null ? [`${gainShown} < ${minGain}`] : []),
       ...(hostPct !== null ? [`${hostShown} < ${thresholds.cpuPct}`] : []),
     ].join(', '),

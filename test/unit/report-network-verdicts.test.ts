@@ -33,7 +33,7 @@ function planted(t: Truth, seed: number, coTenant = false): RunData {
   const d = plantedRunData(S4, t, { seed, runId: `s4v-${seed}` });
   return {
     ...d,
-    run: coTenant ? { ...d.run, notes: JSON.stringify([{ path: 'host', message: 'shared vm with 3 other runs' }]) } : d.run,
+    run: coTenant ? { ...d.run, notes: JSON.stringify([{ path: 'host', message: 'shared vm, 3 other runs' }]) } : d.run,
     metrics: d.metrics.map((m) => (m.metric === 'ClientHostCPU' ? { ...m, role: 'client' } : m)),
   };
 }
