@@ -5,7 +5,9 @@
  */
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
-import type { Report, ReportTable } from '../../core/report/model';
+import type { Report } from '../../core/report/model';
+
+type ReportTable = NonNullable<Report['answer']>['tables'][number];
 import type { RunData } from '../../core/report/load';
 import { buildReport } from '../../core/report/report';
 import { experiment, plantedRunData, type Truth } from '../helpers/planted-lakes';
