@@ -72,7 +72,24 @@ export interface BoundResult {
   readonly networkGbps: number | null;
   readonly clientSaturated: boolean;
   readonly reason: string;
+  /**
+   * Which step of BOUND_RULE decided, and its test written with the figures the table shows beside the
+   * verdict (server, client and host CPU %, the gain with more clients), so a reader can check it.
+   */
+  readonly rule: string;
 }
+
+/**
+ * The verdict rule in words, once: its steps in the order classifyBound tries them (the first that holds
+ * decides). Each BoundResult.rule names the step that decided with its figures.
+ */
+export const BOUND_RULE =
+  'Verdict (the first rule that holds): 1. CPU-bound: server CPU >= 90%. 2. Network-bound: transmit + receive ' +
+  ">= 90% of the class's network limit. 3. More clients moved >= 15% more: client-bound if the one client's " +
+  'sysbench was at >= 70% of its cores; else unclear if the host CPUs were >= 90% busy; else no limit reached ' +
+  '(its load was too small). 4. Host CPU >= 90% (local runs): unclear if other runs shared the host or no larger ' +
+  'client count tested it; else host-bound (more clients moved < 15% more). 5. Client-bound: a client at >= 90% ' +
+  'of its cores (saturated). 6. Otherwise no limit reached.';
 
 export function bytesPerSToGbps(bytesPerS: number): number {
   return (bytesPerS * 8) / 1e9;
@@ -87,6 +104,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
   const clientSaturated =
     input.clientSaturated || (input.clientCpuPct !== null && input.clientCpuPct >= thresholds.clientCpuPct);
   const also = clientSaturated ? ' (a client was saturated too)' : '';
+  const pct = (x: number): string => x.toFixed(0);
   if (input.serverCpuPct !== null && input.serverCpuPct >= thresholds.cpuPct) {
     return {
       bound: 'cpu',
@@ -94,6 +112,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
       networkGbps: gbps,
       clientSaturated,
       reason: `server CPU ${input.serverCpuPct.toFixed(0)}% >= ${thresholds.cpuPct}%${also}`,
+      rule: `server CPU ${pct(input.serverCpuPct)} >= ${thresholds.cpuPct}`,
     };
   }
   if (share !== null && share >= thresholds.networkShare) {
@@ -105,6 +124,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
       reason:
         `${gbps!.toFixed(2)} Gbps is ${(share * 100).toFixed(0)}% of the ` +
         `class's ${input.networkLimitGbps} Gbps${also}`,
+      rule: `${gbps!.toFixed(2)} Gbps >= ${thresholds.networkShare * 100}% of ${input.networkLimitGbps}`,
     };
   }
   const base = { networkShare: share, networkGbps: gbps, clientSaturated };
@@ -113,6 +133,10 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
   const gainText =
     more !== null ? `${more.clients} clients moved ${more.gain >= 0 ? '+' : ''}${(more.gain * 100).toFixed(0)}%` : '';
   const hostPct = input.sharedHostCpuPct ?? null;
+  const gainShown = more !== null ? `${more.gain >= 0 ? '+' : ''}${pct(more.gain * 100)}%` : '';
+  const minGain = `+${MORE_CLIENTS_GAIN * 100}%`;
+  const clientShown = input.clientCpuPct !== null ? `client CPU ${pct(input.clientCpuPct)}` : 'client CPU unknown';
+  const hostShown = hostPct !== null ? `host CPU ${pct(hostPct)}` : '';
   if (more !== null && more.gain >= MORE_CLIENTS_GAIN) {
     const busy = clientSaturated || (input.clientCpuPct !== null && input.clientCpuPct >= thresholds.clientBusyPct);
     // "No limit" beside a saturated host would contradict its own row: more clients still moved more, so
@@ -124,6 +148,9 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
         reason:
           `${gainText} more with this client at only ${clientCpu} of its cores, while this machine's CPUs were ` +
           `${hostPct.toFixed(0)}% busy: neither the client nor the host is shown to be the limit`,
+        rule:
+          `${gainShown} >= ${minGain}, ${clientShown} < ${thresholds.clientBusyPct}, ` +
+          `${hostShown} >= ${thresholds.cpuPct}`,
       };
     return busy
       ? {
@@ -132,11 +159,15 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
           reason:
             `the client's sysbench was at ${clientCpu} of its cores and ${gainText} more: the one client was the ` +
             `limit, not the server`,
+          rule: clientSaturated
+            ? `${gainShown} >= ${minGain}, a client saturated`
+            : `${gainShown} >= ${minGain}, ${clientShown} >= ${thresholds.clientBusyPct}`,
         }
       : {
           bound: 'none',
           ...base,
           reason: `${gainText} more with this client at only ${clientCpu} of its cores: this load found no limit`,
+          rule: `${gainShown} >= ${minGain}, ${clientShown} < ${thresholds.clientBusyPct}`,
         };
   }
   if (hostPct !== null && hostPct >= thresholds.cpuPct) {
@@ -147,6 +178,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
         reason:
           `this machine's CPUs were ${hostPct.toFixed(0)}% busy while other runs shared it: their load and this ` +
           `point's cannot be told apart, so what limited it is unclear`,
+        rule: `${hostShown} >= ${thresholds.cpuPct}, other runs on the host`,
       };
     // Host-bound rests on more clients not moving more: with no larger client count that was never tested.
     if (more === null)
@@ -156,6 +188,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
         reason:
           `this machine's CPUs were ${hostPct.toFixed(0)}% busy (servers and clients share them), but whether more ` +
           `clients move more was not tested (no larger client count): what limited it is unclear`,
+        rule: `${hostShown} >= ${thresholds.cpuPct}, no larger client count`,
       };
     return {
       bound: 'host',
@@ -163,6 +196,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
       reason:
         `this machine's CPUs were ${hostPct.toFixed(0)}% busy (servers and clients share them) and ${gainText} ` +
         `more: the point measures the host, not a class`,
+      rule: `${hostShown} >= ${thresholds.cpuPct}, ${gainShown} < ${minGain}`,
     };
   }
   if (clientSaturated) {
@@ -170,6 +204,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
       bound: 'client',
       ...base,
       reason: `a client was CPU-saturated (${clientCpu} of its cores): the numbers measure the client, add clients`,
+      rule: input.clientCpuPct !== null ? `${clientShown} >= ${thresholds.clientCpuPct}` : 'a client saturated',
     };
   }
   const known = [
@@ -182,5 +217,12 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
     networkGbps: gbps,
     clientSaturated,
     reason: `no limit reached (${known.join(', ')})`,
+    rule: [
+      input.serverCpuPct !== null
+        ? `server CPU ${pct(input.serverCpuPct)} < ${thresholds.cpuPct}`
+        : 'server CPU unknown',
+      ...(more !== null ? [`${gainShown} < ${minGain}`] : []),
+      ...(hostPct !== null ? [`${hostShown} < ${thresholds.cpuPct}`] : []),
+    ].join(', '),
   };
 }

@@ -276,9 +276,13 @@ export function noiseText(ctx: Context, g: StepGroup): string {
   return parts.join(', ') || '-';
 }
 
-/** "@5,000/s", or "@0.5x capacity" when the repeats were offered different rates (ratesOfCapacity). */
+/**
+ * "@5,000/s", or "@0.5x unlimited-rate TPS" when the repeats were offered different rates (ratesOfCapacity):
+ * the multiple is of the unlimited-rate step's TPS, not of the capacity the rate sweep reports (the highest
+ * rate achieved), so the label names it.
+ */
 function offeredLabel(g: StepGroup): string {
-  if (g.rateOfCapacity !== null) return `@${g.rateOfCapacity}x capacity`;
+  if (g.rateOfCapacity !== null) return `@${g.rateOfCapacity}x unlimited-rate TPS`;
   return g.rate > 0 && g.offered !== null ? `@${num(g.offered, 0)}/s` : '';
 }
 

@@ -2,7 +2,7 @@
  * S4, network throughput: per class and client count, Gbps transmitted and received, server and
  * client CPU, and whether each point is CPU-, network- or client-bound (core/report/bounds.ts).
  */
-import { bytesPerSToGbps, classifyBound, MORE_CLIENTS_GAIN, type BoundResult } from '../bounds';
+import { BOUND_RULE, bytesPerSToGbps, classifyBound, MORE_CLIENTS_GAIN, type BoundResult } from '../bounds';
 import { barChart } from '../charts';
 import { networkLimitGbps } from '../../plan/cost';
 import { fixed } from '../../format';
@@ -135,8 +135,13 @@ export function networkSection(ctx: Context): ReportSection | null {
           reason: `the same load on the same local servers got different verdicts (${uniqueInOrder(
             same.map((x) => x.bound.bound),
           ).join(', ')}) while other runs shared this machine: co-tenant load, not the point, decided them`,
+          rule: `other runs on the host; same load elsewhere: ${uniqueInOrder(
+            same.filter((x) => x !== r).map((x) => boundLabel(x.bound)),
+          ).join(', ')}`,
         };
     }
+  // Scans send rows and receive only their queries: a receive column of zeros tells nothing, a note says why.
+  const showRx = results.some((r) => r.rx !== null && r.rx >= 0.005);
   for (const r of results) {
     const { g, bound, partialNet, partialCpu } = r;
     const mark = (p: boolean): string => (p ? ` ${PARTIAL_MARK}` : '');
@@ -146,13 +151,14 @@ export function networkSection(ctx: Context): ReportSection | null {
       g.instanceClass,
       clientsLabel(ctx, g),
       r.tx !== null ? `${fixed(r.tx, 2)}${mark(partialNet)}` : '-',
-      r.rx !== null ? `${fixed(r.rx, 3)}${mark(partialNet)}` : '-',
+      ...(showRx ? [r.rx !== null ? `${fixed(r.rx, 2)}${mark(partialNet)}` : '-'] : []),
       gain !== null ? `${gain.gain >= 0 ? '+' : ''}${fixed(gain.gain * 100, 0)}% with ${gain.clients}` : '-',
       r.limit !== null ? `${r.limit}` : local ? 'n/a locally' : 'unknown',
       r.cpu !== null ? `${fixed(r.cpu, 0)}${mark(partialCpu)}` : '-',
       r.clientCpu !== null ? fixed(r.clientCpu, 0) : '-',
       ...(local ? [r.hostCpu !== null ? fixed(r.hostCpu, 0) : '-'] : []),
       boundLabel(bound),
+      bound.rule,
     ]);
     findings.push(
       `${g.variant} ` +
@@ -166,18 +172,33 @@ export function networkSection(ctx: Context): ReportSection | null {
   const workloads = uniqueInOrder(results.map((r) => r.g.workload));
   const variants = uniqueInOrder(results.map((r) => r.g.variant));
   const notes = [
-    "CPU-bound: server CPU >= 90%. Network-bound: transmit + receive >= 90% of the class's network limit " +
-      `(prices/aws-prices.json). Client-bound: more clients moved at least ${MORE_CLIENTS_GAIN * 100}% more ` +
-      "while the one client's sysbench was at 70% of its cores or more (or a client saturated its CPU); its " +
-      'numbers describe the client. Client CPU%: sysbench’s own CPU as a share of the cores its threads can use.',
+    `${BOUND_RULE} The rule column shows the test that decided, with the figures of the columns beside it.`,
+    'Server CPU%: the server’s CPU time as a share of all the CPUs it may use (' +
+      (local
+        ? 'locally this machine’s cores, the class’s vCPUs are not pinned'
+        : 'the instance’s vCPUs, CloudWatch CPUUtilization') +
+      '). Client CPU%: ' +
+      (local
+        ? 'sysbench’s own CPU as a share of the cores its threads can use (one core for one thread)'
+        : 'the client instance’s CPU') +
+      ', the mean over the clients. Gbps with more clients: transmit + receive of the most-clients point against ' +
+      'this one.',
+    ...(showRx || !results.some((r) => r.rx !== null)
+      ? []
+      : [
+          "Receive Gbps left out: the server received under 0.005 Gbps at every point (the scans' queries " +
+            'only); the Gbps figures are transmit + receive.',
+        ]),
   ];
   if (local)
     notes.push(
-      'Local run: loopback traffic has no class limit, so no point can be network-bound; host-bound: this ' +
-        "machine's CPUs (shared by the servers and the clients) were >= 90% busy and more clients did not move " +
-        'more (host CPU%: this machine’s CPU busy % over the step, the figure that verdict uses); unclear: ' +
-        'the host was busy while other runs shared it, or no larger client count tested it. CloudWatch ' +
-        'network metrics per class are AWS only.',
+      "Local run: loopback traffic has no class limit, so no point can be network-bound; host CPU%: this machine's " +
+        'CPU busy % over the step (servers and clients share it). CloudWatch network metrics per class are AWS only.',
+    );
+  if (local && coTenant)
+    notes.push(
+      'Other runs shared this machine during this run: their load is in the host CPU%, and where one load got ' +
+        'different verdicts on the identical local servers, every point of it is unclear (its rule says so).',
     );
   if (!hasNetwork)
     notes.push(
@@ -253,16 +274,17 @@ export function networkSection(ctx: Context): ReportSection | null {
             'class',
             'workload (clients that ran)',
             'transmit Gbps',
-            'receive Gbps',
+            ...(showRx ? ['receive Gbps'] : []),
             'Gbps with more clients',
             'limit Gbps',
-            'server CPU%',
+            'server CPU% of its cores',
             'client CPU%',
             ...(local ? ['host CPU%'] : []),
             'bound',
+            'rule (from the columns)',
           ],
           rows,
-          numeric: local ? [3, 4, 5, 6, 7, 8, 9] : [3, 4, 5, 6, 7, 8],
+          numeric: [3, 4, 5, 6, 7, 8, 9].slice(0, 5 + (showRx ? 1 : 0) + (local ? 1 : 0)),
           notes,
         },
       ],
@@ -336,16 +358,44 @@ function gainLines(
 const boundLabel = (b: BoundResult): string =>
   b.bound === 'none' ? 'no limit reached' : b.bound === 'unclear' ? 'unclear' : `${b.bound}-bound`;
 
-/** The bound verdicts in one sentence, a clause per kind of bound: which points, and why (the first point's reason). */
+/** What each verdict means, in the terms of the table's columns (the numbers are in the rule column). */
+const KIND_TEXT: Record<BoundResult['bound'], string> = {
+  cpu: 'server CPU at 90% or more',
+  network: "transmit + receive at 90% or more of the class's limit",
+  client: "more clients moved 15% or more while the one client's sysbench was at 70% of its cores or more",
+  none: 'no limit reached',
+  host: "this machine's CPUs 90% busy or more and more clients moved less than 15% more",
+  unclear: 'not decided',
+};
+
+/**
+ * The bound verdicts in one sentence, a clause per kind of bound: which points, and the rule that names
+ * the kind. No point's figures here: each row's rule column has them, so the sentence cannot contradict one.
+ */
 function boundLines(results: readonly { g: StepGroup; bound: BoundResult }[]): string[] {
   const kinds = uniqueInOrder(results.map((r) => r.bound.bound));
   const clauses = kinds.map((k) => {
     const of = results.filter((r) => r.bound.bound === k);
     const points = of.map((r) => `${r.g.variant} ${r.g.workload}`).join(', ');
     const label = boundLabel(of[0]!.bound);
-    return `${label} (${of.length} of ${results.length} points: ${points}): ${of[0]!.bound.reason}`;
+    const why = k === 'unclear' ? `${KIND_TEXT[k]}: ${unclearWhy(of.map((r) => r.bound.rule))}` : KIND_TEXT[k];
+    return `${label} (${of.length} of ${results.length} points: ${points}): ${why}`;
   });
   if (clauses.length === 0) return [];
   const text = clauses.join('; ');
-  return [`${text[0]!.toUpperCase()}${text.slice(1)}.`];
+  return [`${text[0]!.toUpperCase()}${text.slice(1)} (each point's figures: the rule column).`];
+}
+
+/** Why the unclear points are unclear, from their rules: one reason a kind. */
+function unclearWhy(rules: readonly string[]): string {
+  const why = uniqueInOrder(
+    rules.map((r) =>
+      /other runs on the host/.test(r)
+        ? 'other runs shared this machine'
+        : /no larger client count/.test(r)
+          ? 'the host was busy and no larger client count tested more clients'
+          : 'more clients moved more with the client not busy while the host was',
+    ),
+  );
+  return why.join('; ');
 }

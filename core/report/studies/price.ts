@@ -228,6 +228,8 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
     for (const other of inAz.slice(1)) {
       const v = f.variants.find((x) => x.variant === other.name)!;
       if (v.hourly === null || base.hourly === null) continue;
+      // Said once after the list: points with no interval cannot be judged against the noise.
+      const bare = { points: 0 };
       const per = uniqueInOrder(f.rows.map((r) => r.workload))
         .map((w) => {
           // A workload of one step: its price-performance finding, interval and verdict with it.
@@ -235,12 +237,14 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
           if (steps.length === 1) return `${w} ${claimText(steps[0]!.pricePerformance, true)}`;
           const a = f.rows.find((r) => r.workload === w && r.variant === v.variant)?.perMoney ?? null;
           const b = f.rows.find((r) => r.workload === w && r.variant === base.variant)?.perMoney ?? null;
-          return a !== null && b !== null && b > 0
-            ? `${w} ${pct(a / b, 1)} (a point estimate` +
-                (steps.length > 1
-                  ? ` over its ${steps.length} steps, whose intervals are in the table)`
-                  : ', no interval)')
-            : null;
+          if (a === null || b === null || b <= 0) return null;
+          if (steps.length > 1)
+            return (
+              `${w} ${pct(a / b, 1)} (a point estimate over its ${steps.length} steps, ` +
+              'whose intervals are in the table)'
+            );
+          bare.points += 1;
+          return `${w} ${pct(a / b, 1)}`;
         })
         .filter((x): x is string => x !== null);
       out.push(
@@ -249,6 +253,10 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
           `of ${base.variant} (${base.engine} ${base.instanceClass}) per hour` +
           (v.unconfirmed || base.unconfirmed ? ' (unconfirmed price)' : '') +
           (per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : '') +
+          (bare.points > 0
+            ? ` (${bare.points > 1 ? "one run's points" : "one run's point"} with no interval: ` +
+              'cannot be judged against the noise)'
+            : '') +
           `.`,
       );
     }

@@ -1,0 +1,34 @@
+/**
+ * S5's words: one name per concept ("capacity" = the highest rate achieved; the rates offered are multiples
+ * of the "unlimited-rate TPS"), and price-performance without an interval said to be one run's point.
+ */
+import { resolve } from 'node:path';
+import { loadPrices } from '../../core/plan/cost';
+import type { Report } from '../../core/report/model';
+import { buildReport, renderTerminal } from '../../core/report/report';
+import { experiment, plantedRunData, type Truth } from '../helpers/planted-lakes';
+
+const prices = loadPrices(resolve(__dirname, '../..'));
+const S5 = experiment('rate-sweep');
+/** A = B: the same capacity for every variant. */
+const same: Truth = () => ({ tps: 2000 });
+
+const text = (r: Report): string => renderTerminal(r);
+
+describe('S5 words on an A/A sweep', () => {
+  it('never calls the offered multiples "capacity", and says a price point cannot be judged', () => {
+    for (let seed = 1; seed <= 3; seed++) {
+      // Act
+      const r = buildReport(plantedRunData(S5, same, { seed, runId: `s5w-${seed}` }), prices);
+      const out = text(r);
+      // Assert
+      expect(out).not.toMatch(/\dx capacity/);
+      expect(out).toMatch(/@0\.5x unlimited-rate TPS/);
+      const price = out.split('\n').find((l) => /its transactions per USD are/.test(l))!;
+      // A workload's point with no interval of its own is said once to be one run's, not judged.
+      const bare = /USD are [^(]*\d% of /.test(price) || /\d%, /.test(price);
+      if (bare) expect(price).toMatch(/one run's points? with no interval: cannot be judged against the noise/);
+      expect(price).not.toMatch(/\b(worse|better|faster|slower)\b/);
+    }
+  });
+});
