@@ -49,8 +49,11 @@ function addPartition(sql: string, schema: string): AthenaTranslation | undefine
   };
 }
 
-const UNLOAD =
-  /^UNLOAD \(SELECT (.+) FROM (\w+) (WHERE dt = '([^']+)' AND "run_id" = '([^']+)' ORDER BY [^)]+)\)\nTO '(s3:\/\/[^']+\/)'\n/s;
+const UNLOAD = new RegExp(
+  /^UNLOAD \(SELECT (.+) FROM (\w+) (WHERE dt = '([^']+)' AND "run_id" = '([^']+)' ORDER BY [^)]+)\)\n/.source +
+    /TO '(s3:\/\/[^']+\/)'\n/.source,
+  's',
+);
 const UNLOAD_WITH = /\nWITH \(format = 'PARQUET', compression = 'ZSTD', partitioned_by = ARRAY\['dt', 'run_id'\]\)$/;
 
 function unload(sql: string): AthenaTranslation | undefined {
