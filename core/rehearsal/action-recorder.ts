@@ -11,6 +11,18 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 
 /** The IAM action of one request to Glue or S3, or undefined for anything else. */
+/**
+ * The Glue column-statistics operations Trino's CREATE TABLE AS calls even with
+ * hive.collect-column-statistics-on-write=false, answered empty (AWS Glue API, "UpdateColumnStatisticsForTable":
+ * Errors lists the entries not updated). Athena reads none of them (its CBO is opt-in).
+ */
+const COLUMN_STATISTICS: Readonly<Record<string, string>> = {
+  'AWSGlue.UpdateColumnStatisticsForTable': '{"Errors":[]}',
+  'AWSGlue.UpdateColumnStatisticsForPartition': '{"Errors":[]}',
+  'AWSGlue.DeleteColumnStatisticsForTable': '{}',
+  'AWSGlue.DeleteColumnStatisticsForPartition': '{}',
+};
+
 function requestAction(method: string, url: string, target: string | undefined): string | undefined {
   const glue = /^AWSGlue\.(\w+)$/.exec(target ?? '');
   if (glue) return `glue:${glue[1]}`;
@@ -41,6 +53,14 @@ export class ActionRecorder {
     this.server = createServer((req: IncomingMessage, res) => {
       const action = requestAction(req.method ?? 'GET', req.url ?? '/', req.headers['x-amz-target'] as string);
       if (action !== undefined) this.current.push(action);
+      const answered = COLUMN_STATISTICS[String(req.headers['x-amz-target'])];
+      if (answered !== undefined) {
+        // Recorded, answered here: moto's Glue lacks it (its 500 fails Trino's CREATE TABLE AS).
+        req.resume();
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+        res.end(answered);
+        return;
+      }
       const upstream = request(
         { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
         (answer) => {

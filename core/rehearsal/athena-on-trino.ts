@@ -10,8 +10,8 @@
  * moto's Athena too (queued as its error), as Athena would fail it.
  *
  * Only two statements of Athena are not Trino's: ALTER TABLE ... ADD PARTITION is translated to
- * Trino's register_partition (athena-translation.ts), and UNLOAD runs on DuckDB (unload-on-duckdb.ts
- * says why). Each is said in the rehearsal's output.
+ * Trino's register_partition, and UNLOAD to a CREATE TABLE AS on the partition's location
+ * (athena-translation.ts). Each translation is said in the rehearsal's output.
  *
  * The Glue and S3 actions Trino makes for each query are recorded (action-recorder.ts) with the
  * query: what the calling function's role must allow. Queries run one at a time per instance, so
@@ -19,18 +19,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AthenaClient } from '@aws-sdk/client-athena';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { ActionRecorder } from './action-recorder';
 import { translateAthenaStatement } from './athena-translation';
 import { createLakeGlue, type LakeTemplate } from './lake-glue';
 import { interceptClient } from './sdk-intercept';
-import { unloadOnDuckDb } from './unload-on-duckdb';
 import { runTrino, type TrinoResult, TrinoQueryError } from './trino-client';
 
 export interface AthenaOnTrinoOptions {
   readonly trinoEndpoint: string;
-  /** A client on moto's S3 that nothing intercepts (UNLOAD's files go through it). */
-  readonly s3: S3Client;
   readonly motoEndpoint: string;
   readonly region: string;
   readonly bucket: string;
@@ -146,7 +142,11 @@ export class AthenaOnTrino {
         // Athena's queries read no Glue column statistics (its CBO is opt-in: Athena User Guide,
         // "Use the cost-based optimizer"), so neither does this Trino (GetColumnStatisticsFor*).
         'hive.table-statistics-enabled': 'false',
+        // UNLOAD's stand-in (CREATE TABLE AS) would then update Glue column statistics, which moto's
+        // Glue fails ("Failed updating column statistics").
         'hive.collect-column-statistics-on-write': 'false',
+        // What UNLOAD is sent with (compression = 'ZSTD').
+        'hive.compression-codec': 'ZSTD',
       };
       const withClause = Object.entries(properties)
         .map(([k, v]) => `"${k}" = '${v}'`)
@@ -176,7 +176,6 @@ export class AthenaOnTrino {
   private async answer(sql: string, database: string): Promise<MotoResultSet | { error: string }> {
     await this.setUp();
     await this.glueDatabase(database);
-    if (/^\s*UNLOAD\b/i.test(sql)) return this.unload(sql, database);
     const translation = translateAthenaStatement(sql, { schema: database });
     if (translation) this.options.log?.(`athena on trino: ${translation.says}`);
     const statements = translation?.statements ?? [sql];
@@ -216,16 +215,6 @@ export class AthenaOnTrino {
     }
     this.answered.push(record);
     return translation ? resultSet(undefined) : resultSet(result.last);
-  }
-
-  /** UNLOAD on DuckDB (unload-on-duckdb.ts says why), said in the output; no Trino action recorded. */
-  private async unload(sql: string, database: string): Promise<MotoResultSet> {
-    const started = Date.now();
-    const { s3, bucket, lakePrefix, log } = this.options;
-    log?.(`athena on trino: UNLOAD ran on DuckDB (its SELECT over the JSON Lines objects, COPY ... PARTITION_BY)`);
-    await unloadOnDuckDb(sql, { s3, bucket, lakePrefix });
-    this.answered.push({ sql, database, statements: [], translated: true, actions: [], ms: Date.now() - started });
-    return resultSet(undefined);
   }
 
   private async post(result: MotoResultSet | { error: string }): Promise<void> {

@@ -1,12 +1,19 @@
 /**
  * An Athena statement the AWS code sends that Trino does not have, as Trino statements with the same
  * effect (the text comes from core/lake/athena-storage.ts; its Athena text is checked with the
- * Athena dialect by test/cdk/athena-sql.test.ts; UNLOAD, the other one, runs on DuckDB:
- * unload-on-duckdb.ts):
+ * Athena dialect by test/cdk/athena-sql.test.ts):
  *  - ALTER TABLE <t> ADD IF NOT EXISTS PARTITION (dt = ..., run_id = ...) LOCATION '...' (Athena User
  *    Guide, "ALTER TABLE ADD PARTITION"): Trino's system.register_partition procedure (Hive connector,
  *    "Procedures"), after a look at "<t>$partitions" for the IF NOT EXISTS.
+ *  - UNLOAD (SELECT <columns>, dt, run_id FROM <t>_json WHERE dt = ... AND run_id = ... ORDER BY ...) TO
+ *    '<location>' WITH (format = 'PARQUET', compression = 'ZSTD', partitioned_by = ARRAY['dt', 'run_id'])
+ *    (Athena User Guide, "UNLOAD"): Trino has no UNLOAD, so a CREATE TABLE ... WITH (format = 'PARQUET',
+ *    external_location = '<location>dt=<dt>/run_id=<run>/') AS SELECT <columns> ... (Hive connector,
+ *    "Table properties"), the partition's values in the path and not the files as UNLOAD writes them,
+ *    then DROP TABLE, which leaves an external table's files (Hive connector, "DROP TABLE"). Nothing
+ *    stays registered, as after UNLOAD. ZSTD is the catalog's hive.compression-codec (athena-on-trino.ts).
  */
+import { randomBytes } from 'node:crypto';
 import type { TrinoResult } from './trino-client';
 
 /** A statement, or one decided by the previous statement's result (undefined: skipped). */
@@ -42,11 +49,44 @@ function addPartition(sql: string, schema: string): AthenaTranslation | undefine
   };
 }
 
+const UNLOAD = new RegExp(
+  /^UNLOAD \(SELECT (.+) FROM (\w+) (WHERE dt = '([^']+)' AND "run_id" = '([^']+)' ORDER BY [^)]+)\)\n/.source +
+    /TO '(s3:\/\/[^']+\/)'\n/.source,
+  's',
+);
+const UNLOAD_WITH = /\nWITH \(format = 'PARQUET', compression = 'ZSTD', partitioned_by = ARRAY\['dt', 'run_id'\]\)$/;
+
+function unload(sql: string): AthenaTranslation | undefined {
+  const m = UNLOAD.exec(sql);
+  if (!m || !UNLOAD_WITH.test(sql)) return undefined;
+  const [, columns, from, where, dt, runId, location] = m as unknown as string[];
+  // The partition columns come last (partitioned_by); their values are the path's, not the files'.
+  const data = columns!.split(', ');
+  if (data.slice(-2).join(', ') !== '"dt", "run_id"') return undefined;
+  const partition = `${location}dt=${dt}/run_id=${runId}/`;
+  const scratch = `"rehearsal_unload_${randomBytes(6).toString('hex')}"`;
+  return {
+    statements: [
+      `CREATE TABLE ${scratch} WITH (format = 'PARQUET', external_location = ${quote(partition)}) AS ` +
+        `SELECT ${data.slice(0, -2).join(', ')} FROM ${from} ${where}`,
+      `DROP TABLE ${scratch}`,
+    ],
+    says:
+      `UNLOAD of ${from} (dt=${dt}, run_id=${runId}) ran as CREATE TABLE ... WITH (format = 'PARQUET', ` +
+      `external_location = '${partition}') AS SELECT ..., then DROP TABLE (the files stay)`,
+  };
+}
+
 /** The translation of an Athena statement Trino lacks; undefined for every other statement (it runs as sent). */
 export function translateAthenaStatement(sql: string, o: { readonly schema: string }): AthenaTranslation | undefined {
   if (/^\s*ALTER TABLE\b.*\bADD\b.*\bPARTITION\b/is.test(sql)) {
     const t = addPartition(sql, o.schema);
     if (!t) throw new Error(`the rehearsal's Athena cannot translate this ALTER TABLE: ${sql.slice(0, 200)}`);
+    return t;
+  }
+  if (/^\s*UNLOAD\b/i.test(sql)) {
+    const t = unload(sql);
+    if (!t) throw new Error(`the rehearsal's Athena cannot translate this UNLOAD: ${sql.slice(0, 200)}`);
     return t;
   }
   return undefined;

@@ -821,7 +821,6 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
     log(`Athena on Trino ${trino.version} at ${trino.endpoint} (moto's Glue and S3 behind it)`);
     athenaOnTrino = new AthenaOnTrino({
       trinoEndpoint: trino.endpoint,
-      s3: raw.s3,
       bucket: config.bucket,
       lakePrefix: config.lakePrefix,
       motoEndpoint: moto.endpoint,

@@ -51,7 +51,6 @@ beforeAll(async () => {
   trino = startTrino();
   emulation = new AthenaOnTrino({
     trinoEndpoint: trino.endpoint,
-    s3: raw.s3,
     bucket: BUCKET,
     lakePrefix: PREFIX,
     motoEndpoint: server.endpoint,

@@ -58,7 +58,6 @@ beforeAll(async () => {
   );
   athena = new AthenaOnTrino({
     trinoEndpoint: trino.endpoint,
-    s3: raw.s3,
     motoEndpoint: moto.endpoint,
     region: REGION,
     bucket: BUCKET,

@@ -120,7 +120,6 @@ beforeAll(async () => {
   trino = startTrino();
   athena = new AthenaOnTrino({
     trinoEndpoint: trino.endpoint,
-    s3: raw.s3,
     bucket: targets.config.bucket,
     lakePrefix: targets.config.lakePrefix,
     motoEndpoint: moto.endpoint,

@@ -28,7 +28,7 @@ import type { AthenaClient } from '@aws-sdk/client-athena';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { withLake, type LakeRowObject } from '../../core/lake/duckdb';
 import { interceptClient } from '../../core/rehearsal/sdk-intercept';
-import { unloadOnDuckDb } from '../../core/rehearsal/unload-on-duckdb';
+import { unloadOnDuckDb } from './unload-on-duckdb';
 
 export interface AthenaEmulationOptions {
   /** A client on moto that the emulation does not intercept. */

@@ -1,18 +1,16 @@
 /**
- * Athena's UNLOAD for the rehearsal, on DuckDB: its own SELECT over the partition's JSON Lines objects
- * in moto's S3, the hive-partitioned Parquet files DuckDB writes (dt=<dt>/run_id=<run>/) put under its
- * TO location, nothing registered (Athena User Guide, "UNLOAD"). Trino has no UNLOAD, and its
- * stand-in (CREATE TABLE ... WITH (external_location) AS SELECT) fails on moto's Glue ("Failed
- * updating column statistics": Trino's Glue metastore updates a written table's statistics), so this
- * one statement stays on DuckDB; athena-on-trino.ts says so in the rehearsal's output.
+ * Athena's UNLOAD on DuckDB for the moto tests still answered by DuckDB (athena-on-duckdb.ts): its
+ * SELECT over the partition's JSON Lines objects in moto's S3, the hive-partitioned Parquet files DuckDB
+ * writes (dt=<dt>/run_id=<run>/) put under its TO location, nothing registered (Athena User Guide,
+ * "UNLOAD"). The rehearsal runs UNLOAD on Trino (core/rehearsal/athena-translation.ts).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DuckDBInstance } from '@duckdb/node-api';
-import type { StepTable } from '../lake/athena-storage';
-import { jsonLinesReader } from '../lake/duckdb';
+import type { StepTable } from '../../core/lake/athena-storage';
+import { jsonLinesReader } from '../../core/lake/duckdb';
 
 export interface UnloadTarget {
   readonly s3: S3Client;
