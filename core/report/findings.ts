@@ -77,13 +77,8 @@ export function rangeText(e: Estimated, digits?: number): string {
 }
 
 /** Interval ends past these are shown as "<10%" and ">1,000%": a ratio known only within 100x is not a figure. */
-export const RATIO_SHOWN_LOW = 0.1;
-export const RATIO_SHOWN_HIGH = 10;
-
-/** Whether a ratio's interval reaches past what the tables print as a number. */
-export function ratioClipped(r: RatioFinding): boolean {
-  return r.interval !== null && (r.interval.low < RATIO_SHOWN_LOW || r.interval.high > RATIO_SHOWN_HIGH);
-}
+const RATIO_SHOWN_LOW = 0.1;
+const RATIO_SHOWN_HIGH = 10;
 
 /** "93.0% (89.1%–97.2%)"; "86.7% (<10%–>1,000%)" for an interval too wide to print. */
 export function ratioText(r: RatioFinding, digits = 1): string {

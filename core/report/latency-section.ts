@@ -147,9 +147,9 @@ export function latencySection(ctx: Context): ReportSection | null {
             : []),
           ...(anyApart
             ? [
-                'A step whose repeats were offered different rates (multiples of each repeat’s own unlimited-rate TPS) ' +
-                  'has ' +
-                  'a row per repeat at the rate it was offered: no mean of those rates was offered.',
+                'A step whose repeats were offered different rates (multiples of each repeat’s own ' +
+                  'unlimited-rate TPS) has a row per repeat at the rate it was offered: no mean of those rates ' +
+                  'was offered.',
               ]
             : []),
         ],

@@ -440,7 +440,7 @@ function abSentences(f: AbFindings): string[] {
       // Both ends: an AZ can be ahead at one step and behind at another.
       const values = shown.map((s) => s.qps.estimate!);
       const [lo, hi] = [Math.min(...values), Math.max(...values)];
-      const [near, far] = (shown[0]!.azs.split('/') as [string, string]);
+      const [near, far] = shown[0]!.azs.split('/') as [string, string];
       out.push(
         `The same class in AZ ${near} differs from AZ ${far} by ` +
           (shown.length === 1 ? signed(lo) : `${signed(lo)} to ${signed(hi)}`) +

@@ -63,7 +63,7 @@ interface PricePerformance {
   readonly pricePerformance: RatioFinding;
 }
 
-export interface RegionRatio {
+interface RegionRatio {
   readonly region: string;
   readonly pair: string;
   readonly ratio: number;
