@@ -142,13 +142,10 @@ function banner(data: RunData): string | null {
   const cpus = localCpus(data);
   // The servers and the sysbench clients compete for the same CPUs: the first thing that bounds every figure.
   const shared =
-    cpus !== null
-      ? ` Each server and its sysbench client shared this machine's ${cpus} CPU${cpus === 1 ? '' : 's'}, ` +
-        `where on AWS each has an instance of its own: the client's load slows the server it measures.`
-      : '';
+    cpus !== null ? `; each server shared its ${cpus} CPU${cpus === 1 ? '' : 's'} with its sysbench client` : '';
   return (
-    `Local rehearsal: every variant ran on this machine${server}${small}.${shared} The numbers show the ` +
-    `method and this machine's behaviour, not the performance or price-performance of the AWS classes named.`
+    `Local rehearsal on this machine${server}${small}${shared}. The numbers show the method and this ` +
+    `machine, not the AWS classes.`
   );
 }
 

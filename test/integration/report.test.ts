@@ -76,7 +76,7 @@ describe('study reports from lake rows', () => {
       ['r6g-b', 1.038],
     ]);
     expect(section(report, 'price').findings[0]).toBe(
-      'AZ a: r6g-a (aurora-mysql db.r6g.2xlarge) costs 89.48% of r5-a (aurora-mysql db.r5.2xlarge) per hour; ' +
+      'AZ a: r6g-a (aurora-mysql db.r6g.2xlarge) costs 89.5% of r5-a (aurora-mysql db.r5.2xlarge) per hour; ' +
         'its transactions per USD are read-only 103.9% (101.6%–106.3%) better, write-only 103.9% (101.6%–106.3%) ' +
         "better, read-write 103.9% (101.6%–106.3%) better of r5-a's.",
     );

@@ -151,7 +151,7 @@ export function networkSection(ctx: Context): ReportSection | null {
       g.instanceClass,
       clientsLabel(ctx, g),
       r.tx !== null ? `${fixed(r.tx, 2)}${mark(partialNet)}` : '-',
-      ...(showRx ? [r.rx !== null ? `${fixed(r.rx, 2)}${mark(partialNet)}` : '-'] : []),
+      ...(showRx ? [r.rx !== null ? `${fixed(r.rx, 3)}${mark(partialNet)}` : '-'] : []),
       gain !== null ? `${gain.gain >= 0 ? '+' : ''}${fixed(gain.gain * 100, 0)}% with ${gain.clients}` : '-',
       r.limit !== null ? `${r.limit}` : local ? 'n/a locally' : 'unknown',
       r.cpu !== null ? `${fixed(r.cpu, 0)}${mark(partialCpu)}` : '-',
