@@ -52,8 +52,8 @@ const valueText = (metric: Shown, value: number | null): string => {
  */
 const LOCAL_MISLEADING: Partial<Record<Shown, string>> = {
   WriteIOPS:
-    'left out locally: data-file writes are deferred page flushes (InnoDB, PostgreSQL), which a short step ' +
-    'ends before, so they read 0/s under a write-only load',
+    'left out locally: data-file writes are deferred page flushes, which a short step ends before, so they ' +
+    'read 0/s even while the step writes',
 };
 
 export function serverMetricsSection(ctx: Context): ReportSection | null {

@@ -320,13 +320,16 @@ function serverCpuLines(results: readonly { cpu: number | null; bound: BoundResu
   if (cpus.length === 0 || results.some((r) => r.bound.bound === 'cpu')) return [];
   const [lo, hi] = [fixed(Math.min(...cpus), 0), fixed(Math.max(...cpus), 0)];
   const far = Math.max(...cpus) < 50 ? 'far ' : '';
+  // Locally the server's CPU% is of the machine's cores, which its clients use too: it cannot reach the line.
+  if (local)
+    return [
+      `Server CPU ${lo === hi ? `${lo}%` : `from ${lo}% to ${hi}%`} of this machine's cores at every point: ` +
+        `the clients ran on the same cores, so the server could not reach the CPU-bound line here, and a low ` +
+        `server CPU shows the CPUs were shared, not that the server had room to spare.`,
+    ];
   return [
     `Server CPU ${lo === hi ? `${lo}%` : `from ${lo}% to ${hi}%`} at every point, ${far}below the CPU-bound line: ` +
-      `the server was not the bottleneck; ${
-        local
-          ? "what limited the scans was the client or this machine's CPUs, which the clients share with the servers"
-          : 'what limited the scans was the client or the network'
-      } (the verdicts above).`,
+      `the server was not the bottleneck; what limited the scans was the client or the network (the verdicts above).`,
   ];
 }
 

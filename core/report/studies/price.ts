@@ -219,6 +219,17 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
   };
 }
 
+/** Why a per-money point has no interval here, and where its noise is read. */
+function bareText(f: PriceFindings, points: number): string {
+  const what = points > 1 ? 'these are point estimates' : 'this is a point estimate';
+  if (f.sweptAtRates.length > 0)
+    return (
+      ` (${what} from the capacities: their noise is the capacity ratios' in the rate sweep section, divided ` +
+      'by the price ratio; equal capacities alone give the inverse of the price ratio)'
+    );
+  return ` (${what} of one run with no interval: cannot be judged against the noise)`;
+}
+
 /** "AZ a: r6g-a costs 89.5% of r5-a per hour; its transactions per USD are ..." per later variant of each AZ. */
 function priceSentences(f: PriceFindings, ctx: Context): string[] {
   const out: string[] = [];
@@ -253,10 +264,7 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
           `of ${base.variant} (${base.engine} ${base.instanceClass}) per hour` +
           (v.unconfirmed || base.unconfirmed ? ' (unconfirmed price)' : '') +
           (per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : '') +
-          (bare.points > 0
-            ? ` (${bare.points > 1 ? "one run's points" : "one run's point"} with no interval: ` +
-              'cannot be judged against the noise)'
-            : '') +
+          (bare.points > 0 ? bareText(f, bare.points) : '') +
           `.`,
       );
     }
