@@ -142,7 +142,9 @@ function banner(data: RunData): string | null {
   const cpus = localCpus(data);
   // The servers and the sysbench clients compete for the same CPUs: the first thing that bounds every figure.
   const shared =
-    cpus !== null ? `; each server shared this machine's ${cpus} CPU${cpus === 1 ? '' : 's'} with its sysbench client` : '';
+    cpus !== null
+      ? `; each server shared this machine's ${cpus} CPU${cpus === 1 ? '' : 's'} with its sysbench client`
+      : '';
   return (
     `Local rehearsal on this machine${server}${small}${shared}. The numbers show the method and this ` +
     `machine, not the AWS classes.`
