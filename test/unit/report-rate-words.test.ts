@@ -1,6 +1,6 @@
 /**
  * S5's words: one name per concept ("capacity" = the highest rate achieved; the rates offered are multiples
- * of the "unlimited-rate TPS"), and price-performance without an interval said to be one run's point.
+ * of the "unlimited-rate TPS"), and price-performance without an interval said to take its noise from the capacities.
  */
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
@@ -25,9 +25,9 @@ describe('S5 words on an A/A sweep', () => {
       expect(out).not.toMatch(/\dx capacity/);
       expect(out).toMatch(/@0\.5x unlimited-rate TPS/);
       const price = out.split('\n').find((l) => /its transactions per USD are/.test(l))!;
-      // A workload's point with no interval of its own is said once to be one run's, not judged.
+      // A workload's point with no interval of its own says once where its noise is read: the capacities'.
       const bare = /USD are [^(]*\d% of /.test(price) || /\d%, /.test(price);
-      if (bare) expect(price).toMatch(/one run's points? with no interval: cannot be judged against the noise/);
+      if (bare) expect(price).toMatch(/point estimates? from the capacities: their noise is the capacity ratios'/);
       expect(price).not.toMatch(/\b(worse|better|faster|slower)\b/);
     }
   });
