@@ -44,11 +44,18 @@ function shapeNote(
   };
 }
 
-/** The server metrics AWS reports that the local sampler cannot, and why: said once, not shown as missing. */
-function unmeasuredMetricsNote(): PlanNote {
+/**
+ * The server metrics AWS reports for this cell that the local sampler cannot, and why: said once, not
+ * shown as missing. Aurora PostgreSQL's forwarding names never apply to a MySQL-family cell, and the
+ * forwarding metrics only to a cell that forwards writes.
+ */
+function unmeasuredMetricsNote(cell: CellPlan): PlanNote {
+  const forwards = cell.variant.writeForwarding?.enabled === true;
   const byReason = new Map<string, string[]>();
-  for (const [metric, why] of Object.entries(LOCAL_UNMEASURED_METRICS))
+  for (const [metric, why] of Object.entries(LOCAL_UNMEASURED_METRICS)) {
+    if (metric.startsWith('AuroraForwarding') || (!forwards && metric.includes('Forwarding'))) continue;
     byReason.set(why, [...(byReason.get(why) ?? []), metric]);
+  }
   return {
     level: 'info',
     path: 'serverMetrics',
@@ -104,7 +111,7 @@ export async function provisionMariadbCell(
     ),
     ...plans.writer.notes,
     ...(cluster.readers.length > 0 ? plans.reader.notes : []),
-    unmeasuredMetricsNote(),
+    unmeasuredMetricsNote(cell),
   ];
   if (ctx.cpuAffinity && !versions.tools.taskset) {
     notes.push({
