@@ -2,8 +2,8 @@
  * Which Aurora MySQL parameters a spec may set, at which level, with which values: the catalogue in
  * aurora-mysql-parameters.json, built by scripts/build-aurora-parameter-catalogue.ts from AWS's
  * parameter reference ("Aurora MySQL configuration parameters", awsdocs/amazon-aurora-user-guide
- * doc_source/AuroraMySQL.Reference.ParameterGroups.md, plus what AWS changed on the live page
- * since; the file records its sources).
+ * doc_source/AuroraMySQL.Reference.ParameterGroups.md; the file records its sources), with what AWS
+ * changed on the live pages since applied from aurora-mysql-parameter-amendments.json.
  *
  * RDS refuses a parameter group change with a parameter the engine does not have, one that is not
  * modifiable (CreateDBClusterParameterGroup succeeds, the Modify call fails), or one given at the
@@ -13,7 +13,9 @@
  * What the catalogue cannot know (values AWS publishes no range for, parameters added after it was
  * built) the account preflight checks with DescribeEngineDefault(Cluster)Parameters.
  */
+import amendmentsJson from './aurora-mysql-parameter-amendments.json';
 import catalogueJson from './aurora-mysql-parameters.json';
+import { AmendmentsFileSchema, applyAmendments, type Major, type MajorCatalogue } from './parameter-amendments';
 import { EngineVersionError, parseAuroraVersion, type AuroraVersion } from './engine';
 
 export type ParameterLevel = 'cluster' | 'instance';
@@ -47,15 +49,13 @@ interface MajorJson {
   readonly parameters: Readonly<Record<string, Omit<AuroraParameterInfo, 'name' | 'major'>>>;
   readonly notApplicable: Readonly<Record<string, string>>;
 }
-const CATALOGUE = catalogueJson as unknown as {
-  readonly source: {
-    readonly repository: string;
-    readonly commit: string;
-    readonly commitDate: string;
-    readonly amendments: { readonly read: string };
-  };
-  readonly majors: Readonly<Record<'2' | '3', MajorJson>>;
-};
+/** The catalogue built from the archive, with the hand-edited amendments applied in order. */
+function amendedCatalogue(): { readonly majors: Readonly<Record<Major, MajorJson>> } {
+  const majors = structuredClone(catalogueJson.majors) as unknown as Record<Major, MajorCatalogue>;
+  applyAmendments(majors, AmendmentsFileSchema.parse(amendmentsJson).amendments);
+  return { majors };
+}
+const CATALOGUE = amendedCatalogue();
 
 export interface ParameterProblem {
   readonly name: string;

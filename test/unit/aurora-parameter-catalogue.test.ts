@@ -11,6 +11,7 @@ import {
   parameterCaveats,
   parameterProblems,
 } from '../../core/aurora/parameter-catalogue';
+import { AmendmentsFileSchema } from '../../core/aurora/parameter-amendments';
 import { writeForwardingParameters } from '../../core/experiment/write-forwarding';
 import { WriteForwardingSchema } from '../../core/experiment/schema';
 
@@ -28,7 +29,6 @@ describe('the Aurora MySQL parameter catalogue', () => {
         commit: string;
         files: string[];
         generator: string;
-        amendments: { pages: string[] };
       };
     };
     // Assert
@@ -36,9 +36,33 @@ describe('the Aurora MySQL parameter catalogue', () => {
     expect(data.source.commit).toMatch(/^[0-9a-f]{40}$/);
     expect(data.source.files).toContain('doc_source/AuroraMySQL.Reference.ParameterGroups.md');
     expect(data.source.generator).toBe('scripts/build-aurora-parameter-catalogue.ts');
-    expect(data.source.amendments.pages.every((p) => p.startsWith('https://docs.aws.amazon.com/'))).toBe(true);
     expect(catalogueNames(2).length).toBeGreaterThan(250);
     expect(catalogueNames(3).length).toBeGreaterThan(250);
+  });
+
+  it('applies the hand-edited amendments over the built catalogue, each with the AWS page it comes from', () => {
+    // Arrange
+    const read = (file: string): unknown =>
+      JSON.parse(readFileSync(join(__dirname, '..', '..', 'core', 'aurora', file), 'utf8'));
+    const built = read('aurora-mysql-parameters.json') as { majors: Record<'3', { parameters: object }> };
+    // Act
+    const file = AmendmentsFileSchema.parse(read('aurora-mysql-parameter-amendments.json'));
+    // Assert: a parameter documented after the archive is only in the amendments, and is found
+    expect(file.amendments.length).toBeGreaterThan(0);
+    expect(built.majors['3'].parameters).not.toHaveProperty('aurora_in_memory_relaylog');
+    expect(file.amendments.map((a) => a.name)).toContain('aurora_in_memory_relaylog');
+    expect(lookupParameter(V3, 'aurora_in_memory_relaylog')).toMatchObject({
+      cluster: { modifiable: true },
+      minVersion: '3.10',
+      source: expect.stringMatching(/^https:\/\/docs\.aws\.amazon\.com\//),
+    });
+  });
+
+  it('refuses an amendment without an AWS page, naming the entry', () => {
+    const bad = { $comment: '', read: '2026-11-22', amendments: [{ majors: ['3'], name: 'x_y', source: 'a blog' }] };
+    const result = AmendmentsFileSchema.safeParse(bad);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(['amendments', 0, 'source']);
   });
 
   it('looks parameters up per major version, in every spelling RDS takes', () => {

@@ -3,14 +3,13 @@
  * awsdocs/amazon-aurora-user-guide, escaped with backslashes) turns into catalogue entries. The
  * samples below are rows in the shape the reference page has them.
  */
+import { applyAmendments, type Amendment } from '../../core/aurora/parameter-amendments';
 import {
   allowedValuesIn,
-  applyAmendments,
   catalogueFromReference,
   checkCatalogue,
   modifiableFor,
   versionsOf,
-  type Amendment,
 } from '../../scripts/build-aurora-parameter-catalogue';
 
 const REFERENCE = [
