@@ -8,7 +8,7 @@
 import { fixed, num } from '../../format';
 import type { TableBlock } from '../model';
 import { mean } from '../stats';
-import { comparableKey, stepLabel, uniqueInOrder, type Context, type StepGroup } from '../context';
+import { comparableKey, runOrder, stepLabel, uniqueInOrder, type Context, type StepGroup } from '../context';
 
 /** Host CPU from which a run's throughput is said to be bounded by the machine, not the class. */
 const BUSY_HOST_PCT = 90;
@@ -233,6 +233,8 @@ export function analyzePairOrder(
   ctx: Context,
   pairs: readonly { az: string | null; variant: string; baseline: string }[],
 ): PairOrder[] {
+  // A duet starts every step on all of a round's variants at once: no order for one to inherit.
+  if (runOrder(ctx).order === 'duet') return pairs.map((p) => ({ ...p, rounds: 0, first: null, adjacent: false }));
   const spans = new Map<string, { variant: string; repeat: number; start: number; end: number }>();
   for (const s of ctx.data.steps) {
     const [start, end] = [Date.parse(s.started_at), Date.parse(s.ended_at)];

@@ -526,7 +526,8 @@ export function abSection(f: AbFindings): ReportSection {
   const mark = (e: Estimated): string => rangeText(e);
   // Both repeats' percentile in one histogram bucket: an interval of no width, explained once per table.
   const flat = (e: Estimated): boolean =>
-    e.interval !== null && rangeText({ value: e.interval.low, interval: null }) === rangeText({ value: e.interval.high, interval: null });
+    e.interval !== null &&
+    rangeText({ value: e.interval.low, interval: null }) === rangeText({ value: e.interval.high, interval: null });
   const latencyCell = (e: Estimated): string => `${rangeText(e)}${flat(e) ? ' §' : ''}`;
   const flatNote = (rows: readonly AbRow[]): string[] =>
     rows.some((r) => flat(r.latency))
@@ -608,6 +609,8 @@ export function abSection(f: AbFindings): ReportSection {
       })),
   );
   const duet = f.order === 'duet';
+  // The run-order column where some pair ran one after the other in 2+ rounds (not at once, as a duet runs).
+  const ordered = f.pairOrder.some((o) => o.rounds >= 2);
   const answerRows = f.azs.flatMap((az) =>
     az.ratios.map((r) => [
       az.az ?? '-',
@@ -618,7 +621,9 @@ export function abSection(f: AbFindings): ReportSection {
       ratioCell(r.latency, false),
       widthText(r.qps),
       r.toResolve ?? 'resolved',
-      pairOrderCell(f.pairOrder.find((o) => o.variant === r.variant && o.baseline === r.baseline)),
+      ...(ordered
+        ? [pairOrderCell(f.pairOrder.find((o) => o.variant === r.variant && o.baseline === r.baseline))]
+        : []),
     ]),
   );
   // The author's table: per AZ, each class's absolute QPS, TPS and pNN with their intervals.
@@ -706,7 +711,7 @@ export function abSection(f: AbFindings): ReportSection {
                   `p${f.latencyPercentile} (lower is better)`,
                   'QPS 95% CI width',
                   duet ? 'rounds to resolve QPS' : 'repeats a side to resolve QPS',
-                  'run order, every round',
+                  ...(ordered ? ['run order, every round'] : []),
                 ],
                 rows: answerRows,
                 numeric: [3, 4, 5, 6],
@@ -720,8 +725,13 @@ export function abSection(f: AbFindings): ReportSection {
                       'of that ratio (delta method), so it is lopsided around the ratio; "within noise": it ' +
                       'includes 100%. Repeats to resolve: per side, for a difference of the observed ' +
                       'size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
-                  'Run order: which of the pair ran second in every round ("right after": with no other cell ' +
-                    'between); "changed": the order differed between rounds; "-": they ran at once or once only.',
+                  ...(ordered
+                    ? [
+                        'Run order: which of the pair ran second in every round ("right after": with no other ' +
+                          'cell between); "changed": the order differed between rounds; "-": they ran at once or ' +
+                          'once only.',
+                      ]
+                    : []),
                 ],
               },
             ]
