@@ -337,8 +337,7 @@ function pricePerformanceSentence(f: PriceFindings): string {
 function pricePerformanceChart(f: PriceFindings) {
   return ratioChart(
     'price-performance',
-    `TPS ratio to the baseline, 95% intervals (dashed: 100%; red bar: the price ratio, right of it more ` +
-      `transactions per ${f.currency})`,
+    'TPS ratio with 95% CI; red bar: the price ratio (dashed: 100%)',
     f.ratios
       .filter((r) => r.performance.estimate !== null)
       .map((r) => ({
@@ -487,7 +486,8 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
                 numeric: [3, 4, 5],
                 notes: [
                   `Price: on-demand DB instance price per hour (${f.region}); the price-performance interval ` +
-                    `is the performance interval divided by the price ratio.` +
+                    `is the performance interval divided by the price ratio. In the chart an interval wholly right ` +
+                    `of its red bar (the price ratio) is more transactions per ${f.currency} beyond the noise.` +
                     (f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''),
                 ],
               },
