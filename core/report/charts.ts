@@ -432,20 +432,28 @@ export interface ForestRow {
   readonly estimate: number;
   readonly low: number | null;
   readonly high: number | null;
+  /** A second reference for this row alone (a price ratio), drawn as a short vertical bar. */
+  readonly mark?: number;
 }
 
 /**
  * A forest plot of ratios: each row's estimate as a dot and its 95% interval as a horizontal
  * segment, with a reference line at 100%. A segment that crosses the line is within the noise.
  */
-export function ratioChart(id: string, title: string, rows: readonly ForestRow[]): ChartBlock {
+export function ratioChart(id: string, title: string, rows: readonly ForestRow[], markName?: string): ChartBlock {
   const scaled = rows.map((r) => ({
     label: r.label,
     estimate: r.estimate * 100,
     low: r.low === null ? null : r.low * 100,
     high: r.high === null ? null : r.high * 100,
+    ...(r.mark !== undefined ? { mark: r.mark * 100 } : {}),
   }));
-  return forestChart(id, title, scaled, { reference: { value: 100, label: '100%' }, unit: '%', ratio: true });
+  return forestChart(id, title, scaled, {
+    reference: { value: 100, label: '100%' },
+    unit: '%',
+    ratio: true,
+    ...(markName !== undefined ? { markName } : {}),
+  });
 }
 
 /**
@@ -463,11 +471,13 @@ export function forestChart(
     readonly axisName?: string;
     /** Percent ratios: a log axis with round bounds, intervals past them clipped and marked. */
     readonly ratio?: boolean;
+    /** What the rows' marks are (e.g. "price ratio"). */
+    readonly markName?: string;
   } = {},
 ): ChartBlock {
   const axis = options.ratio
     ? ratioAxis(
-        rows.map((r) => r.estimate),
+        rows.flatMap((r) => [r.estimate, ...(r.mark !== undefined ? [r.mark] : [])]),
         rows.flatMap((r) => [r.low ?? NaN, r.high ?? NaN]).filter((x) => !Number.isNaN(x)),
       )
     : null;
@@ -501,6 +511,16 @@ export function forestChart(
       tooltip: { show: false },
     });
   });
+  const marks = rows.filter((r) => r.mark !== undefined);
+  if (marks.length > 0)
+    series.push({
+      type: 'scatter',
+      name: options.markName ?? 'mark',
+      data: marks.map((r) => [r.mark!, r.label]),
+      symbol: 'rect',
+      symbolSize: [3, 22],
+      itemStyle: { color: '#d62728' },
+    });
   const ref = options.reference;
   series.push({
     type: 'scatter',
@@ -521,7 +541,7 @@ export function forestChart(
       : {}),
   });
   const all = rows
-    .flatMap((r) => [r.estimate, r.low, r.high])
+    .flatMap((r) => [r.estimate, r.low, r.high, r.mark ?? null])
     .filter((x): x is number => x !== null && Number.isFinite(x));
   const lo = Math.min(ref?.value ?? Infinity, ...all);
   const hi = Math.max(ref?.value ?? -Infinity, ...all);

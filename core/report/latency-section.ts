@@ -138,10 +138,11 @@ export function latencySection(ctx: Context): ReportSection | null {
         rows,
         numeric: [2, 3, 4, 5, 6, 7, 8],
         notes: [
-          "Percentiles are read off sysbench's latency histogram the way sysbench reads its own; max is the " +
-            'exact slowest transaction.',
-          "With several clients a step shows the worst client's percentiles (a percentile cannot be averaged " +
-            'across clients).',
+          "Each run's percentiles are read off its own sysbench latency histogram the way sysbench reads its " +
+            'own, and its max is its exact slowest transaction; with several clients a run shows its worst ' +
+            "client's. A row averages those per-run figures over the repeats: the typical run's percentile, " +
+            'as the ratios compare them, not the percentile of all transactions pooled (that needs the ' +
+            'histograms summed, not their percentiles averaged).',
           ...(anyCapped
             ? [
                 '≤ max: the histogram bucket holding that percentile reaches past the exact slowest transaction; ' +

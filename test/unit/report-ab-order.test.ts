@@ -59,3 +59,21 @@ describe("S1's order note", () => {
     expect(note).toContain('--scale small runs one cell at a time (maxConcurrency 1)');
   });
 });
+
+describe("S1's pair-order caveat", () => {
+  const answer = (d: RunData): string => (buildReport(d, prices).answer?.lines ?? []).join('\n');
+
+  it('names the order when b ran right after a in every round, one cell at a time', () => {
+    // Act
+    const text = answer(data(false, 'gvi-small'));
+    // Assert
+    expect(text).toContain('Order: b ran right after a in all 3 rounds, so what a left on the host');
+  });
+
+  it('says nothing of order when the variants of a round ran at the same time', () => {
+    // Act
+    const text = answer(data(true, 'gvi'));
+    // Assert
+    expect(text).not.toContain('Order:');
+  });
+});

@@ -80,7 +80,7 @@ describe('ratio charts', () => {
   const repoRoot = resolve(__dirname, '../..');
   const lake = resolve(repoRoot, 'test', 'fixtures', 'lakes', 'local-small');
   it.each([
-    ['graviton-vs-intel-small-20261127-112059-afed', 'ab-ratio', 'xAxis'],
+    ['graviton-vs-intel-small-20261127-112059-afed', 'price-performance', 'xAxis'],
     ['write-forwarding-small-20261127-113707-596c', 'fwd-ratio', 'yAxis'],
   ] as const)('the report of %s draws %s on a log ratio axis', async (runId, id, axisKey) => {
     const data = await withLake(lake, (l) => loadRun(l, runId));

@@ -14,6 +14,7 @@ import { buildReport, renderTerminal } from '../../core/report/report';
 import type { Report } from '../../core/report/model';
 import { experiment, plantedRunData, recordedNoise, withReplicaLag, type Truth } from '../helpers/planted-lakes';
 import type { NoiseModel } from '../../bench/noise-model';
+import { orderCells } from '../../core/plan/plan';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
 const recorded = recordedNoise();
@@ -42,7 +43,7 @@ function s1Claims(r: Report): { better: number; worse: number; open: number; say
   let worse = 0;
   let open = 0;
   const saysWhatWouldResolve: boolean[] = [];
-  for (const line of answerLines(r).filter((l) => /^AZ [ab], r6g-[ab] vs r5-[ab] \(QPS\):/.test(l))) {
+  for (const line of answerLines(r).filter((l) => /^AZ [ab], r6g-[ab] vs r5-[ab] \(QPS(, p\d+)?\):/.test(l))) {
     const beyond = /beyond the run-to-run noise: (.*?)(; the rest|: \d|$)/.exec(line)?.[1] ?? '';
     for (const step of S1_STEPS) {
       const verdict = new RegExp(`${step} \\((better|worse)\\)`).exec(beyond)?.[1];
@@ -103,6 +104,70 @@ describe('S1 on planted truths', () => {
     expect(t.worse).toBe(0);
     expect(t.better / t.comparisons).toBeGreaterThanOrEqual(0.5);
     expect(t.silentOnOpen).toBe(0);
+  });
+});
+
+/**
+ * An order effect: a cell that runs right after r5-b's (the cell before it in the plan's order, as
+ * core/plan/plan.ts orderCells lays them out) runs 25% faster, on a quiet machine; nothing else differs.
+ */
+function afterR5b(order: 'interleaved' | 'randomized', orderSeed: number): Truth {
+  const names = ['r5-a', 'r6g-a', 'r5-b', 'r6g-b'];
+  const sequence = orderCells(4, 2, order, orderSeed).map((c) => `${names[c.variantIndex]}/${c.repeat}`);
+  return (cell) => {
+    const before = sequence[sequence.indexOf(`${cell.variant.name}/${cell.repeat}`) - 1];
+    return { tps: before?.startsWith('r5-b/') === true ? 1250 : 1000 };
+  };
+}
+
+/** A seed whose randomized order puts r6g-b after r5-b in one round and before it in the other. */
+function flippingSeed(): number {
+  for (let seed = 1; ; seed++) {
+    const rounds = [1, 2].map((r) =>
+      orderCells(4, 2, 'randomized', seed)
+        .filter((c) => c.repeat === r)
+        .map((c) => c.variantIndex),
+    );
+    if (rounds[0]!.indexOf(3) > rounds[0]!.indexOf(2) !== rounds[1]!.indexOf(3) > rounds[1]!.indexOf(2)) return seed;
+  }
+}
+
+describe('S1 on a planted order effect', () => {
+  const report = (truth: Truth, seed: number, spec: Record<string, unknown> = {}): Report =>
+    buildReport(plantedRunData(S1, truth, { seed, runId: `s1-order-${seed}`, noise: quiet, spec }), prices);
+  const azLine = (r: Report, az: string): string => answerLines(r).find((l) => l.startsWith(`AZ ${az}, `))!;
+
+  it('r6g-b always right after r5-b and faster only for it: the order is said beside its verdicts', () => {
+    let better = 0;
+    for (let seed = 1; seed <= 6; seed++) {
+      // Act
+      const r = report(afterR5b('interleaved', 0), seed);
+      // Assert: the AZ b comparison, whatever its verdict, names the order and what would vary it.
+      expect(azLine(r, 'b')).toMatch(/Order: r6g-b ran right after r5-b in both rounds, so what r5-b left on the host/);
+      expect(azLine(r, 'b')).toContain('"order": "randomized" in the experiment would vary it');
+      // AZ a's pair swapped places between the rounds: no order caveat there.
+      expect(azLine(r, 'a')).not.toContain('Order:');
+      // A price-performance verdict on that pair carries the order beside it.
+      const price = answerLines(r).find((l) => l.startsWith('Price: '))!;
+      if (/read-only t32 in AZ b \(better/.test(price)) {
+        better++;
+        expect(price).toContain('read-only t32 in AZ b (better, but r6g-b ran right after r5-b in both rounds');
+      }
+    }
+    // On a quiet machine the planted 25% is resolved: the verdict beside which the order is said exists.
+    expect(better).toBeGreaterThan(0);
+  });
+
+  it('the same effect in an order that alternates the pair: no order caveat', () => {
+    // Arrange
+    const orderSeed = flippingSeed();
+    for (let seed = 1; seed <= 3; seed++) {
+      // Act
+      const r = report(afterR5b('randomized', orderSeed), seed, { order: 'randomized', orderSeed });
+      // Assert
+      expect(azLine(r, 'b')).not.toContain('Order:');
+      expect(answerLines(r).join('\n')).not.toContain('an order effect is not ruled out');
+    }
   });
 });
 

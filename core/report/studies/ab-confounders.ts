@@ -8,7 +8,7 @@
 import { fixed, num } from '../../format';
 import type { TableBlock } from '../model';
 import { mean } from '../stats';
-import { comparableKey, stepLabel, uniqueInOrder, type Context, type StepGroup } from '../context';
+import { comparableKey, runOrder, stepLabel, uniqueInOrder, type Context, type StepGroup } from '../context';
 
 /** Host CPU from which a run's throughput is said to be bounded by the machine, not the class. */
 const BUSY_HOST_PCT = 90;
@@ -205,4 +205,103 @@ export function repeatOrderTable(o: RepeatOrder): TableBlock {
         'in the same order do not remove.',
     ],
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pair order: a compared pair that ran in the same order in every round
+
+/** Where in the run a compared pair's cells ran, round by round. */
+export interface PairOrder {
+  readonly az: string | null;
+  readonly variant: string;
+  readonly baseline: string;
+  /** Rounds in which the two cells ran one after the other (not at once). */
+  readonly rounds: number;
+  /** The one of the two that ran first in every such round; null when the order changed. */
+  readonly first: string | null;
+  /** The later cell started right after the earlier one ended, with no other cell between, in every round. */
+  readonly adjacent: boolean;
+}
+
+/**
+ * Per compared pair, whether its two cells ran in the same order in every round, from the lake's
+ * step times. A variant that always runs right after the same neighbour inherits what that
+ * neighbour leaves behind (the host's page cache, CPU and disk state, a warmed client) in every
+ * round alike, so more repeats in that order cannot average it out.
+ */
+export function analyzePairOrder(
+  ctx: Context,
+  pairs: readonly { az: string | null; variant: string; baseline: string }[],
+): PairOrder[] {
+  // A duet starts every step on all of a round's variants at once: no order for one to inherit.
+  if (runOrder(ctx).order === 'duet') return pairs.map((p) => ({ ...p, rounds: 0, first: null, adjacent: false }));
+  const spans = new Map<string, { variant: string; repeat: number; start: number; end: number }>();
+  for (const s of ctx.data.steps) {
+    const [start, end] = [Date.parse(s.started_at), Date.parse(s.ended_at)];
+    if (!Number.isFinite(start) || !Number.isFinite(end)) continue;
+    const span = spans.get(s.cell_id);
+    spans.set(s.cell_id, {
+      variant: s.variant,
+      repeat: s.repeat,
+      start: Math.min(span?.start ?? start, start),
+      end: Math.max(span?.end ?? end, end),
+    });
+  }
+  const sequence = [...spans.entries()].sort((a, b) => a[1].start - b[1].start).map(([id]) => id);
+  const cellOf = (variant: string, repeat: number): string | undefined =>
+    [...spans.entries()].find(([, s]) => s.variant === variant && s.repeat === repeat)?.[0];
+  const repeats = uniqueInOrder(ctx.data.steps.map((s) => s.repeat));
+  return pairs.map((p) => {
+    const orders = repeats.flatMap((r) => {
+      const [v, b] = [cellOf(p.variant, r), cellOf(p.baseline, r)];
+      if (v === undefined || b === undefined) return [];
+      const [sv, sb] = [spans.get(v)!, spans.get(b)!];
+      // Cells that ran at once have no order for one to inherit from the other.
+      if (sv.start < sb.end && sb.start < sv.end) return [];
+      const first = sv.start < sb.start ? p.variant : p.baseline;
+      return [{ first, adjacent: Math.abs(sequence.indexOf(v) - sequence.indexOf(b)) === 1 }];
+    });
+    const same = orders.length >= 2 && orders.every((o) => o.first === orders[0]!.first);
+    return {
+      ...p,
+      rounds: orders.length,
+      first: same ? orders[0]!.first : null,
+      adjacent: same && orders.every((o) => o.adjacent),
+    };
+  });
+}
+
+/** The pair that ran second: the one the order can favour or handicap. */
+const secondOf = (o: PairOrder): string => (o.first === o.variant ? o.baseline : o.variant);
+
+/** "r6g-b ran right after r5-b in both rounds" / null when the order changed between rounds. */
+export function pairOrderText(o: PairOrder): string | null {
+  if (o.first === null) return null;
+  const rounds = o.rounds === 2 ? 'both rounds' : `all ${o.rounds} rounds`;
+  return `${secondOf(o)} ran ${o.adjacent ? 'right after' : 'after'} ${o.first} in ${rounds}`;
+}
+
+/**
+ * The order confounder beside a verdict: what the fixed order can do and what would vary it. The
+ * experiment's order "interleaved" rotates who goes first in each round (core/plan/plan.ts
+ * orderCells) but keeps neighbours next to each other; "randomized" shuffles each round.
+ */
+export function pairOrderCaveat(o: PairOrder, order: string): string | null {
+  const said = pairOrderText(o);
+  if (said === null) return null;
+  const fix =
+    order === 'randomized'
+      ? 'another orderSeed would vary it'
+      : `"order": "randomized" in the experiment would vary it` +
+        (order === 'interleaved' ? ` ("interleaved" only rotates who goes first)` : '');
+  return (
+    `order: ${said}, so what ${o.first} left on the host (warm caches, CPU or disk state) fell on ` +
+    `${secondOf(o)} each time and more repeats in this order cannot average it out: ${fix}`
+  );
+}
+
+/** The pair's run order in a table cell. */
+export function pairOrderCell(o: PairOrder | undefined): string {
+  if (o === undefined || o.rounds < 2) return '-';
+  return o.first === null ? 'changed' : `${secondOf(o)} ${o.adjacent ? 'right after' : 'after'} ${o.first}`;
 }

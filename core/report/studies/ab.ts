@@ -7,12 +7,16 @@
 import { ratioChart, type ForestRow } from '../charts';
 import {
   analyzeConfounders,
+  analyzePairOrder,
   analyzeRepeatOrder,
   confoundersSentence,
   confoundersTable,
   orderBiasText,
+  pairOrderCaveat,
+  pairOrderCell,
   repeatOrderTable,
   type Confounders,
+  type PairOrder,
   type RepeatOrder,
 } from './ab-confounders';
 import {
@@ -23,6 +27,7 @@ import {
   type LocalCaveats,
 } from '../local-caveats';
 import { ratioVerdict, repeatsToResolve } from '../stats';
+import { analyzePrice } from './price';
 import type { ReportSection, TableBlock } from '../model';
 import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from '../duet-pairs';
 import { stepKey } from '../load';
@@ -110,6 +115,10 @@ export interface AbFindings {
   readonly confounders: Confounders | null;
   readonly caveats: LocalCaveats;
   readonly repeatOrder: RepeatOrder;
+  /** Per compared pair, whether its cells ran in the same order in every round. */
+  readonly pairOrder: readonly PairOrder[];
+  /** The price section weighs these ratios against their price ratio (and its chart is the Answer's). */
+  readonly priced: boolean;
 }
 
 /** Whether steps of two different cells ran at the same time, from the lake's step start and end times. */
@@ -326,6 +335,14 @@ export function analyzeAb(ctx: Context): AbFindings | null {
         az.ratios.map((r) => ({ variant: r.variant, baseline: r.baseline, estimate: r.qps.estimate })),
       ),
     ),
+    pairOrder: analyzePairOrder(
+      ctx,
+      uniqueInOrder(azs.flatMap((az) => az.ratios.map((r) => `${r.variant}\u0000${r.baseline}`))).map((k) => {
+        const [variant, baseline] = k.split('\u0000') as [string, string];
+        return { az: ctx.variants.find((v) => v.name === variant)?.az ?? null, variant, baseline };
+      }),
+    ),
+    priced: (analyzePrice(ctx)?.ratios.length ?? 0) > 0,
     kind: 'ab',
     order: runOrder(ctx).order,
     orderSentence: orderSentence(ctx),
@@ -343,8 +360,12 @@ export function analyzeAb(ctx: Context): AbFindings | null {
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-const widthText = (r: RatioFinding): string =>
-  r.interval !== null ? `${((r.interval.high - r.interval.low) * 100).toFixed(1)} pts` : '-';
+/** The interval's width in points; past the printed ends ("<10%–>1,000%") only a bound of it. */
+const widthText = (r: RatioFinding): string => {
+  if (r.interval === null) return '-';
+  if (r.interval.low < 0.1 || r.interval.high > 10) return '> 990 pts';
+  return `${((r.interval.high - r.interval.low) * 100).toFixed(1)} pts`;
+};
 
 /** Per AZ and step, the ratio with its verdict: the evidence's sentences. */
 function abStepSentences(f: AbFindings): string[] {
@@ -397,6 +418,7 @@ function identical(f: AbFindings, variant: string, baseline: string): boolean {
  */
 function abSentences(f: AbFindings): string[] {
   const out: string[] = [];
+  const p = `p${f.latencyPercentile}`;
   for (const az of f.azs) {
     for (const variant of uniqueInOrder(az.ratios.map((r) => r.variant))) {
       const ratios = az.ratios.filter((r) => r.variant === variant);
@@ -406,19 +428,29 @@ function abSentences(f: AbFindings): string[] {
         // An interval only where it resolves the difference: an unresolved one says what would resolve it instead.
         const resolved =
           r.qps.interval?.covers === 'run-to-run' && (r.qps.direction === 'higher' || r.qps.direction === 'lower');
+        // The author's table beside each QPS pair: the two classes' latency at the study's percentile.
+        const latency =
+          row?.latency.value != null && base?.latency.value != null
+            ? `, ${p} ${valueText(row.latency)} vs ${valueText(base.latency)} ms`
+            : '';
         return (
           `${r.step} ${whole(row?.qps.value ?? null)} vs ${whole(base?.qps.value ?? null)} ` +
-          `(${resolved ? ratioText(r.qps) : pct(r.qps.estimate, 1)})`
+          `(${resolved ? ratioText(r.qps) : pct(r.qps.estimate, 1)}${latency})`
         );
       });
       const judged = ratios.filter((r) => r.qps.interval?.covers === 'run-to-run');
       const beyond = judged.filter((r) => r.qps.direction === 'higher' || r.qps.direction === 'lower');
       const open = judged.filter((r) => !beyond.includes(r));
+      const slower = judged.filter(
+        (r) =>
+          r.latency.interval?.covers === 'run-to-run' &&
+          (r.latency.direction === 'higher' || r.latency.direction === 'lower'),
+      );
       const verdict =
         judged.length === 0
           ? 'the run-to-run noise is not measured (one repeat)'
           : (beyond.length === 0
-              ? 'none beyond the run-to-run noise'
+              ? `none beyond the run-to-run noise in QPS${slower.length === 0 ? ` or ${p}` : ''}`
               : `beyond the run-to-run noise: ` +
                 beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ') +
                 (open.length > 0 ? '; the rest within it' : '')) +
@@ -426,8 +458,18 @@ function abSentences(f: AbFindings): string[] {
             (identical(f, variant, az.baseline) && open.length > 0
               ? ' (they are the same server here, so what more repeats resolved would be this machine, not the class)'
               : '');
+      const latencyVerdict =
+        slower.length > 0
+          ? ` ${p} beyond the noise: ` +
+            slower.map((r) => `${r.step} ${ratioText(r.latency)} (${verdictText(r.latency, false)})`).join(', ') +
+            '.'
+          : '';
+      const order = f.pairOrder.find((o) => o.variant === variant && o.baseline === az.baseline);
+      const caveat = order !== undefined ? pairOrderCaveat(order, f.order) : null;
       out.push(
-        `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline} (QPS): ${parts.join(', ')}, ${verdict}.`,
+        `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline} (QPS, ${p}): ${parts.join(', ')}, ` +
+          `${verdict}.${latencyVerdict}` +
+          (caveat !== null ? ` ${caveat[0]!.toUpperCase()}${caveat.slice(1)}.` : ''),
       );
     }
   }
@@ -459,6 +501,9 @@ function abSentences(f: AbFindings): string[] {
   return out;
 }
 
+/** An estimate without its interval, at the table's rounding: "29.20", "142". */
+const valueText = (e: Estimated): string => rangeText({ value: e.value, interval: null });
+
 /** A ratio as a signed change: 0.875 -> "-12.5%", 1.306 -> "+30.6%". */
 function signed(ratio: number): string {
   const change = (ratio - 1) * 100;
@@ -479,6 +524,19 @@ export function abSection(f: AbFindings): ReportSection {
     az.rows.some((r) => [r.tps, r.qps, r.latency].some((e) => e.interval?.covers === 'within-run')),
   );
   const mark = (e: Estimated): string => rangeText(e);
+  // Both repeats' percentile in one histogram bucket: an interval of no width, explained once per table.
+  const flat = (e: Estimated): boolean =>
+    e.interval !== null &&
+    rangeText({ value: e.interval.low, interval: null }) === rangeText({ value: e.interval.high, interval: null });
+  const latencyCell = (e: Estimated): string => `${rangeText(e)}${flat(e) ? ' §' : ''}`;
+  const flatNote = (rows: readonly AbRow[]): string[] =>
+    rows.some((r) => flat(r.latency))
+      ? [
+          `§: the repeats' p${f.latencyPercentile} fell in the same latency bucket (sysbench's histogram buckets ` +
+            `are about 1.8% apart), so the interval has no width: no difference at the histogram's resolution, ` +
+            `not a noise-free figure.`,
+        ]
+      : [];
   for (const az of f.azs) {
     const rows: string[][] = [];
     const emphasis: number[] = [];
@@ -489,7 +547,7 @@ export function abSection(f: AbFindings): ReportSection {
         r.instanceClass,
         mark(r.tps),
         mark(r.qps),
-        mark(r.latency),
+        latencyCell(r.latency),
         r.noise,
         r.from,
       ]);
@@ -509,12 +567,24 @@ export function abSection(f: AbFindings): ReportSection {
     }
     tables.push({
       title: az.az !== null ? `AZ ${az.az}` : 'All variants',
-      head: ['step', 'variant', 'class', 'TPS (95% CI)', 'QPS (95% CI)', `${pctName} (95% CI)`, 'noise (CV)', 'from'],
+      head: [
+        'step',
+        'variant',
+        'class',
+        'TPS (95% CI)',
+        'QPS (95% CI)',
+        `${pctName} (95% CI)`,
+        'TPS CV (runs: repeat to repeat; within: inside a run)',
+        'from',
+      ],
       rows,
       numeric: [3, 4, 5],
       emphasis,
       notes: [
         f.orderSentence,
+        'TPS CV (standard deviation over the mean): "runs" across the repeats, each a fresh server; "within" ' +
+          'across one run’s per-interval TPS (batch means, up to 10), averaged over the repeats.',
+        ...flatNote(az.rows),
         `Ratios are each variant over ${az.baseline}, with a 95% interval on the log scale; "within noise": ` +
           `the interval includes 100%.`,
         ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
@@ -539,6 +609,8 @@ export function abSection(f: AbFindings): ReportSection {
       })),
   );
   const duet = f.order === 'duet';
+  // The run-order column where some pair ran one after the other in 2+ rounds (not at once, as a duet runs).
+  const ordered = f.pairOrder.some((o) => o.rounds >= 2);
   const answerRows = f.azs.flatMap((az) =>
     az.ratios.map((r) => [
       az.az ?? '-',
@@ -549,6 +621,9 @@ export function abSection(f: AbFindings): ReportSection {
       ratioCell(r.latency, false),
       widthText(r.qps),
       r.toResolve ?? 'resolved',
+      ...(ordered
+        ? [pairOrderCell(f.pairOrder.find((o) => o.variant === r.variant && o.baseline === r.baseline))]
+        : []),
     ]),
   );
   // The author's table: per AZ, each class's absolute QPS, TPS and pNN with their intervals.
@@ -563,7 +638,7 @@ export function abSection(f: AbFindings): ReportSection {
         r.instanceClass,
         rangeText(r.qps),
         rangeText(r.tps),
-        rangeText(r.latency),
+        latencyCell(r.latency),
       ]),
     ),
     numeric: [4, 5, 6],
@@ -573,6 +648,7 @@ export function abSection(f: AbFindings): ReportSection {
           ? 'run to run, over the repeats (each a fresh server)'
           : 'none from repeats') +
         `; a range cut at 0 where the interval would go below it.`,
+      ...flatNote(f.azs.flatMap((az) => az.rows)),
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
     ],
   };
@@ -612,7 +688,11 @@ export function abSection(f: AbFindings): ReportSection {
     question: 'Is one variant faster than another, beyond the run-to-run noise?',
     findings,
     tables,
-    charts: [],
+    // The Answer's chart is the price section's (the TPS ratios against the price ratio) when prices apply.
+    charts:
+      forest.length > 0 && !f.priced
+        ? [ratioChart('ab-ratio', 'QPS ratio to the baseline, with 95% intervals (dashed: 100%)', forest)]
+        : [],
     answer: {
       lines: opening,
       tables: [
@@ -631,6 +711,7 @@ export function abSection(f: AbFindings): ReportSection {
                   `p${f.latencyPercentile} (lower is better)`,
                   'QPS 95% CI width',
                   duet ? 'rounds to resolve QPS' : 'repeats a side to resolve QPS',
+                  ...(ordered ? ['run order, every round'] : []),
                 ],
                 rows: answerRows,
                 numeric: [3, 4, 5, 6],
@@ -644,15 +725,19 @@ export function abSection(f: AbFindings): ReportSection {
                       'of that ratio (delta method), so it is lopsided around the ratio; "within noise": it ' +
                       'includes 100%. Repeats to resolve: per side, for a difference of the observed ' +
                       'size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
+                  ...(ordered
+                    ? [
+                        'Run order: which of the pair ran second in every round ("right after": with no other ' +
+                          'cell between); "changed": the order differed between rounds; "-": they ran at once or ' +
+                          'once only.',
+                      ]
+                    : []),
                 ],
               },
             ]
           : []),
       ],
-      charts:
-        forest.length > 0
-          ? [ratioChart('ab-ratio', 'QPS ratio to the baseline, with 95% intervals (dashed: 100%)', forest)]
-          : [],
+      charts: [],
     },
   };
 }

@@ -5,7 +5,8 @@
  * and per AZ each variant's performance ratio against its price ratio. Only for studies that
  * compare variants: one variant has nothing to weigh its price against.
  */
-import { barChart } from '../charts';
+import { barChart, ratioChart } from '../charts';
+import { analyzePairOrder, pairOrderText, type PairOrder } from './ab-confounders';
 import {
   dbInstancePrice,
   dbInstancePriceKey,
@@ -85,6 +86,8 @@ export interface PriceFindings {
   /** Workloads priced at a rate sweep's capacity. */
   readonly sweptAtRates: readonly string[];
   readonly local: boolean;
+  /** Per compared pair, whether its cells ran in the same order in every round (ab-confounders.ts). */
+  readonly pairOrder: readonly PairOrder[];
 }
 
 function variantPrice(prices: ReturnType<typeof regionPrices>['prices'], v: VariantInfo): VariantPrice {
@@ -216,6 +219,13 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
     ratios,
     sweptAtRates: [...sweptAtRates],
     local: ctx.data.run.backend === 'local',
+    pairOrder: analyzePairOrder(
+      ctx,
+      uniqueInOrder(ratios.map((r) => `${r.variant}\u0000${r.baseline}`)).map((k) => {
+        const [variant, baseline] = k.split('\u0000') as [string, string];
+        return { az: ratios.find((r) => r.variant === variant)?.az ?? null, variant, baseline };
+      }),
+    ),
   };
 }
 
@@ -301,7 +311,13 @@ function pricePerformanceSentence(f: PriceFindings): string {
       ? 'price-performance differs beyond the noise at no step'
       : `price-performance differs beyond the noise at ` +
         beyond
-          .map((r) => `${r.step}${manyAzs ? ` in AZ ${r.az}` : ''} (${verdictText(r.pricePerformance, true)})`)
+          .map((r) => {
+            // A verdict on a pair that always ran in the same order carries that order beside it.
+            const order = f.pairOrder.find((o) => o.variant === r.variant && o.baseline === r.baseline);
+            const said = order !== undefined ? pairOrderText(order) : null;
+            const caveat = said !== null ? `, but ${said}: an order effect is not ruled out` : '';
+            return `${r.step}${manyAzs ? ` in AZ ${r.az}` : ''} (${verdictText(r.pricePerformance, true)}${caveat})`;
+          })
           .join(', ');
   const unconfirmed = f.variants.some((v) => v.unconfirmed) ? ' (unconfirmed price)' : '';
   return (
@@ -310,6 +326,28 @@ function pricePerformanceSentence(f: PriceFindings): string {
     `; its performance ` +
     `(TPS) is ${range} of the baseline's; ${verdict}.` +
     (f.local ? ' (Local run: the performance is this machine’s.)' : '')
+  );
+}
+
+/**
+ * The table's rows as a chart: each pair's TPS ratio with its 95% interval, the 100% line and the
+ * pair's price ratio. An interval wholly right of the price mark is more transactions per unit of
+ * money beyond the noise ("better" in the table), wholly left of it fewer.
+ */
+function pricePerformanceChart(f: PriceFindings) {
+  return ratioChart(
+    'price-performance',
+    'TPS ratio with 95% CI; red bar: the price ratio (dashed: 100%)',
+    f.ratios
+      .filter((r) => r.performance.estimate !== null)
+      .map((r) => ({
+        label: `${r.az !== null ? `AZ ${r.az} ` : ''}${r.step}: ${r.variant}/${r.baseline}`,
+        estimate: r.performance.estimate!,
+        low: r.performance.interval?.low ?? null,
+        high: r.performance.interval?.high ?? null,
+        mark: r.priceRatio,
+      })),
+    'price ratio',
   );
 }
 
@@ -448,12 +486,13 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
                 numeric: [3, 4, 5],
                 notes: [
                   `Price: on-demand DB instance price per hour (${f.region}); the price-performance interval ` +
-                    `is the performance interval divided by the price ratio.` +
+                    `is the performance interval divided by the price ratio. In the chart an interval wholly right ` +
+                    `of its red bar (the price ratio) is more transactions per ${f.currency} beyond the noise.` +
                     (f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''),
                 ],
               },
             ],
-            charts: [],
+            charts: [pricePerformanceChart(f)],
           },
         }
       : {}),
