@@ -147,9 +147,13 @@ export async function loadHistoryDetails(
           `SELECT run_id, started_at, status, backend, plan FROM runs WHERE run_id IN (${ids}) ORDER BY ` +
             `started_at, run_id`,
         );
+  // Ordered: a run's repeats of a step are listed in this order (the history's note of those it left out), and
+  // neither engine orders an aggregate's rows by itself (on the same lake DuckDB and Trino gave other orders).
   const steps =
     read.length === 0
       ? []
-      : await lake.query<StepRow>(`SELECT ${STEP_COLUMNS} FROM step_summary WHERE run_id IN (${ids})`);
+      : await lake.query<StepRow>(
+          `SELECT ${STEP_COLUMNS} FROM step_summary WHERE run_id IN (${ids}) ORDER BY run_id, step_index, cell_id`,
+        );
   return { experiment, runs, steps, runsNotRead: allRuns - read.length };
 }

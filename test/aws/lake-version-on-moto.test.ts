@@ -4,11 +4,11 @@
  * recorded (test/fixtures/s3-lake-v1) is read by this code through Athena and brought to this version
  * when it first writes, without an object changing; a lake a newer aurora-bench wrote is refused, for
  * writing and for reading, naming the version record and both versions, with nothing written and no
- * query sent. moto's Athena runs no SQL: the rehearsal's emulation (core/rehearsal/athena-emulation.ts)
- * answers the queries with the same view SQL on DuckDB over the S3 objects.
+ * query sent. moto's Athena runs no SQL: the rehearsal's Athena (core/rehearsal/athena-on-trino.ts)
+ * answers the queries on Trino over the synthesized template's Glue tables in moto and the S3 objects.
+ * Each lake prefix has a Glue database of its own, since a table's location names the prefix.
  */
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -16,21 +16,24 @@ import { AthenaLake } from '../../core/backends/aws/athena-lake';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { findRun, stepResults } from '../../core/lake/results';
 import { LAKE_SCHEMA_VERSION, LAKE_VERSION_KEY } from '../../core/lake/schema';
-import { AthenaEmulation } from '../helpers/athena-on-duckdb';
+import { AthenaOnTrino } from '../../core/rehearsal/athena-on-trino';
 import { CREDENTIALS, destroyRawClients, rawClients, REGION, type RawClients } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
+import { stackTemplate, startTrino, type TrinoServer } from './trino';
 
 jest.setTimeout(120_000);
 
 const BUCKET = 'ab-lake-versions';
 const WORK_GROUP = 'aurora-bench';
 const FIXTURE = join(__dirname, '..', 'fixtures', 's3-lake-v1', 'objects');
-const copyDir = join(tmpdir(), `ab-lake-version-copy-${process.pid}`);
+/** The fixture's day and the day a test writes: the lake's projected dates. */
+const PROJECTED_DAYS = '2026-11-27,2026-11-28';
 
 let moto: MotoServer | undefined;
+let trino: TrinoServer | undefined;
 let raw: RawClients;
 let athena: AthenaClient | undefined;
-let emulations: AthenaEmulation[] = [];
+const readers: { client: AthenaClient; athena: AthenaOnTrino }[] = [];
 
 /** The fixture's objects: key under the lake prefix and body. */
 function fixtureObjects(): { key: string; body: Buffer }[] {
@@ -52,29 +55,29 @@ async function objects(prefix: string): Promise<Map<string, string>> {
 }
 
 /**
- * The Athena reader of the lake at `prefix`, as `results --aws`
- * builds it (core/cli/results-aws.ts), answered by the emulation.
+ * The Athena reader of the lake at `prefix`, as `results --aws` builds it (core/cli/results-aws.ts),
+ * answered on Trino, in a Glue database of the prefix's own (its tables located under the prefix).
  */
-function athenaLakeAt(prefix: string, store: S3LakeStore): { lake: AthenaLake; emulation: AthenaEmulation } {
+function athenaLakeAt(prefix: string, store: S3LakeStore): { lake: AthenaLake; athena: AthenaOnTrino } {
   const client = new AthenaClient({ region: REGION, endpoint: moto!.endpoint, credentials: CREDENTIALS });
-  const emulation = new AthenaEmulation({
-    s3: raw.s3,
-    bucket: BUCKET,
-    lakePrefix: prefix,
+  const onTrino = new AthenaOnTrino({
+    trinoEndpoint: trino!.endpoint,
     motoEndpoint: moto!.endpoint,
     region: REGION,
-    dir: join(copyDir, prefix),
+    bucket: BUCKET,
+    lakePrefix: prefix,
+    template: stackTemplate(),
+    projectionRange: PROJECTED_DAYS,
   });
-  emulation.install(client);
-  emulations.push(emulation);
-  return {
-    lake: new AthenaLake({ client, workGroup: WORK_GROUP, database: 'aurora_bench', pollMs: 20, store }),
-    emulation,
-  };
+  onTrino.install(client);
+  readers.push({ client, athena: onTrino });
+  const database = `aurora_bench_${prefix.replace(/\W/g, '_')}`.replace(/_+$/, '');
+  return { lake: new AthenaLake({ client, workGroup: WORK_GROUP, database, pollMs: 20, store }), athena: onTrino };
 }
 
 beforeAll(async () => {
   moto = startMoto();
+  trino = startTrino();
   raw = rawClients(moto.endpoint);
   athena = new AthenaClient({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS });
   await raw.s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
@@ -86,11 +89,14 @@ beforeAll(async () => {
   );
 }, 300_000);
 
-afterAll(() => {
+afterAll(async () => {
+  for (const r of readers) {
+    await r.athena.close();
+    r.client.destroy();
+  }
   athena?.destroy();
-  emulations = [];
-  rmSync(copyDir, { recursive: true, force: true });
   destroyRawClients(raw);
+  trino?.stop();
   moto?.stop();
 });
 
@@ -181,7 +187,7 @@ describe('an S3 lake of a newer schema version', () => {
     );
     const before = await objects(prefix);
     const store = new S3LakeStore(raw.s3, BUCKET, prefix);
-    const { lake, emulation } = athenaLakeAt(prefix, store);
+    const { lake, athena: onTrino } = athenaLakeAt(prefix, store);
     // Act
     const write = store.put('tables/runs/dt=2026-11-28/r.jsonl', '{"run_id":"r"}\n');
     const read = lake.query('SELECT run_id FROM runs');
@@ -201,7 +207,7 @@ describe('an S3 lake of a newer schema version', () => {
         `up to ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench`,
     });
     expect(await objects(prefix)).toEqual(before);
-    expect(emulation.queries).toEqual([]);
+    expect(onTrino.queries).toEqual([]);
   });
 
   it('a version record that does not read is named', async () => {

@@ -16,6 +16,10 @@
  * when run-step first collects, and gets them (PutMetricData) right after; collect-late-metrics
  * then collects the window again. The local runner shortens every Wait to a poll; the Tasks' clock
  * moves on by the seconds WaitForLateMetrics asked for, as that Wait would have taken on AWS.
+ *
+ * moto's Athena runs no SQL: what ComputeVerdicts and FinishRun send it is answered by Trino
+ * (core/rehearsal/athena-on-trino.ts, the test run's shared server) over the synthesized template's
+ * Glue tables in moto and the run's objects in moto's S3, as the rehearsal answers it.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,7 +63,7 @@ import { planRun } from '../../core/plan/plan';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
 import type { RunnerResult } from '../../core/sysbench/types';
-import { AthenaEmulation } from '../helpers/athena-on-duckdb';
+import { AthenaOnTrino } from '../../core/rehearsal/athena-on-trino';
 import { progressLine } from '../../core/workflow/progress';
 import { executeLocally, type ExecutionEvent, type LocalExecutionResult } from '../../core/workflow/local-runner';
 import { TASK_NAMES } from '../../core/workflow/task-names';
@@ -78,6 +82,7 @@ import {
   type VerdictTargets,
 } from './fixtures';
 import { startMoto, type MotoServer } from './moto';
+import { stackTemplate, startTrino, type TrinoServer } from './trino';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'sysbench');
 
@@ -86,7 +91,9 @@ let raw: RawClients;
 let config: AwsBackendConfig;
 let workflow: SynthesizedWorkflow;
 let verdictTargets: VerdictTargets;
-let athenaLakeDir: string;
+let trino: TrinoServer;
+/** The file's Athena: Trino over moto's Glue (the synthesized template's tables) and S3 lake. */
+let athena: AthenaOnTrino;
 
 // ------------------------------------------------------------------ the runner, as moto cannot run it
 
@@ -226,15 +233,8 @@ async function motoTaskDeps(): Promise<{
   restore: () => void;
 }> {
   const clients = makeAwsClients({ region: REGION, endpoint: moto.endpoint, credentials: CREDENTIALS, maxAttempts: 1 });
-  // ComputeVerdicts reads the lake through Athena: the same SQL on DuckDB over moto's S3 lake.
-  new AthenaEmulation({
-    s3: raw.s3,
-    bucket: config.bucket,
-    lakePrefix: config.lakePrefix,
-    motoEndpoint: moto.endpoint,
-    region: REGION,
-    dir: athenaLakeDir,
-  }).install(clients.athena);
+  // ComputeVerdicts reads the lake and FinishRun compacts it through Athena: the SQL as sent, on Trino.
+  athena.install(clients.athena);
   const ssm = mockClient(clients.ssm);
   ssm.on(SendCommandCommand).callsFake(async (input: SendCommandCommandInput) => {
     const job = runnerJobOf(input);
@@ -400,9 +400,9 @@ async function lakeRows<T>(key: string): Promise<T[]> {
 }
 
 /**
- * A run's rows of a step table, as FinishRun left them: compacted to Parquet by the (emulated) Athena
- * UNLOAD under compacted/<table>/dt=<dt>/run_id=<run>/, read back with DuckDB, run_id from the
- * partition path as the Parquet table's partition key gives it.
+ * A run's rows of a step table, as FinishRun left them: compacted to Parquet by Athena's UNLOAD (on
+ * Trino, athena-translation.ts) under compacted/<table>/dt=<dt>/run_id=<run>/, read back with DuckDB,
+ * run_id from the partition path as the Parquet table's partition key gives it.
  */
 async function compactedRows<T>(table: StepTable, dt: string, runId: string): Promise<T[]> {
   const prefix = config.lakePrefix + compactedRunPrefix(table, dt, runId);
@@ -478,13 +478,25 @@ beforeAll(async () => {
   raw = rawClients(moto.endpoint);
   verdictTargets = await createVerdictTargets(moto.endpoint, await createStandingInfrastructure(moto.endpoint, raw));
   config = verdictTargets.config;
-  athenaLakeDir = mkdtempSync(join(tmpdir(), 'ab-wf-moto-athena-'));
+  trino = startTrino();
+  athena = new AthenaOnTrino({
+    trinoEndpoint: trino.endpoint,
+    motoEndpoint: moto.endpoint,
+    region: REGION,
+    bucket: config.bucket,
+    lakePrefix: config.lakePrefix,
+    template: stackTemplate(),
+    // The runs' one day (PlanRun's dt is the UTC date it plans on): a range of years would have Trino
+    // list a prefix per day on each query.
+    projectionRange: `${new Date().toISOString().slice(0, 10)},NOW`,
+  });
   workflow = synthesizeWorkflow({ projectRoot: PROJECT_ROOT, region: REGION });
 }, 300_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await athena.close();
+  trino.stop();
   verdictTargets.sqs.destroy();
-  rmSync(athenaLakeDir, { recursive: true, force: true });
   destroyRawClients(raw);
   moto.stop();
 });
@@ -679,7 +691,7 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
       ]),
     );
     expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 
   it('marks windows whose datapoints never came incomplete, in the manifest too; the run succeeds', async () => {
     // Arrange
@@ -706,7 +718,7 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
       message: expect.stringContaining(`server metrics of 1 step(s) (${step.stepId}) were still missing datapoints`),
     });
     expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 
   it('a failed late collection is caught: the cell torn down, its windows marked, the manifest says why', async () => {
     // Arrange
@@ -735,7 +747,7 @@ describe('the synthesized workflow with the AWS handlers on moto', () => {
       }),
     );
     expect(await cellResourcesInMoto(runId, cell.cellId)).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 
   // data.reuse "cell": a prepare job before the first step's run;
   // "step": each step's run job prepares first (--prepare-out).
