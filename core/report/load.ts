@@ -88,12 +88,12 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
     list.push(r);
     intervals.set(k, list);
   }
+  // An aggregate has no row order of its own, and DuckDB's and Trino's differ: the tables keep one.
   const means = await lake.query<Omit<MetricMean, 'partial'>>(
     `SELECT cell_id, step_id, role, instance_id, metric, AVG(value) AS avg_value, MAX(value) AS max_value,
             COUNT(*) AS samples, MAX(source) AS source
      FROM server_metrics WHERE run_id = ${quote(run.run_id)}
      GROUP BY cell_id, step_id, role, instance_id, metric
-     -- An aggregate has no row order of its own, and DuckDB's and Trino's differ: the tables keep one.
      ORDER BY cell_id, step_id, role, instance_id, metric`,
   );
   const incomplete = await lake.query<{ cell_id: string; step_id: string; instance_id: string; metric: string }>(
