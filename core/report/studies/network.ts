@@ -307,7 +307,7 @@ export function networkSection(ctx: Context): ReportSection | null {
   charts.push(
     barChart(
       'net-cpu',
-      `Server CPU % per class (${noInterval})`,
+      `Server CPU % ${local ? 'of the host ' : ''}per class (${noInterval})`,
       variants,
       workloads.map((w) => ({
         name: seriesName(w),
@@ -403,7 +403,7 @@ function serverCpuLines(results: readonly { cpu: number | null; bound: BoundResu
   // Locally the server's CPU% is of the machine's cores, which its clients use too: it cannot reach the line.
   if (local)
     return [
-      `Server CPU ${lo === hi ? `${lo}%` : `from ${lo}% to ${hi}%`} of this machine's cores at every point: ` +
+      `Server CPU ${lo === hi ? `${lo}%` : `from ${lo}% to ${hi}%`} of this machine's CPUs at every point: ` +
         `the clients ran on the same cores, so the server could not reach the CPU-bound line here, and a low ` +
         `server CPU shows the CPUs were shared, not that the server had room to spare.`,
     ];
@@ -429,7 +429,10 @@ function gainLines(
     `${clients} clients against 1 moved ${each.map((e) => `${e.variant} ${signed(e.gain)}`).join(', ')} ` +
       `Gbps: ${
         each.every((e) => e.gain >= e.threshold)
-          ? 'more clients help at every class, so one client alone did not find the server’s limit'
+          ? 'more clients help at every class, so one client alone did not find the server’s limit' +
+            (each.every((e) => e.noise === null || e.noise === undefined)
+              ? ` (each gain at least ${signed(MORE_CLIENTS_GAIN)}, a fixed rule: one repeat measures no noise)`
+              : '')
           : each.every((e) => e.gain < MORE_CLIENTS_GAIN)
             ? 'more clients do not help, so the limit is not the one client'
             : each.every((e) => e.gain < e.threshold)
