@@ -41,7 +41,7 @@ describe("S4's bound classification", () => {
     expect(untried.reason).toMatch(/no larger client count tested whether more clients move more/);
   });
 
-  it('holds the gain to the repeats\' noise when it is larger than +15%', () => {
+  it("holds the gain to the repeats' noise when it is larger than +15%", () => {
     // Act: +40% with more clients, the one client busy; the repeats' 95% noise is +60%, then +10%.
     const base = { serverCpuPct: 20, networkBytesPerS: 100 * MB, networkLimitGbps: null, clientSaturated: false };
     const noisy = classifyBound({ ...base, clientCpuPct: 80, moreClients: { gain: 0.4, clients: 2, noise: 0.6 } });

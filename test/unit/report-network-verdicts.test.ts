@@ -169,20 +169,28 @@ describe('S4 verdicts traceable to the shown columns', () => {
     // Act
     const notes = table(buildReport(planted(truth(0.6, 75, 70), 1), prices)).notes!;
     // Assert
-    expect(notes.filter((n) => /^Gain threshold: \+15%, a fixed rule with no measured noise behind it/.test(n)))
-      .toHaveLength(1);
+    expect(
+      notes.filter((n) => /^Gain threshold: \+15%, a fixed rule with no measured noise behind it/.test(n)),
+    ).toHaveLength(1);
   });
 
   it('with repeats, sizes the gain threshold from their noise, and each row still follows its columns', () => {
     let sized = 0;
     for (let seed = 1; seed <= 6; seed++) {
-      // Act: 3 repeats asked (2 at --scale small) of the client-bound case with a gain near the fixed +15%, on this machine's noise.
+      // Act: 3 repeats asked (2 at --scale small) of the client-bound case, a gain near the fixed +15%, on
+      // this machine's noise.
       const r = buildReport(planted(truth(0.2, 75, 70), seed, false, 3), prices);
       // Assert
       for (const row of rowsOf(r)) {
         expect({ row: row.variant, bound: row.bound }).toEqual({ row: row.variant, bound: verdictFromColumns(row) });
         if (/\(the noise of \d+ repeats\)/.test(row['rule (from the columns)']!)) sized++;
       }
+      // A gain past +15% left inside the noise says what would resolve it.
+      const open = rowsOf(r).filter((row) => /^\+\d+% < \+\d+% \(the noise/.test(row['rule (from the columns)']!));
+      if (open.length > 0)
+        expect(table(r).notes!.join('\n')).toMatch(
+          new RegExp(`${open.length} gains? (is|are) within that noise: (about \\d+ repeats a point|more than 100)`),
+        );
       expect(table(r).notes!.some((n) => /^Gain threshold: the larger of \+15% and the 95% noise/.test(n))).toBe(true);
     }
     expect(sized).toBeGreaterThan(0);

@@ -15,7 +15,7 @@ import { barChart } from '../charts';
 import { networkLimitGbps } from '../../plan/cost';
 import { fixed } from '../../format';
 import type { ChartBlock, ReportSection } from '../model';
-import { mean, summarize, welchRatioCi } from '../stats';
+import { mean, repeatsToResolve, summarize, welchRatioCi } from '../stats';
 import { hadCoTenants, isNetworkStudy, uniqueInOrder, type Context, type StepGroup } from '../context';
 
 // ---------------------------------------------------------------------------------------------
@@ -118,7 +118,9 @@ export function networkSection(ctx: Context): ReportSection | null {
   const measured = ctx.groups.map((g) => ({ g, ...measureGroup(ctx, g) }));
   const clientsOf = (g: StepGroup): number => g.rows[0]?.clients ?? 1;
   /** Bytes/s of the variant's point with the most clients, against this point's. */
-  const moreClientsOf = (m: (typeof measured)[number]): MoreClients | null => {
+  const moreClientsOf = (
+    m: (typeof measured)[number],
+  ): (MoreClients & { readonly resolveWith: number | null }) | null => {
     const most = measured
       .filter((x) => x.g.variant === m.g.variant && x.g.target === m.g.target)
       .sort((a, b) => clientsOf(b.g) - clientsOf(a.g))[0];
@@ -130,7 +132,9 @@ export function networkSection(ctx: Context): ReportSection | null {
     const ci = welchRatioCi(summarize(most.bytes), summarize(m.bytes));
     const noise = Number.isFinite(ci.high) ? ci.high / ci.estimate - 1 : null;
     const repeats = Math.min(most.bytes.length, m.bytes.length);
-    return { gain: b / a - 1, clients: clientsOf(most.g), noise, repeats };
+    // The repeats a side that would resolve a gain of this size from their noise (80% power), for the note.
+    const resolveWith = repeatsToResolve(summarize(most.bytes), summarize(m.bytes), { max: 100 });
+    return { gain: b / a - 1, clients: clientsOf(most.g), noise, repeats, resolveWith };
   };
   const gains = new Map(measured.map((m) => [m, moreClientsOf(m)]));
   for (const m of measured) {
@@ -225,12 +229,22 @@ export function networkSection(ctx: Context): ReportSection | null {
   const variants = uniqueInOrder(results.map((r) => r.g.variant));
   const cpus = local ? localCpus(ctx, variants[0] ?? '') : null;
   const oneThread = results.every((r) => r.g.threads === 1);
-  const gains1 = [...gains.values()].filter((x): x is MoreClients => x !== null);
+  const gains1 = [...gains.values()].filter((x) => x !== null);
+  // Gains past +15% yet inside their repeats' noise: what would resolve them.
+  const open = gains1.filter((x) => x.gain >= MORE_CLIENTS_GAIN && x.gain < gainThreshold(x));
+  const need = open.map((x) => x.resolveWith);
+  const resolveNote =
+    open.length === 0
+      ? ''
+      : ` ${open.length} gain${open.length === 1 ? ' is' : 's are'} within that noise: ` +
+        (need.every((x): x is number => x !== null)
+          ? `about ${Math.max(...need)} repeats a point would resolve ${open.length === 1 ? 'it' : 'them'}.`
+          : 'more than 100 repeats a point would be needed at this noise.');
   const notes = [
     `${BOUND_RULE} The rule column shows the test that decided, with the figures of the columns beside it.`,
     gains1.some((x) => x.noise !== null && x.noise !== undefined)
       ? `Gain threshold: the larger of ${signed(MORE_CLIENTS_GAIN)} and the 95% noise of each gain from its ` +
-        'repeats (the rule column shows which).'
+        `repeats (the rule column shows which).${resolveNote}`
       : `Gain threshold: ${signed(MORE_CLIENTS_GAIN)}, a fixed rule with no measured noise behind it (one repeat ` +
         "a point measures no run-to-run noise); 3 or more repeats (the experiment's repeats) would size it from " +
         'their noise.',
