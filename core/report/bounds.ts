@@ -1,29 +1,51 @@
 /**
  * S4's bound classification: each (instance class, load) point is CPU-bound,
- * network-bound, client-bound, or none of these.
+ * network-bound, client-bound, host-bound, unclear, or none of these.
  *
  * Thresholds (documented defaults, overridable):
  *  - CPU-bound: server CPUUtilization >= 90% (the original study's large/xlarge ran at 98–100%).
  *  - network-bound: NetworkTransmit + NetworkReceive >= 90% of the class's network limit (its
  *    "up to" burst figure from the price table, the only published number): the original study's 2xlarge and
  *    4xlarge reached 12.32 and 12.44 Gbps of 12.5 (98–99%) at CPU 71% and 29%.
- *  - client-bound: a client was saturated (the runner's client_saturated flag, or its average CPU
- *    >= 90%): the original study's single c6i.large reached 1.17 Gbps with its own CPU at 45–100%. Its numbers
- *    describe the client, not the server.
- * Server limits are checked first: when the server is at its CPU or network limit a saturated
- * client is reported alongside, not instead. Then what more clients did: where N clients moved
- * MORE_CLIENTS_GAIN more bytes than one, the one client's point found no server or host limit; it is
- * client-bound when that client was busy (>= clientBusyPct of its cores: the original study's one
- * client at 45-100%), else its load was just too small. Locally (servers and clients on one machine)
- * a host whose CPUs are >= 90% busy is the limit (host-bound) only when more clients did not help and
- * no other run shared the machine: with co-tenant load the point is 'unclear', since their load and
- * this one's cannot be told apart. With no limit reached the point is 'none' (add clients).
+ *  - client-bound, one definition: more clients moved at least the gain threshold more bytes than one, while
+ *    the one client was busy (its sysbench at >= clientBusyPct of its cores, or the runner's client_saturated
+ *    flag): the original study's single c6i.large reached 1.17 Gbps with its own CPU at 45–100%, and 12
+ *    clients moved more. Its numbers describe the client, not the server.
+ *  - the gain threshold: +15% (MORE_CLIENTS_GAIN), a fixed rule; with repeats, the larger of it and the
+ *    gain's 95% noise from the repeats (a gain within the repeats' noise shows nothing).
+ * Server limits are checked first. Where more clients moved at least the threshold more and the one client
+ * was not busy, its load was just too small. Locally (servers and clients on one machine) a host whose CPUs
+ * are >= 90% busy is the limit (host-bound) only when more clients did not help and no other run shared the
+ * machine: with co-tenant load the point is 'unclear', since their load and this one's cannot be told apart.
+ * A busy client with no larger client count to test it is 'unclear'. With no limit reached: 'none'.
  */
 
 type Bound = 'cpu' | 'network' | 'client' | 'host' | 'unclear' | 'none';
 
-/** More clients moving this much more (+15%) than one is beyond the few-percent wobble of a step's throughput. */
+/**
+ * The fixed part of the gain threshold: more clients moving +15% more than one. No measured noise is behind
+ * it; with repeats the threshold is raised to the gain's 95% noise when that is larger (gainThreshold).
+ */
 export const MORE_CLIENTS_GAIN = 0.15;
+
+/** What more clients moved against this point, and the noise of that gain when repeats measured it. */
+export interface MoreClients {
+  /** 0.4 = the most clients moved +40% bytes/s. */
+  readonly gain: number;
+  readonly clients: number;
+  /**
+   * The gain's 95% noise from the repeats (exp of the log-ratio interval's half-width, minus 1: 0.3 = a gain
+   * under +30% is within the noise); null with one repeat a side (no noise measured).
+   */
+  readonly noise?: number | null;
+  /** Repeats behind the noise (the fewer side), when measured. */
+  readonly repeats?: number;
+}
+
+/** The gain more clients must reach to count: +15%, or the repeats' 95% noise when larger. */
+export function gainThreshold(more: MoreClients): number {
+  return Math.max(MORE_CLIENTS_GAIN, more.noise ?? 0);
+}
 
 export interface BoundInput {
   /** Mean server CPU %, null when not measured. */
@@ -41,11 +63,8 @@ export interface BoundInput {
    * null on AWS or when not measured. A saturated host limits everything on it.
    */
   readonly sharedHostCpuPct?: number | null;
-  /**
-   * For a point with fewer clients than the workload's most: how much more the most clients moved
-   * (0.4 = +40% bytes/s), and how many they were; null when this is the most-clients point.
-   */
-  readonly moreClients?: { readonly gain: number; readonly clients: number } | null;
+  /** For a point with fewer clients than the workload's most: what the most clients moved; else null. */
+  readonly moreClients?: MoreClients | null;
   /** Other runs shared this machine during the run (its manifest's host note). */
   readonly coTenant?: boolean;
 }
@@ -53,15 +72,13 @@ export interface BoundInput {
 export interface BoundThresholds {
   readonly cpuPct: number;
   readonly networkShare: number;
-  readonly clientCpuPct: number;
-  /** A client this busy whose extra clients moved more was the limit. */
+  /** The one client this busy (% of its cores) is what client-bound asks of it. */
   readonly clientBusyPct: number;
 }
 
 const DEFAULT_BOUND_THRESHOLDS: BoundThresholds = {
   cpuPct: 90,
   networkShare: 0.9,
-  clientCpuPct: 90,
   clientBusyPct: 70,
 };
 
@@ -70,7 +87,8 @@ export interface BoundResult {
   /** Network use as a share of the class limit, when both are known. */
   readonly networkShare: number | null;
   readonly networkGbps: number | null;
-  readonly clientSaturated: boolean;
+  /** The client was busy: the runner flagged it saturated, or its sysbench was at >= clientBusyPct. */
+  readonly clientBusy: boolean;
   readonly reason: string;
   /**
    * Which step of BOUND_RULE decided, and its test written with the figures the table shows beside the
@@ -81,19 +99,23 @@ export interface BoundResult {
 
 /**
  * The verdict rule in words, once: its steps in the order classifyBound tries them (the first that holds
- * decides). Each BoundResult.rule names the step that decided with its figures.
+ * decides). Each BoundResult.rule names the step that decided with its figures. "Busy" and "client-bound"
+ * are defined here and nowhere else.
  */
 export const BOUND_RULE =
   'Verdict (the first rule that holds): 1. CPU-bound: server CPU >= 90%. 2. Network-bound: transmit + receive ' +
-  ">= 90% of the class's network limit. 3. More clients moved >= 15% more: client-bound if the one client's " +
-  'sysbench was at >= 70% of its cores; else unclear if the host CPUs were >= 90% busy; else no limit reached ' +
-  '(its load was too small). 4. Host CPU >= 90% (local runs): unclear if other runs shared the host or no larger ' +
-  'client count tested it; else host-bound (more clients moved < 15% more). 5. Client-bound: a client at >= 90% ' +
-  'of its cores (saturated). 6. Otherwise no limit reached.';
+  ">= 90% of the class's network limit. 3. More clients moved at least the gain threshold more: client-bound " +
+  'if the one client was busy (its sysbench at >= 70% of its cores); else unclear if the gain is within the ' +
+  "repeats' noise or the host CPUs were >= 90% busy; else no limit reached (its load was too small). " +
+  '4. Host CPU >= 90% (local runs): unclear if other runs shared the host or no larger client count tested it; ' +
+  'else host-bound (more clients moved less than the threshold). 5. A busy client with no larger client count: ' +
+  'unclear (more clients were not tried). 6. Otherwise no limit reached.';
 
 export function bytesPerSToGbps(bytesPerS: number): number {
   return (bytesPerS * 8) / 1e9;
 }
+
+const signedPct = (x: number): string => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(0)}%`;
 
 export function classifyBound(input: BoundInput, thresholds: BoundThresholds = DEFAULT_BOUND_THRESHOLDS): BoundResult {
   const gbps = input.networkBytesPerS !== null ? bytesPerSToGbps(input.networkBytesPerS) : null;
@@ -101,16 +123,14 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
     gbps !== null && input.networkLimitGbps !== null && input.networkLimitGbps > 0
       ? gbps / input.networkLimitGbps
       : null;
-  const clientSaturated =
-    input.clientSaturated || (input.clientCpuPct !== null && input.clientCpuPct >= thresholds.clientCpuPct);
-  const also = clientSaturated ? ' (a client was saturated too)' : '';
+  const busy = input.clientSaturated || (input.clientCpuPct !== null && input.clientCpuPct >= thresholds.clientBusyPct);
+  const also = busy ? ' (the client was busy too)' : '';
   const pct = (x: number): string => x.toFixed(0);
+  const base = { networkShare: share, networkGbps: gbps, clientBusy: busy };
   if (input.serverCpuPct !== null && input.serverCpuPct >= thresholds.cpuPct) {
     return {
       bound: 'cpu',
-      networkShare: share,
-      networkGbps: gbps,
-      clientSaturated,
+      ...base,
       reason: `server CPU ${input.serverCpuPct.toFixed(0)}% >= ${thresholds.cpuPct}%${also}`,
       rule: `server CPU ${pct(input.serverCpuPct)} >= ${thresholds.cpuPct}`,
     };
@@ -118,58 +138,70 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
   if (share !== null && share >= thresholds.networkShare) {
     return {
       bound: 'network',
-      networkShare: share,
-      networkGbps: gbps,
-      clientSaturated,
+      ...base,
       reason:
         `${gbps!.toFixed(2)} Gbps is ${(share * 100).toFixed(0)}% of the ` +
         `class's ${input.networkLimitGbps} Gbps${also}`,
       rule: `${gbps!.toFixed(2)} Gbps >= ${thresholds.networkShare * 100}% of ${input.networkLimitGbps}`,
     };
   }
-  const base = { networkShare: share, networkGbps: gbps, clientSaturated };
   const clientCpu = input.clientCpuPct !== null ? `${input.clientCpuPct.toFixed(0)}%` : 'unknown';
   const more = input.moreClients ?? null;
-  const gainText =
-    more !== null ? `${more.clients} clients moved ${more.gain >= 0 ? '+' : ''}${(more.gain * 100).toFixed(0)}%` : '';
+  const gainText = more !== null ? `${more.clients} clients moved ${signedPct(more.gain)}` : '';
   const hostPct = input.sharedHostCpuPct ?? null;
-  const gainShown = more !== null ? `${more.gain >= 0 ? '+' : ''}${pct(more.gain * 100)}%` : '';
-  const minGain = `+${MORE_CLIENTS_GAIN * 100}%`;
-  const clientShown = input.clientCpuPct !== null ? `client CPU ${pct(input.clientCpuPct)}` : 'client CPU unknown';
+  const gainShown = more !== null ? signedPct(more.gain) : '';
+  // The threshold as the rule column shows it: the fixed +15%, or the repeats' noise when that is larger.
+  const threshold = more !== null ? gainThreshold(more) : MORE_CLIENTS_GAIN;
+  const noiseSized = more !== null && threshold > MORE_CLIENTS_GAIN;
+  const minGain = noiseSized
+    ? `${signedPct(threshold)} (the noise of ${more.repeats ?? 2} repeats)`
+    : signedPct(MORE_CLIENTS_GAIN);
+  const clientShown =
+    input.clientCpuPct !== null
+      ? `client CPU ${pct(input.clientCpuPct)}`
+      : input.clientSaturated
+        ? 'client saturated'
+        : 'client CPU unknown';
+  const busyShown = `${clientShown} ${busy ? '>=' : '<'} ${thresholds.clientBusyPct}`;
   const hostShown = hostPct !== null ? `host CPU ${pct(hostPct)}` : '';
-  if (more !== null && more.gain >= MORE_CLIENTS_GAIN) {
-    const busy = clientSaturated || (input.clientCpuPct !== null && input.clientCpuPct >= thresholds.clientBusyPct);
+  if (more !== null && more.gain >= threshold) {
+    if (busy)
+      return {
+        bound: 'client',
+        ...base,
+        reason:
+          `the client's sysbench was at ${clientCpu} of its cores and ${gainText} more: the one client was the ` +
+          `limit, not the server`,
+        rule: `${gainShown} >= ${minGain}, ${busyShown}`,
+      };
     // "No limit" beside a saturated host would contradict its own row: more clients still moved more, so
     // what held the one client back is unclear (the host's CPUs, its own thread, or other load).
-    if (!busy && hostPct !== null && hostPct >= thresholds.cpuPct)
+    if (hostPct !== null && hostPct >= thresholds.cpuPct)
       return {
         bound: 'unclear',
         ...base,
         reason:
           `${gainText} more with this client at only ${clientCpu} of its cores, while this machine's CPUs were ` +
           `${hostPct.toFixed(0)}% busy: neither the client nor the host is shown to be the limit`,
-        rule:
-          `${gainShown} >= ${minGain}, ${clientShown} < ${thresholds.clientBusyPct}, ` +
-          `${hostShown} >= ${thresholds.cpuPct}`,
+        rule: `${gainShown} >= ${minGain}, ${busyShown}, ${hostShown} >= ${thresholds.cpuPct}`,
       };
-    return busy
-      ? {
-          bound: 'client',
-          ...base,
-          reason:
-            `the client's sysbench was at ${clientCpu} of its cores and ${gainText} more: the one client was the ` +
-            `limit, not the server`,
-          rule: clientSaturated
-            ? `${gainShown} >= ${minGain}, a client saturated`
-            : `${gainShown} >= ${minGain}, ${clientShown} >= ${thresholds.clientBusyPct}`,
-        }
-      : {
-          bound: 'none',
-          ...base,
-          reason: `${gainText} more with this client at only ${clientCpu} of its cores: this load found no limit`,
-          rule: `${gainShown} >= ${minGain}, ${clientShown} < ${thresholds.clientBusyPct}`,
-        };
+    return {
+      bound: 'none',
+      ...base,
+      reason: `${gainText} more with this client at only ${clientCpu} of its cores: this load found no limit`,
+      rule: `${gainShown} >= ${minGain}, ${busyShown}`,
+    };
   }
+  // A gain past the fixed +15% but inside the repeats' noise tells neither way.
+  if (more !== null && noiseSized && more.gain >= MORE_CLIENTS_GAIN)
+    return {
+      bound: 'unclear',
+      ...base,
+      reason:
+        `${gainText} more, within the noise of the repeats (${signedPct(threshold)}): whether more clients ` +
+        `help is not resolved`,
+      rule: `${gainShown} < ${minGain}`,
+    };
   if (hostPct !== null && hostPct >= thresholds.cpuPct) {
     if (input.coTenant === true)
       return {
@@ -199,23 +231,23 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
       rule: `${hostShown} >= ${thresholds.cpuPct}, ${gainShown} < ${minGain}`,
     };
   }
-  if (clientSaturated) {
+  // A busy client is client-bound only when more clients moved more: with none larger, that was not tried.
+  if (busy && more === null)
     return {
-      bound: 'client',
+      bound: 'unclear',
       ...base,
-      reason: `a client was CPU-saturated (${clientCpu} of its cores): the numbers measure the client, add clients`,
-      rule: input.clientCpuPct !== null ? `${clientShown} >= ${thresholds.clientCpuPct}` : 'a client saturated',
+      reason:
+        `the client was busy (${clientCpu} of its cores), but no larger client count tested whether more ` +
+        `clients move more: what limited it is unclear`,
+      rule: `${busyShown}, no larger client count`,
     };
-  }
   const known = [
     input.serverCpuPct !== null ? `CPU ${input.serverCpuPct.toFixed(0)}%` : 'CPU unknown',
     share !== null ? `network ${(share * 100).toFixed(0)}% of limit` : 'network limit unknown',
   ];
   return {
     bound: 'none',
-    networkShare: share,
-    networkGbps: gbps,
-    clientSaturated,
+    ...base,
     reason: `no limit reached (${known.join(', ')})`,
     rule: [
       input.serverCpuPct !== null

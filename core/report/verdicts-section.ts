@@ -46,6 +46,7 @@ export function verdictsSection(ctx: Context): ReportSection | null {
   const count = (verdict: string) => verdicts.filter((v) => v.verdict === verdict).length;
   // What "step metrics" counts: one verdict per metric of each step, said once, not a bare number.
   const counted = countedText(verdicts);
+  const steps = new Set(verdicts.map(stepLabel)).size;
   // Nothing judged yet (too few earlier runs): one line, not a table of "noise unknown" rows.
   if (count('regressed') + count('improved') + count('within-noise') === 0)
     return {
@@ -55,9 +56,11 @@ export function verdictsSection(ctx: Context): ReportSection | null {
       findings: [],
       tables: [],
       charts: [],
+      // Which metrics would be judged is left unsaid: a study's report need not show them all (S4 shows no TPS).
       leftOut:
-        `nothing to judge yet: none of the ${counted} has earlier runs of this experiment with a measured ` +
-        `noise to be judged against; run the experiment again to build that history.`,
+        `nothing to judge yet: no step of this run (${steps} step${steps === 1 ? '' : 's'}) has earlier runs of ` +
+        `this experiment with a measured noise to be judged against; run the experiment again to build that ` +
+        `history.`,
     };
   const findings = [
     `${count('regressed')} regressed, ${count('improved')} improved, ${count('within-noise')} within the ` +

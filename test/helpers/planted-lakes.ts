@@ -222,3 +222,52 @@ export function withReplicaLag(data: RunData, lagMs: (step: StepResult) => numbe
     });
   return { ...data, replicaLag: samples };
 }
+
+// ---------------------------------------------------------------------------------------------
+// S4: one client against more
+
+const MB = 1e6;
+
+/**
+ * S4's client-bound case, the original study's signature: one client's sysbench at `oneClientCpu` % of its
+ * core, the server far below its CPU line (15%), and the most clients moving `gain` more bytes (their
+ * sysbench at 50%). With `hostCpu` the machine's CPU busy % is planted too (the runner's ClientHostCPU): that
+ * for the one client, 99% for more.
+ */
+export const s4ClientBound =
+  (gain: number, oneClientCpu: number, hostCpu?: number): Truth =>
+  (_cell, step) => ({
+    tps: step.clients === 1 ? 5 : 5 * (1 + gain),
+    clientCpuPct: step.clients === 1 ? oneClientCpu : 50,
+    metrics: {
+      NetworkTransmitThroughput: 140 * MB * (step.clients === 1 ? 1 : 1 + gain),
+      NetworkReceiveThroughput: 0.1 * MB,
+      CPUUtilization: 15,
+      ...(hostCpu !== undefined ? { ClientHostCPU: step.clients === 1 ? hostCpu : 99 } : {}),
+    },
+  });
+
+/**
+ * A planted S4 run as the local backend stores it: the host CPU a client-side metric, and the plan note that
+ * says how many CPUs the servers ran on (this machine's, "with 2 CPU(s)"). `coTenant`: other runs shared it.
+ */
+export function plantedS4(
+  truth: Truth,
+  options: PlantOptions & { readonly coTenant?: boolean; readonly cpus?: number },
+): RunData {
+  const d = plantedRunData(experiment('network-throughput'), truth, options);
+  const notes = JSON.parse(d.run.notes || '[]') as unknown[];
+  const cpus = options.cpus ?? 2;
+  const variants = [...new Set(d.steps.map((s) => s.variant))];
+  const cpuNotes = variants.map((v) => ({
+    level: 'info',
+    path: `variants[name=${v}].instanceClass`,
+    message: `runs locally as MariaDB with ${cpus} CPU(s) (no CPU pinning)`,
+  }));
+  const host = options.coTenant === true ? [{ path: 'host', message: 'shared vm, 3 other runs' }] : [];
+  return {
+    ...d,
+    run: { ...d.run, notes: JSON.stringify([...notes, ...cpuNotes, ...host]) },
+    metrics: d.metrics.map((m) => (m.metric === 'ClientHostCPU' ? { ...m, role: 'client' } : m)),
+  };
+}

@@ -272,7 +272,7 @@ describe('study reports from lake rows', () => {
     expect([net.answer!.tables[0]!.rows[5]![3], net.answer!.tables[0]!.rows[5]![4]]).toEqual(['12.32', '0.041']);
     expect(net.answer!.lines.map((l) => l.split(' (')[0])).toEqual([
       '12 clients against 1 moved r6i-large +192%, r6i-xlarge +515%, r6i-2xlarge +955%, r6i-4xlarge +965% Gbps: ' +
-        'more clients help at every class, so one client alone did not find the server’s limit.',
+        'more clients help at every class, so one client alone did not find the server’s limit',
       'Client-bound',
     ]);
     // One sentence for the verdicts, a clause per kind of bound.

@@ -86,7 +86,15 @@ describe('report layout', () => {
 
   it('leaves out a history section with nothing judged, with one line saying why', () => {
     // Arrange: a first run: every verdict is "noise unknown".
-    const verdict = { verdict: 'unknown', workload: 'rw', threads: 8, rate: 0, target: 'writer', variant: 'a' };
+    const verdict = {
+      verdict: 'unknown',
+      workload: 'rw',
+      threads: 8,
+      rate: 0,
+      target: 'writer',
+      variant: 'a',
+      metric_label: 'TPS',
+    };
     const data: RunData = {
       ...runData([stepResult({ variant: 'a', step_id: 'rw' })]),
       verdicts: [verdict, verdict] as unknown as VerdictsRow[],
@@ -100,6 +108,9 @@ describe('report layout', () => {
     // Assert
     expect(section!.tables).toEqual([]);
     expect(section!.leftOut).toMatch(/nothing to judge yet/);
+    // It names no metric: the report it sits in need not show them (S4 shows no TPS or QPS).
+    expect(section!.leftOut).toMatch(/no step of this run \(1 step\) has earlier runs/);
+    expect(section!.leftOut).not.toMatch(/TPS/);
     expect(text).not.toContain("== Verdicts against the experiment's history ==");
     expect(text).toMatch(/== Not shown ==\n {2}\* Verdicts against the experiment's history: nothing to judge yet/);
   });

@@ -23,18 +23,34 @@ describe("S4's bound classification", () => {
   });
 
   it("calls the original study's single-client run client-bound, not a server limit", () => {
-    // Arrange: one c6i.large, server CPU 31%, 146 MB/s, client CPU up to 100%
-    // Act
-    const r = classifyBound({
+    // Arrange: one c6i.large, server CPU 31%, 146 MB/s, client CPU up to 100%; 12 clients then moved 426 MB/s
+    const single = {
       serverCpuPct: 31,
       networkBytesPerS: 146.4 * MB,
       networkLimitGbps: 12.5,
       clientSaturated: true,
       clientCpuPct: 80,
-    });
-    // Assert
+    };
+    // Act
+    const r = classifyBound({ ...single, moreClients: { gain: 426 / 146.4 - 1, clients: 12 } });
+    const untried = classifyBound(single);
+    // Assert: client-bound needs both halves of its one definition: a busy client and more clients moving more.
     expect(r.bound).toBe('client');
     expect(r.networkGbps).toBeCloseTo(1.1712, 4);
+    expect(untried.bound).toBe('unclear');
+    expect(untried.reason).toMatch(/no larger client count tested whether more clients move more/);
+  });
+
+  it("holds the gain to the repeats' noise when it is larger than +15%", () => {
+    // Act: +40% with more clients, the one client busy; the repeats' 95% noise is +60%, then +10%.
+    const base = { serverCpuPct: 20, networkBytesPerS: 100 * MB, networkLimitGbps: null, clientSaturated: false };
+    const noisy = classifyBound({ ...base, clientCpuPct: 80, moreClients: { gain: 0.4, clients: 2, noise: 0.6 } });
+    const quiet = classifyBound({ ...base, clientCpuPct: 80, moreClients: { gain: 0.4, clients: 2, noise: 0.1 } });
+    // Assert
+    expect(noisy.bound).toBe('unclear');
+    expect(noisy.rule).toBe('+40% < +60% (the noise of 2 repeats)');
+    expect(quiet.bound).toBe('client');
+    expect(quiet.rule).toBe('+40% >= +15%, client CPU 80 >= 70');
   });
 
   it('reports a saturated client alongside a server limit, and "none" when nothing is at a limit', () => {
@@ -54,8 +70,8 @@ describe("S4's bound classification", () => {
       clientCpuPct: 20,
     });
     // Assert
-    expect(both).toMatchObject({ bound: 'cpu', clientSaturated: true });
-    expect(both.reason).toMatch(/client was saturated too/);
+    expect(both).toMatchObject({ bound: 'cpu', clientBusy: true });
+    expect(both.reason).toMatch(/client was busy too/);
     expect(none.bound).toBe('none');
     expect(none.reason).toMatch(/network limit unknown/);
   });

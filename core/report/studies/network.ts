@@ -2,12 +2,20 @@
  * S4, network throughput: per class and client count, Gbps transmitted and received, server and
  * client CPU, and whether each point is CPU-, network- or client-bound (core/report/bounds.ts).
  */
-import { BOUND_RULE, bytesPerSToGbps, classifyBound, MORE_CLIENTS_GAIN, type BoundResult } from '../bounds';
+import {
+  BOUND_RULE,
+  bytesPerSToGbps,
+  classifyBound,
+  gainThreshold,
+  MORE_CLIENTS_GAIN,
+  type BoundResult,
+  type MoreClients,
+} from '../bounds';
 import { barChart } from '../charts';
 import { networkLimitGbps } from '../../plan/cost';
 import { fixed } from '../../format';
 import type { ChartBlock, ReportSection } from '../model';
-import { mean } from '../stats';
+import { mean, repeatsToResolve, summarize, welchRatioCi } from '../stats';
 import { hadCoTenants, isNetworkStudy, uniqueInOrder, type Context, type StepGroup } from '../context';
 
 // ---------------------------------------------------------------------------------------------
@@ -29,6 +37,25 @@ function clientsLabel(ctx: Context, g: StepGroup): string {
     return `${g.workload} (${ran} client${ran === 1 ? '' : 's'} ran: ${why})`;
   }
   return `${g.workload} (${ran} client${ran === 1 ? '' : 's'})`;
+}
+
+/**
+ * The CPUs a local variant's server ran on, as its plan note recorded them ("with 2 CPU(s)", no pinning: the
+ * machine's): the denominator of the server's and the host's CPU%. null when not recorded.
+ */
+function localCpus(ctx: Context, variant: string): number | null {
+  let notes: { path?: string; message?: string }[] = [];
+  try {
+    notes = JSON.parse(ctx.data.run.notes || '[]') as typeof notes;
+  } catch {
+    return null;
+  }
+  const own = notes.filter((n) => n.path === `variants[name=${variant}].instanceClass`);
+  for (const n of [...own, ...notes]) {
+    const m = /with (\d+) CPU\(s\)/.exec(n.message ?? '');
+    if (m) return Number(m[1]);
+  }
+  return null;
 }
 
 const avgOf = (xs: readonly (number | null)[]): number | null => {
@@ -59,7 +86,9 @@ function measureGroup(ctx: Context, g: StepGroup) {
       partialCpu: cpu.some((m) => m.partial),
     };
   });
-  return { ran, perCell, tx: avgOf(perCell.map((c) => c.tx)), rx: avgOf(perCell.map((c) => c.rx)) };
+  // Transmit + receive per repeat: the spread of these is the noise the gain with more clients is held to.
+  const bytes = perCell.flatMap((c) => (c.tx !== null || c.rx !== null ? [(c.tx ?? 0) + (c.rx ?? 0)] : []));
+  return { ran, perCell, bytes, tx: avgOf(perCell.map((c) => c.tx)), rx: avgOf(perCell.map((c) => c.rx)) };
 }
 
 export function networkSection(ctx: Context): ReportSection | null {
@@ -77,6 +106,8 @@ export function networkSection(ctx: Context): ReportSection | null {
     clientCpu: number | null;
     /** Locally: this machine's CPU busy %, the figure the host-bound verdict used. */
     hostCpu: number | null;
+    /** Locally: the clients' sysbench CPU as a share of this machine's CPUs (the host's unit), when known. */
+    clientsOfHost: number | null;
     limit: number | null;
     bound: BoundResult;
     partialNet: boolean;
@@ -87,14 +118,23 @@ export function networkSection(ctx: Context): ReportSection | null {
   const measured = ctx.groups.map((g) => ({ g, ...measureGroup(ctx, g) }));
   const clientsOf = (g: StepGroup): number => g.rows[0]?.clients ?? 1;
   /** Bytes/s of the variant's point with the most clients, against this point's. */
-  const moreClientsOf = (m: (typeof measured)[number]): { gain: number; clients: number } | null => {
+  const moreClientsOf = (
+    m: (typeof measured)[number],
+  ): (MoreClients & { readonly resolveWith: number | null }) | null => {
     const most = measured
       .filter((x) => x.g.variant === m.g.variant && x.g.target === m.g.target)
       .sort((a, b) => clientsOf(b.g) - clientsOf(a.g))[0];
     if (most === undefined || clientsOf(most.g) <= clientsOf(m.g)) return null;
     const a = (m.tx ?? 0) + (m.rx ?? 0);
     const b = (most.tx ?? 0) + (most.rx ?? 0);
-    return a > 0 && b > 0 ? { gain: b / a - 1, clients: clientsOf(most.g) } : null;
+    if (!(a > 0 && b > 0)) return null;
+    // With repeats on both sides, the gain's 95% noise on the log scale (as compare's ratios); else none.
+    const ci = welchRatioCi(summarize(most.bytes), summarize(m.bytes));
+    const noise = Number.isFinite(ci.high) ? ci.high / ci.estimate - 1 : null;
+    const repeats = Math.min(most.bytes.length, m.bytes.length);
+    // The repeats a side that would resolve a gain of this size from their noise (80% power), for the note.
+    const resolveWith = repeatsToResolve(summarize(most.bytes), summarize(m.bytes), { max: 100 });
+    return { gain: b / a - 1, clients: clientsOf(most.g), noise, repeats, resolveWith };
   };
   const gains = new Map(measured.map((m) => [m, moreClientsOf(m)]));
   for (const m of measured) {
@@ -109,6 +149,10 @@ export function networkSection(ctx: Context): ReportSection | null {
     const clientCpu = avg(ran.map((r) => r.client_cpu_avg_pct));
     const limit = local ? null : networkLimitGbps(ctx.prices, g.instanceClass);
     const hostCpu = local ? avg(perCell.map((c) => c.host)) : null;
+    // A one-thread sysbench can use one core: its CPU% is of min(threads, CPUs) cores, the host's of all CPUs.
+    const cpus = local ? localCpus(ctx, g.variant) : null;
+    const clientsOfHost =
+      cpus !== null && clientCpu !== null ? (clientCpu * Math.min(g.threads, cpus) * clientsOf(g)) / cpus : null;
     const bound = classifyBound({
       serverCpuPct: cpu,
       networkBytesPerS: tx !== null || rx !== null ? (tx ?? 0) + (rx ?? 0) : null,
@@ -120,7 +164,19 @@ export function networkSection(ctx: Context): ReportSection | null {
       coTenant,
     });
     const gbps = (b: number | null): number | null => (b === null ? null : bytesPerSToGbps(b));
-    results.push({ g, tx: gbps(tx), rx: gbps(rx), cpu, clientCpu, hostCpu, limit, bound, partialNet, partialCpu });
+    results.push({
+      g,
+      tx: gbps(tx),
+      rx: gbps(rx),
+      cpu,
+      clientCpu,
+      hostCpu,
+      clientsOfHost,
+      limit,
+      bound,
+      partialNet,
+      partialCpu,
+    });
   }
   // Locally every class is this machine: one workload's points differ only by noise and by what else ran. With
   // co-tenant load, verdicts that differ for the same load say that load, not the point, decided them.
@@ -156,7 +212,7 @@ export function networkSection(ctx: Context): ReportSection | null {
       r.limit !== null ? `${r.limit}` : local ? 'n/a locally' : 'unknown',
       r.cpu !== null ? `${fixed(r.cpu, 0)}${mark(partialCpu)}` : '-',
       r.clientCpu !== null ? fixed(r.clientCpu, 0) : '-',
-      ...(local ? [r.hostCpu !== null ? fixed(r.hostCpu, 0) : '-'] : []),
+      ...(local ? [hostCell(r)] : []),
       boundLabel(bound),
       bound.rule,
     ]);
@@ -171,29 +227,52 @@ export function networkSection(ctx: Context): ReportSection | null {
   }
   const workloads = uniqueInOrder(results.map((r) => r.g.workload));
   const variants = uniqueInOrder(results.map((r) => r.g.variant));
+  const cpus = local ? localCpus(ctx, variants[0] ?? '') : null;
+  const oneThread = results.every((r) => r.g.threads === 1);
+  const gains1 = [...gains.values()].filter((x) => x !== null);
+  // Gains past +15% yet inside their repeats' noise: what would resolve them.
+  const open = gains1.filter((x) => x.gain >= MORE_CLIENTS_GAIN && x.gain < gainThreshold(x));
+  const need = open.map((x) => x.resolveWith);
+  const resolveNote =
+    open.length === 0
+      ? ''
+      : ` ${open.length} gain${open.length === 1 ? ' is' : 's are'} within that noise: ` +
+        (need.every((x): x is number => x !== null)
+          ? `about ${Math.max(...need)} repeats a point would resolve ${open.length === 1 ? 'it' : 'them'}.`
+          : 'more than 100 repeats a point would be needed at this noise.');
   const notes = [
     `${BOUND_RULE} The rule column shows the test that decided, with the figures of the columns beside it.`,
-    'Server CPU%: the server’s CPU time as a share of all the CPUs it may use (' +
-      (local
-        ? 'locally this machine’s cores, the class’s vCPUs are not pinned'
-        : 'the instance’s vCPUs, CloudWatch CPUUtilization') +
-      '). Client CPU%: ' +
-      (local
-        ? 'sysbench’s own CPU as a share of the cores its threads can use (one core for one thread)'
-        : 'the client instance’s CPU') +
-      ', the mean over the clients. Gbps with more clients: transmit + receive of the most-clients point against ' +
-      'this one.',
+    gains1.some((x) => x.noise !== null && x.noise !== undefined)
+      ? `Gain threshold: the larger of ${signed(MORE_CLIENTS_GAIN)} and the 95% noise of each gain from its ` +
+        `repeats (the rule column shows which).${resolveNote}`
+      : `Gain threshold: ${signed(MORE_CLIENTS_GAIN)}, a fixed rule with no measured noise behind it (one repeat ` +
+        "a point measures no run-to-run noise); 3 or more repeats (the experiment's repeats) would size it from " +
+        'their noise.',
+    local
+      ? `CPU%: the server's and the host's are % of this machine's ${cpus ?? ''} CPUs (the server: its own ` +
+        "process; the host: every process on the machine); the client's is its sysbench's own CPU as % of the " +
+        `${oneThread ? 'one core its one thread' : 'cores its threads (one core a thread)'} can use, the mean ` +
+        'over the clients' +
+        (cpus !== null
+          ? `, so the clients take client CPU% × clients${oneThread ? '' : ' × threads'} ÷ ${cpus} of the host. ` +
+            'Host = server + clients + other: other is the rest of the machine (the runner and its samplers, ' +
+            'the other local servers, anything else running).'
+          : '.')
+      : 'Server CPU%: CloudWatch CPUUtilization, % of the instance’s vCPUs. Client CPU%: the client instance’s ' +
+        'CPU, the mean over the clients.',
+    'Gbps with more clients: transmit + receive of the most-clients point against this one.',
     ...(showRx || !results.some((r) => r.rx !== null)
       ? []
       : [
           "Receive Gbps left out: the server received under 0.005 Gbps at every point (the scans' queries " +
-            'only); the Gbps figures are transmit + receive.',
+            'only). The gain with more clients, the chart and the network-bound rule use transmit + receive, ' +
+            'which is transmit plus under 0.005 Gbps.',
         ]),
   ];
   if (local)
     notes.push(
-      "Local run: loopback traffic has no class limit, so no point can be network-bound; host CPU%: this machine's " +
-        'CPU busy % over the step (servers and clients share it). CloudWatch network metrics per class are AWS only.',
+      'Local run: loopback traffic has no class limit, so no point can be network-bound. CloudWatch network ' +
+        'metrics per class are AWS only.',
     );
   if (local && coTenant)
     notes.push(
@@ -232,7 +311,7 @@ export function networkSection(ctx: Context): ReportSection | null {
           return r === undefined || (r.tx === null && r.rx === null) ? null : (r.tx ?? 0) + (r.rx ?? 0);
         }),
       })),
-      'Gbps',
+      'Gbps (transmit + receive)',
       {
         name: 'class limit Gbps',
         values: variants.map((v) => results.find((r) => r.g.variant === v)?.limit ?? null),
@@ -242,7 +321,7 @@ export function networkSection(ctx: Context): ReportSection | null {
   charts.push(
     barChart(
       'net-cpu',
-      `Server CPU % per class (${noInterval})`,
+      `Server CPU % ${local ? 'of the host ' : ''}per class (${noInterval})`,
       variants,
       workloads.map((w) => ({
         name: seriesName(w),
@@ -277,9 +356,9 @@ export function networkSection(ctx: Context): ReportSection | null {
             ...(showRx ? ['receive Gbps'] : []),
             'Gbps with more clients',
             'limit Gbps',
-            'server CPU% of its cores',
-            'client CPU%',
-            ...(local ? ['host CPU%'] : []),
+            local ? 'server CPU% of the host' : 'server CPU% of its vCPUs',
+            local ? `client CPU% of its ${oneThread ? 'core' : 'cores'}` : 'client CPU%',
+            ...(local ? [cpus !== null ? 'host CPU% = server + clients + other' : 'host CPU%'] : []),
             'bound',
             'rule (from the columns)',
           ],
@@ -291,6 +370,21 @@ export function networkSection(ctx: Context): ReportSection | null {
       charts,
     },
   };
+}
+
+const signed = (x: number): string => `${x >= 0 ? '+' : ''}${fixed(x * 100, 0)}%`;
+
+/**
+ * The host's CPU% and what it is made of, each % of this machine's CPUs at the shown rounding: the server
+ * (its column), the clients (their sysbench, client CPU% times the cores it can use), and the rest.
+ */
+function hostCell(r: { hostCpu: number | null; cpu: number | null; clientsOfHost: number | null }): string {
+  if (r.hostCpu === null) return '-';
+  const [h, s] = [Number(fixed(r.hostCpu, 0)), r.cpu === null ? null : Number(fixed(r.cpu, 0))];
+  if (s === null || r.clientsOfHost === null) return `${h}`;
+  const c = Number(fixed(r.clientsOfHost, 0));
+  const other = h - s - c;
+  return `${h} = ${s} + ${c} ${other >= 0 ? '+' : '−'} ${Math.abs(other)}`;
 }
 
 /** The study's client count cut for the rehearsal, said in the Answer: its "more clients" are fewer. */
@@ -323,7 +417,7 @@ function serverCpuLines(results: readonly { cpu: number | null; bound: BoundResu
   // Locally the server's CPU% is of the machine's cores, which its clients use too: it cannot reach the line.
   if (local)
     return [
-      `Server CPU ${lo === hi ? `${lo}%` : `from ${lo}% to ${hi}%`} of this machine's cores at every point: ` +
+      `Server CPU ${lo === hi ? `${lo}%` : `from ${lo}% to ${hi}%`} of this machine's CPUs at every point: ` +
         `the clients ran on the same cores, so the server could not reach the CPU-bound line here, and a low ` +
         `server CPU shows the CPUs were shared, not that the server had room to spare.`,
     ];
@@ -336,24 +430,28 @@ function serverCpuLines(results: readonly { cpu: number | null; bound: BoundResu
 /** What more clients moved, per class: the first thing that tells a client limit from a server one. */
 function gainLines(
   results: readonly { g: StepGroup }[],
-  gains: ReadonlyMap<unknown, { gain: number; clients: number } | null>,
+  gains: ReadonlyMap<unknown, MoreClients | null>,
   measured: readonly { g: StepGroup }[],
 ): string[] {
   const each = results.flatMap((r) => {
     const gain = gains.get(measured.find((m) => m.g === r.g)) ?? null;
-    return gain !== null ? [{ variant: r.g.variant, ...gain }] : [];
+    return gain !== null ? [{ variant: r.g.variant, ...gain, threshold: gainThreshold(gain) }] : [];
   });
   if (each.length === 0) return [];
-  const signed = (x: number): string => `${x >= 0 ? '+' : ''}${fixed(x * 100, 0)}%`;
   const clients = uniqueInOrder(each.map((e) => e.clients)).join('/');
   return [
     `${clients} clients against 1 moved ${each.map((e) => `${e.variant} ${signed(e.gain)}`).join(', ')} ` +
       `Gbps: ${
-        each.every((e) => e.gain >= MORE_CLIENTS_GAIN)
-          ? 'more clients help at every class, so one client alone did not find the server’s limit'
+        each.every((e) => e.gain >= e.threshold)
+          ? 'more clients help at every class, so one client alone did not find the server’s limit' +
+            (each.every((e) => e.noise === null || e.noise === undefined)
+              ? ` (each gain at least ${signed(MORE_CLIENTS_GAIN)}, a fixed rule: one repeat measures no noise)`
+              : '')
           : each.every((e) => e.gain < MORE_CLIENTS_GAIN)
             ? 'more clients do not help, so the limit is not the one client'
-            : 'more clients help at some classes only'
+            : each.every((e) => e.gain < e.threshold)
+              ? 'no gain reaches its threshold (the gain threshold note), so whether more clients help is not resolved'
+              : 'more clients help at some classes only (the rule column has each)'
       }.`,
   ];
 }
@@ -361,13 +459,16 @@ function gainLines(
 const boundLabel = (b: BoundResult): string =>
   b.bound === 'none' ? 'no limit reached' : b.bound === 'unclear' ? 'unclear' : `${b.bound}-bound`;
 
-/** What each verdict means, in the terms of the table's columns (the numbers are in the rule column). */
+/**
+ * What each verdict means, by the rule that gives it: the thresholds are stated once, in the table's verdict
+ * note (BOUND_RULE), and each row's figures are in its rule column.
+ */
 const KIND_TEXT: Record<BoundResult['bound'], string> = {
-  cpu: 'server CPU at 90% or more',
-  network: "transmit + receive at 90% or more of the class's limit",
-  client: "more clients moved 15% or more while the one client's sysbench was at 70% of its cores or more",
+  cpu: 'the server CPU reached the CPU-bound line (rule 1)',
+  network: "transmit + receive reached the class's limit (rule 2)",
+  client: 'the one client was busy and more clients moved more (rule 3)',
   none: 'no limit reached',
-  host: "this machine's CPUs 90% busy or more and more clients moved less than 15% more",
+  host: "this machine's CPUs were saturated and more clients did not move more (rule 4)",
   unclear: 'not decided',
 };
 
@@ -395,9 +496,13 @@ function unclearWhy(rules: readonly string[]): string {
     rules.map((r) =>
       /other runs on the host/.test(r)
         ? 'other runs shared this machine'
-        : /no larger client count/.test(r)
+        : /host CPU \d+ >= \d+, no larger client count/.test(r)
           ? 'the host was busy and no larger client count tested more clients'
-          : 'more clients moved more with the client not busy while the host was',
+          : /no larger client count/.test(r)
+            ? 'the client was busy and no larger client count tested more clients'
+            : /^[+-]\d+% < /.test(r)
+              ? "the gain is within the repeats' noise"
+              : 'more clients moved more with the client not busy while the host was',
     ),
   );
   return why.join('; ');
