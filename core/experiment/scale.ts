@@ -106,8 +106,8 @@ function awsOnlyNotes(spec: Spec): PlanNote[] {
           message:
             'network throughput per instance class comes from CloudWatch ' +
             'NetworkTransmitThroughput/NetworkReceiveThroughput and the class network limits apply only on ' +
-            'AWS; locally the traffic is loopback with no class limit, so a point can be CPU-bound or ' +
-            'client-bound but never network-bound',
+            'AWS; locally the traffic is loopback with no class limit, so a point can be CPU-bound, ' +
+            'host-bound, client-bound or unclear, but never network-bound',
         });
       }
     }
