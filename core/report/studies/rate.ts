@@ -652,10 +652,10 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       'Capacity: a repeat’s is the highest rate it achieved, at its unlimited-rate step or at an offered rate, ' +
         'so none of its own points is above it; a variant’s is the mean of its repeats’ (a repeat can be above ' +
         'that mean). Ratio: each later variant over the spec’s first, Welch on the log scale over ' +
-        'the repeats’ capacities; "within noise": the interval includes 100%. Knee: one bracket when every repeat’s is ' +
-        'the same (the same offered rates, or the same multiples of each repeat’s unlimited-rate TPS), from the ' +
-        'lowest rate a repeat kept up with to the highest it did not; each repeat’s when they disagree (per ' +
-        'repeat: the knee table below).',
+        'the repeats’ capacities; "within noise": the interval includes 100%. Knee: one bracket when every ' +
+        'repeat’s is the same (the same offered rates, or the same multiples of each repeat’s unlimited-rate ' +
+        'TPS), from the lowest rate a repeat kept up with to the highest it did not; each repeat’s when they ' +
+        'disagree (per repeat: the knee table below).',
     ],
   };
   const tables: TableBlock[] = [
