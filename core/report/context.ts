@@ -286,6 +286,17 @@ function offeredLabel(g: StepGroup): string {
   return g.rate > 0 && g.offered !== null ? `@${num(g.offered, 0)}/s` : '';
 }
 
+/** A rate sweep's key: one workload at one thread count against one target, over the rates offered. */
+export const sweepKeyOf = (g: StepGroup): string => `${g.workload}\u0000${g.threads}\u0000${g.target}`;
+
+/** The keys with at least two rate steps: the rate section draws each as a curve of its own. */
+export function rateSweepKeys(groups: readonly StepGroup[]): string[] {
+  const rated = (g: StepGroup): boolean => g.rate > 0 || g.rateOfCapacity !== null;
+  return uniqueInOrder(groups.map(sweepKeyOf)).filter(
+    (k) => uniqueInOrder(groups.filter((g) => sweepKeyOf(g) === k && rated(g)).map((g) => g.stepId)).length >= 2,
+  );
+}
+
 export const stepLabel = (g: StepGroup): string =>
   `${g.workload} ` +
   `t${g.threads}` +

@@ -3,9 +3,9 @@
  * against it, and find where achieved stops tracking offered.
  *
  * The rule, applied in order of increasing offered rate (unlimited-rate points are ignored):
- *  1. Baseline efficiency e0 = achieved / offered at the lowest offered rate, capped at 1. A system
- *     that lags even at the lowest load (the original study's RMW case, ~17% below target throughout) is
- *     judged against its own baseline, and the lag is reported.
+ *  1. Baseline efficiency e0 = achieved / offered at the lowest offered rate, capped at 1 (or the
+ *     reference's, below). A system that lags even at the lowest load (the original study's RMW case,
+ *     ~17% below target throughout) is judged against its own baseline, and the lag is reported.
  *  2. A point tracks when achieved >= 95% x e0 x offered AND its p99 <= max(3 x the baseline p99
  *     (p99 at the lowest rate), an absolute floor of 10 ms). Either failing is saturation: a queue
  *     that keeps up on throughput but explodes on latency is saturated too. The floor keeps a
@@ -15,6 +15,10 @@
  *     rate the system sustains. The capacity is the highest achieved rate over the whole sweep (the
  *     plateau the original study reads off, e.g. r6g ~64.8k ops/s).
  * A failed step (no achieved rate) counts as not tracking.
+ *
+ * A sweep repeated on fresh servers passes one reference to every repeat (KneeOptions.reference: the
+ * median over the repeats of their lowest-rate efficiency and p99). Each repeat's own lowest-rate p99
+ * is one noisy sample: judged against it, the same curve got opposite verdicts in two repeats.
  */
 
 /** The default absolute latency floor of the knee rule, ms. */
@@ -38,6 +42,49 @@ export interface KneeOptions {
   readonly latencyFactor?: number;
   /** ... but only when also above this many ms. Default DEFAULT_LATENCY_FLOOR_MS. */
   readonly latencyFloorMs?: number;
+  /**
+   * The baseline to judge against instead of this curve's own lowest point (one reference for every
+   * repeat of a variant, so that the same curve gets the same verdict in each).
+   */
+  readonly reference?: KneeReference;
+}
+
+/** What a curve is judged against: its efficiency and p99 at low load. */
+export interface KneeReference {
+  /** achieved / offered at the lowest rate, at most 1; null when unknown. */
+  readonly efficiency: number | null;
+  /** p99 at the lowest rate, ms; null when unknown. */
+  readonly p99Ms: number | null;
+}
+
+/** The median of the values (the mean of the middle two for an even count); null when there are none. */
+function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** A curve's own reference: its lowest offered rate's efficiency (capped at 1) and p99. */
+function ownReference(points: readonly RatePoint[]): KneeReference {
+  const first = points.filter((p) => p.offered > 0).sort((a, b) => a.offered - b.offered)[0];
+  if (first === undefined) return { efficiency: null, p99Ms: null };
+  return {
+    efficiency: first.achieved !== null ? Math.min(1, first.achieved / first.offered) : null,
+    p99Ms: first.p99Ms !== null && first.p99Ms > 0 ? first.p99Ms : null,
+  };
+}
+
+/**
+ * One reference for several repeats of a curve: the median of their own references, so that no single
+ * repeat's lowest-rate sample sets the limit for the others.
+ */
+export function pooledReference(curves: readonly (readonly RatePoint[])[]): KneeReference {
+  const own = curves.map(ownReference);
+  return {
+    efficiency: median(own.map((r) => r.efficiency).filter((e): e is number => e !== null)),
+    p99Ms: median(own.map((r) => r.p99Ms).filter((e): e is number => e !== null)),
+  };
 }
 
 export interface KneeResult {
@@ -87,8 +134,9 @@ export function findKnee(input: readonly RatePoint[], options: KneeOptions = {})
       summary: 'no offered-rate points (rate > 0) to find a knee in',
     };
   }
-  const e0 = first.achieved !== null ? Math.min(1, first.achieved / first.offered) : null;
-  const p0 = first.p99Ms;
+  const reference = options.reference ?? ownReference(points);
+  const e0 = reference.efficiency;
+  const p0 = reference.p99Ms;
   const latencyLimit = p0 !== null && p0 > 0 ? Math.max(latencyFactor * p0, latencyFloorMs) : null;
   let knee: RatePoint | undefined;
   let saturated: RatePoint | undefined;

@@ -1,7 +1,9 @@
 /**
  * The latency distribution of every step: p50, p90, p95, p99, p99.9 and max from the histogram
  * sysbench prints at the end of a run (core/sysbench/parser.ts, LatencySummary.percentiles), the
- * mean over the step's successful repeats; and, for a rate sweep, p99 against the offered rate.
+ * mean over the step's successful repeats; and p99 against the offered rate, one chart per workload,
+ * where the rate section does not already draw it. An overloaded rate step (sysbench stopped it when its
+ * event queue filled, before printing a histogram) keeps its row, marked, with the worst interval's p99.
  * Applies when some step recorded a histogram (runs before percentiles were kept did not).
  */
 import type { StepResult } from '../lake/results';
@@ -10,7 +12,7 @@ import { fixed, num } from '../format';
 import { whole } from './findings';
 import type { ChartBlock, ReportSection } from './model';
 import { mean } from './stats';
-import { stepLabel, type Context, type StepGroup } from './context';
+import { rateSweepKeys, stepLabel, sweepKeyOf, type Context, type StepGroup } from './context';
 
 const FIELDS = [
   'lat_p50_ms',
@@ -51,6 +53,16 @@ function offeredApart(g: StepGroup): boolean {
   return new Set(g.ok.map((r) => r.offered_tps)).size > 1;
 }
 
+/** The repeats with a histogram: those that ran to the end (an overloaded one stopped before printing it). */
+const histogramRows = (g: StepGroup): StepResult[] => g.ok.filter((r) => r.status !== 'overloaded');
+
+/** An overloaded repeat's row: no histogram, only the worst interval's tail latency (queue time included). */
+function overloadedRow(g: StepGroup, label: string, r: StepResult): string[] {
+  const at = offeredApart(g) ? ` at ${whole(r.offered_tps)}/s` : '';
+  const p99 = g.latPct === 99 && typeof r.lat_pct_ms === 'number' ? `${fixed(r.lat_pct_ms)} *` : '-';
+  return [g.variant, `${label}, repeat ${r.repeat}${at} (overloaded)`, '1', '-', '-', '-', p99, '-', '-'];
+}
+
 /**
  * What a row's value is, by the kinds of step shown: closed-loop steps offered no rate, so "offered the
  * same rate" is said only where rates were offered.
@@ -63,21 +75,40 @@ function meanWording(groups: readonly StepGroup[]): string {
 }
 
 export function latencySection(ctx: Context): ReportSection | null {
-  const groups = ctx.groups.filter((g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number'));
-  if (groups.length === 0) return null;
+  if (!ctx.groups.some((g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number'))) return null;
+  // Overloaded steps keep their rows: past capacity is what a rate sweep measures.
+  const groups = ctx.groups.filter(
+    (g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number') || g.overloaded.some((r) => r.tps !== null),
+  );
+  const rated = (g: StepGroup): boolean => g.rate > 0 || g.rateOfCapacity !== null;
+  // In a run with rate steps, the step offered no rate says so.
+  const anyRated = groups.some(rated);
   const rows = groups.flatMap((g) => {
+    const hist = histogramRows(g);
     const clientBound = g.ok.some((r) => r.saturated_clients > 0);
-    const label = stepLabel(g) + (clientBound ? ' (client-bound)' : '');
-    if (!offeredApart(g)) return [[g.variant, label, String(g.ok.length), ...FIELDS.map((f) => cell(g.ok, f))]];
-    return [...g.ok]
+    const label =
+      stepLabel(g) + (anyRated && !rated(g) ? ' unlimited rate' : '') + (clientBound ? ' (client-bound)' : '');
+    const overloaded = g.ok
+      .filter((r) => r.status === 'overloaded')
       .sort((a, b) => a.repeat - b.repeat)
-      .map((r) => [
-        g.variant,
-        `${label}, repeat ${r.repeat} at ${whole(r.offered_tps)}/s`,
-        '1',
-        ...FIELDS.map((f) => cell([r], f)),
-      ]);
+      .map((r) => ({ repeat: r.repeat, row: overloadedRow(g, label, r) }));
+    const measured =
+      hist.length === 0
+        ? []
+        : !offeredApart(g)
+          ? [{ repeat: 0, row: [g.variant, label, String(hist.length), ...FIELDS.map((f) => cell(hist, f))] }]
+          : [...hist].map((r) => ({
+              repeat: r.repeat,
+              row: [
+                g.variant,
+                `${label}, repeat ${r.repeat} at ${whole(r.offered_tps)}/s`,
+                '1',
+                ...FIELDS.map((f) => cell([r], f)),
+              ],
+            }));
+    return [...measured, ...overloaded].sort((a, b) => a.repeat - b.repeat).map((x) => x.row);
   });
+  const anyOverloaded = groups.some((g) => g.ok.some((r) => r.status === 'overloaded'));
   const anyCapped = groups.some((g) => g.ok.some((r) => FIELDS.some((f) => capped(r, f).capped)));
   const anyApart = groups.some(offeredApart);
   const findings: string[] = [];
@@ -86,8 +117,12 @@ export function latencySection(ctx: Context): ReportSection | null {
   const spread = groups
     .flatMap((g) =>
       offeredApart(g)
-        ? g.ok.map((r) => ({ g, label: `${stepLabel(g)}, repeat ${r.repeat} at ${whole(r.offered_tps)}/s`, rows: [r] }))
-        : [{ g, label: stepLabel(g), rows: g.ok }],
+        ? histogramRows(g).map((r) => ({
+            g,
+            label: `${stepLabel(g)}, repeat ${r.repeat} at ${whole(r.offered_tps)}/s`,
+            rows: [r],
+          }))
+        : [{ g, label: stepLabel(g), rows: histogramRows(g) }],
     )
     .map((x) => ({ ...x, p50: meanOf(x.rows, 'lat_p50_ms'), p99: meanOf(x.rows, 'lat_p99_ms') }))
     .filter((x) => x.p50 !== null && x.p99 !== null && x.p50 > 0)
@@ -102,23 +137,29 @@ export function latencySection(ctx: Context): ReportSection | null {
     );
   }
   const charts: ChartBlock[] = [];
-  // Each repeat at the rate it was offered (relative rates differ per repeat: no mean of them was offered).
-  const rated = groups
-    .filter((g) => g.rate > 0 || g.rateOfCapacity !== null)
-    .flatMap((g) => g.ok.filter((r) => typeof r.lat_p99_ms === 'number'));
-  if (new Set(rated.map((r) => r.offered_tps)).size >= 2) {
-    const series: XYSeries[] = [];
-    for (const variant of [...new Set(rated.map((r) => r.variant))]) {
-      const points = rated
+  // One chart per workload: p99 of different workloads on one axis compare nothing. A rate sweep's curve is
+  // the rate section's (its p99 chart per workload), not drawn twice.
+  const sweeps = new Set(rateSweepKeys(ctx.groups));
+  const keys = [...new Set(groups.filter(rated).map(sweepKeyOf))];
+  for (const key of keys.filter((k) => !sweeps.has(k))) {
+    // Each repeat at the rate it was offered (relative rates differ per repeat: no mean of them was offered).
+    const own = groups.filter((g) => rated(g) && sweepKeyOf(g) === key);
+    const points = own.flatMap((g) => histogramRows(g).filter((r) => typeof r.lat_p99_ms === 'number'));
+    if (new Set(points.map((r) => r.offered_tps)).size < 2) continue;
+    const series: XYSeries[] = [...new Set(points.map((r) => r.variant))].map((variant) => ({
+      name: variant,
+      points: points
         .filter((r) => r.variant === variant)
         .sort((a, b) => a.offered_tps - b.offered_tps)
-        .map((r) => [r.offered_tps, r.lat_p99_ms ?? null] as const);
-      series.push({ name: variant, points, scatter: true });
-    }
+        .map((r) => [r.offered_tps, r.lat_p99_ms ?? null] as const),
+      scatter: true,
+    }));
+    const g = own[0]!;
     charts.push(
       lineChart(
-        'latency-p99-vs-rate',
-        'p99 latency against offered rate (from the histogram)',
+        `latency-p99-vs-rate-${charts.length}`,
+        `${g.workload} t${g.threads}${g.target !== 'writer' ? ` → ${g.target}` : ''}: p99 latency against offered ` +
+          'rate (from the histogram)',
         'offered transactions/s',
         'p99 ms',
         series,
@@ -148,6 +189,16 @@ export function latencySection(ctx: Context): ReportSection | null {
                 '≤ max: the histogram bucket holding that percentile reaches past the exact slowest transaction; ' +
                   'the cell shows the max instead (≤ max), the percentile is no higher.',
               ]
+            : []),
+          ...(anyOverloaded
+            ? [
+                '(overloaded): sysbench stopped the step when its event queue filled, before printing its ' +
+                  'histogram; * p99 of the worst 1 s interval before it stopped (queue time included), as the ' +
+                  'rate sweep shows it; no other percentile was printed (-).',
+              ]
+            : []),
+          ...(sweeps.size > 0
+            ? ['p99 against the offered rate: the rate sweep’s charts, one per workload (Answer).']
             : []),
           ...(anyApart
             ? [

@@ -49,16 +49,91 @@ describe('latencySection', () => {
         ['r6g', 'rw t8 @2,000/s', '2', '3.00', '6.00', '9.00', '45.00', '30.00', '60.00'],
       ]);
       expect(section.findings[0]).toBe('Widest tail: r6g rw t8 @2,000/s, p99 45.00 ms is 15× its p50 (3.00 ms).');
-      const chart = section.charts[0]!;
-      expect(chart.id).toBe('latency-p99-vs-rate');
-      expect((chart.option.series as { data: number[][] }[])[0]!.data).toEqual([
-        [1000, 6],
-        [1000, 12],
-        [2000, 30],
-        [2000, 60],
-      ]);
+      // A sweep of two rates: the rate section draws its p99 curve; it is not drawn twice.
+      expect(section.charts).toEqual([]);
+      expect(section.tables[0]!.notes!.join(' ')).toMatch(/p99 against the offered rate: the rate sweep’s charts/);
     },
   );
+
+  it('draws p99 against the offered rate one chart per workload, never two workloads on one axis', () => {
+    // Arrange: two workloads, each offered 0.5x of each repeat's own capacity (repeats at different rates).
+    const steps = ['ins', 'upd'].flatMap((workload, w) =>
+      [1, 2].map((repeat) =>
+        stepResult({
+          variant: 'r6g',
+          cell_id: `r6g-r${repeat}`,
+          repeat,
+          step_id: `${workload}-c50`,
+          workload,
+          step_index: w,
+          rate: 1,
+          offered_tps: 1000 * repeat + 100 * w,
+          tps: 1000 * repeat + 100 * w,
+          ...dist(1 + w),
+        }),
+      ),
+    );
+
+    // Act
+    const section = latencySection(makeContext(runData(steps), prices))!;
+
+    // Assert
+    expect(section.charts.map((c) => c.title)).toEqual([
+      'ins t8: p99 latency against offered rate (from the histogram)',
+      'upd t8: p99 latency against offered rate (from the histogram)',
+    ]);
+    expect(section.charts.map((c) => (c.option.series as { data: number[][] }[])[0]!.data)).toEqual([
+      [
+        [1000, 6],
+        [2000, 6],
+      ],
+      [
+        [1100, 12],
+        [2100, 12],
+      ],
+    ]);
+  });
+
+  it('keeps an overloaded step, marked, with the p99 it has (no histogram was printed)', () => {
+    // Arrange: 1,000/s kept up with; 8,000/s overloaded (sysbench stopped it: tps and an interval p99 only).
+    const steps = [
+      stepResult({ variant: 'r6g', step_id: 'rw-r1000', workload: 'rw', rate: 1000, offered_tps: 1000, ...dist(1) }),
+      stepResult({
+        variant: 'r6g',
+        step_id: 'rw-r8000',
+        workload: 'rw',
+        step_index: 1,
+        rate: 8000,
+        offered_tps: 8000,
+        tps: 3000,
+        status: 'overloaded',
+        lat_pct_ms: 4200,
+        lat_p50_ms: null,
+        lat_p90_ms: null,
+        lat_p95_ms: null,
+        lat_p99_ms: null,
+        lat_p999_ms: null,
+        lat_max_ms: null,
+      }),
+    ];
+
+    // Act
+    const table = latencySection(makeContext(runData(steps), prices))!.tables[0]!;
+
+    // Assert
+    expect(table.rows[1]).toEqual([
+      'r6g',
+      'rw t8 @8,000/s, repeat 1 (overloaded)',
+      '1',
+      '-',
+      '-',
+      '-',
+      '4,200.00 *',
+      '-',
+      '-',
+    ]);
+    expect(table.notes!.join(' ')).toMatch(/\(overloaded\): sysbench stopped the step .* worst 1 s interval/);
+  });
 
   it('does not apply to a run without histograms', () => {
     // Arrange

@@ -1,4 +1,7 @@
-/** S5's knee is a bracket between two offered rates, never the lowest rate offered printed as a measured point. */
+/**
+ * S5's knee is a bracket between two offered rates, never the lowest rate offered printed as a measured point;
+ * one rule for every repeat of a variant; repeats that disagree are shown each, never merged into one bracket.
+ */
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
 import { makeContext } from '../../core/report/sections';
@@ -6,6 +9,31 @@ import { analyzeRate, rateSection } from '../../core/report/studies/rate';
 import { runData, stepResult } from '../helpers/step-results';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
+
+/** One repeat of a relative-rate sweep: its unlimited step, then [multiple, achieved, p99 ms, status] points. */
+function sweepRepeat(
+  repeat: number,
+  cap: number,
+  at: readonly (readonly [number, number, number, ('ok' | 'overloaded')?])[],
+) {
+  return [
+    stepResult({ variant: 'r6g', repeat, step_id: 'ins-t96', workload: 'ins', threads: 96, tps: cap }),
+    ...at.map(([x, achieved, p99, status]) =>
+      stepResult({
+        variant: 'r6g',
+        repeat,
+        step_id: `ins-t96-c${x * 100}`,
+        workload: 'ins',
+        threads: 96,
+        rate: 1,
+        offered_tps: cap * x,
+        tps: achieved,
+        lat_pct_ms: p99,
+        status: status ?? 'ok',
+      }),
+    ),
+  ];
+}
 
 describe("S5's knee", () => {
   it('is "between 0.5x and 0.9x" of capacity when only the lowest rate kept up; the grid cannot place it', () => {
@@ -39,8 +67,96 @@ describe("S5's knee", () => {
 
     // Assert
     // Over the repeats: the lowest rate one kept up with and the highest one did not keep up with (lower < upper).
-    expect(answer).toMatch(/knee r6g between 4,300 and 8,100\/s offered \(0\.5x and 0\.9x the unlimited-rate TPS\)/);
+    expect(answer).toMatch(
+      /Knee: r6g between 4,300 and 8,100\/s offered \(0\.5x and 0\.9x the unlimited-rate TPS, both repeats\)/,
+    );
     expect(answer).toMatch(/A sweep of 3 rates .* cannot place a knee: .* add rates between them\./);
     expect(answer).not.toMatch(/knee \(highest offered rate kept up with\) r6g 4,300–4,500\/s/);
+  });
+
+  it("judges every repeat against one p99 limit: one curve, one verdict, whatever its lowest rate's noise", () => {
+    // Arrange: the same curve in both repeats (p99 15 ms at 0.9x, achieved on target), except the p99 at 0.5x:
+    // 3 ms in repeat 1, 9 ms in repeat 2. Against its own lowest rate repeat 1's limit was 10 ms, repeat 2's 27.
+    const curve = (p0: number) =>
+      [
+        [0.5, 5000, p0],
+        [0.9, 9000, 15],
+        [1.5, 9500, 900, 'overloaded'],
+      ] as const;
+    const steps = [...sweepRepeat(1, 10000, curve(3)), ...sweepRepeat(2, 10000, curve(9))];
+
+    // Act
+    const f = analyzeRate(makeContext(runData(steps), prices))!;
+    const section = rateSection(f);
+    const answer = section.answer!.lines.join('\n');
+
+    // Assert: one limit, 3x the median of 3 and 9 ms; both repeats kept up at 0.9x, and the Answer says one bracket.
+    const v = f.sweeps[0]!.variants[0]!;
+    expect(v.latencyLimitMs).toBe(18);
+    expect(v.repeats.map((r) => [r.kneeOffered, r.saturatedAtOffered, r.reason])).toEqual([
+      [9000, 15000, 'overloaded'],
+      [9000, 15000, 'overloaded'],
+    ]);
+    expect(answer).toMatch(/Knee: r6g between 9,000 and 15,000\/s offered \(0\.9x and 1\.5x .*both repeats\)/);
+    expect(answer).not.toMatch(/disagree/);
+    const kneeTable = section.tables.find((t) => t.title.startsWith('Knee'))!;
+    expect(kneeTable.rows.map((r) => r[5])).toEqual(['18.0', '18.0']);
+  });
+
+  it('says the repeats disagree and shows each bracket, instead of one bracket spanning both', () => {
+    // Arrange: repeat 1 keeps up at 0.9x of its capacity, repeat 2 falls behind there.
+    const steps = [
+      ...sweepRepeat(1, 10000, [
+        [0.5, 5000, 5],
+        [0.9, 9000, 6],
+        [1.5, 9500, 900, 'overloaded'],
+      ]),
+      ...sweepRepeat(2, 10000, [
+        [0.5, 5000, 5],
+        [0.9, 7000, 6],
+        [1.5, 9000, 900, 'overloaded'],
+      ]),
+    ];
+
+    // Act
+    const section = rateSection(analyzeRate(makeContext(runData(steps), prices))!);
+    const answer = section.answer!.lines.join('\n');
+    const knee = section.answer!.tables[0]!.rows[0]![4]!;
+
+    // Assert
+    expect(answer).toContain(
+      'Knee: r6g, its 2 repeats disagree (more repeats would tell which holds): ' +
+        'repeat 1 between 9,000 and 15,000/s offered (0.9x and 1.5x), ' +
+        'repeat 2 between 5,000 and 9,000/s offered (0.5x and 0.9x).',
+    );
+    expect(answer).not.toMatch(/between 5,000 and 15,000/);
+    expect(knee).toMatch(/^repeats disagree: repeat 1 between 9,000 and 15,000\/s .*repeat 2 between 5,000 and 9,000/);
+  });
+
+  it("shows each repeat's unlimited-rate TPS, the base of its rates, also when another rate is its capacity", () => {
+    // Arrange: repeat 1's unlimited step achieves 10,000/s, its 1.5x step 10,400/s (its capacity).
+    const steps = [
+      ...sweepRepeat(1, 10000, [
+        [0.5, 5000, 5],
+        [1.5, 10400, 900, 'overloaded'],
+      ]),
+      ...sweepRepeat(2, 8000, [
+        [0.5, 4000, 5],
+        [1.5, 7900, 900, 'overloaded'],
+      ]),
+    ];
+
+    // Act
+    const table = rateSection(analyzeRate(makeContext(runData(steps), prices))!).tables.find((t) =>
+      t.title.startsWith('Knee'),
+    )!;
+
+    // Assert
+    const col = (name: string) => table.head.indexOf(name);
+    expect(table.rows.map((r) => [r[col('unlimited-rate TPS')], r[col('capacity/s')]])).toEqual([
+      ['10,000', '10,400 (max)'],
+      ['8,000', '8,000 (unlimited)'],
+    ]);
+    expect(table.notes!.join(' ')).toMatch(/its rates \(0\.5x \.\.\.\) are multiples of it/);
   });
 });

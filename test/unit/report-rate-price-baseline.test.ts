@@ -66,6 +66,8 @@ describe('S5 reads like S1', () => {
     expect(rated.length).toBeGreaterThan(0);
     for (const r of rated) expect(r[2]).toBe('1');
     for (const r of table.rows) {
+      // An overloaded step stopped before sysbench printed its histogram: no max, no percentile but p99.
+      if (r[1]!.endsWith('(overloaded)')) continue;
       const max = numberOf(r[8]!);
       for (const c of r.slice(3, 8)) if (c !== '-') expect(numberOf(c)).toBeLessThanOrEqual(max);
     }

@@ -363,14 +363,31 @@ const s5With = (rates: readonly number[]) => ({
   workloads: [{ ...S5.workloads[0]!, rates: [...rates, 0] }],
 });
 
-/** Each variant's knee bracket as the Answer states it; null bounds when it says below or above. */
-function s5Knees(r: Report): { variant: string; lower: number | null; upper: number | null; text: string }[] {
-  const line = answerLines(r).find((l) => / knee /.test(l))!;
-  const knees = /; knee (.*)\.$/.exec(line)![1]!;
+interface S5Knee {
+  readonly variant: string;
+  /** The one bracket the Answer states when the repeats agree; null bounds when it says below or above. */
+  readonly lower: number | null;
+  readonly upper: number | null;
+  /** The Answer says the repeats disagree; `each` holds every repeat's bracket then. */
+  readonly disagree: boolean;
+  readonly each: readonly { lower: number; upper: number }[];
+  readonly text: string;
+}
+
+/** Each variant's knee as the Answer states it: one bracket, or each repeat's when they disagree. */
+function s5Knees(r: Report): S5Knee[] {
+  const line = answerLines(r).find((l) => / Knee: /.test(l))!;
+  const knees = / Knee: (.*)\.$/.exec(line)![1]!.split('; ');
   const num = (x: string | undefined) => (x === undefined ? null : Number(x.replace(/,/g, '')));
   return ['r5-2xl', 'r6g-2xl'].map((variant) => {
-    const m = new RegExp(`${variant} between ([\\d,]+) and ([\\d,]+)/s offered`).exec(knees);
-    return { variant, lower: num(m?.[1]), upper: num(m?.[2]), text: knees };
+    const text = knees.find((k) => k.startsWith(variant))!;
+    const each = [...text.matchAll(/between ([\d,]+) and ([\d,]+)\/s offered/g)].map((m) => ({
+      lower: num(m[1])!,
+      upper: num(m[2])!,
+    }));
+    const disagree = / repeats disagree /.test(text);
+    const m = disagree ? null : new RegExp(`^${variant} between ([\\d,]+) and ([\\d,]+)/s offered`).exec(text);
+    return { variant, lower: num(m?.[1]), upper: num(m?.[2]), disagree, each, text };
   });
 }
 
@@ -406,8 +423,9 @@ describe('S5 on planted truths', () => {
       for (const k of s5Knees(r)) {
         const [lo, hi] = expected[k.variant]!;
         if (k.lower === lo && k.upper === hi) right++;
-        // Any other bracket must still hold the planted capacity.
-        else if (!(k.lower !== null && k.upper !== null && k.lower < c(k.variant) && k.upper >= c(k.variant))) wrong++;
+        // Any other bracket, and every repeat's when they disagree, must still hold the planted capacity.
+        else if (k.each.length === 0 || k.each.some((b) => !(b.lower < c(k.variant) && b.upper >= c(k.variant))))
+          wrong++;
       }
     }
     // Assert
@@ -440,6 +458,44 @@ describe('S5 on planted truths', () => {
     // Assert
     expect(right).toBe(n);
     expect(saysCannot).toBe(n);
+  });
+
+  it('the same curve in every repeat, only its lowest rate’s p99 drawn apart: one verdict, the planted knee', () => {
+    // Arrange: one latency curve, 15 ms up to the capacity and 400 ms past it, except at the lowest rate,
+    // where repeat 1 drew 3 ms and repeat 2 drew 9 ms. Judged against its own lowest rate, repeat 1's limit
+    // was 10 ms (the floor; 15 ms "saturated" at 8,000/s) and repeat 2's 27 ms: opposite verdicts.
+    const rates = [2000, 8000, 16000, 24000, 32000, 48000, 64000];
+    const expected: Record<string, [number, number]> = { 'r5-2xl': [16000, 24000], 'r6g-2xl': [32000, 48000] };
+    const curve: Truth = (cell, step) => {
+      const c = capacity(cell);
+      const offered = step.rate * step.clients;
+      const low = offered === rates[0] ? (cell.repeat === 1 ? 3 : 9) : 15;
+      return { tps: c, latPctMs: offered > 0 && offered < c ? low : 400 };
+    };
+    const n = 6;
+    let right = 0;
+    let disagree = 0;
+    for (let seed = 1; seed <= n; seed++) {
+      // Act
+      const r = buildReport(
+        plantedRunData(S5, curve, {
+          seed,
+          runId: `s5-ref-${seed}`,
+          noise: quiet,
+          scale: 'full',
+          spec: { ...s5With(rates), repeats: 2 },
+        }),
+        prices,
+      );
+      for (const k of s5Knees(r)) {
+        if (k.disagree) disagree++;
+        const [lo, hi] = expected[k.variant]!;
+        if (k.lower === lo && k.upper === hi && /both repeats/.test(k.text)) right++;
+      }
+    }
+    // Assert
+    expect(disagree).toBe(0);
+    expect(right).toBe(2 * n);
   });
 });
 

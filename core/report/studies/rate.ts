@@ -14,7 +14,7 @@
 import type { StepResult } from '../../lake/results';
 import { lineChart, spansDecades, type XYSeries } from '../charts';
 import { fixed, pct } from '../../format';
-import { findKnee, DEFAULT_LATENCY_FLOOR_MS, type KneeResult } from '../knee';
+import { findKnee, pooledReference, DEFAULT_LATENCY_FLOOR_MS, type KneeReference, type KneeResult } from '../knee';
 import type { ReportSection, TableBlock } from '../model';
 import {
   coversOf,
@@ -27,7 +27,7 @@ import {
   type RatioFinding,
 } from '../findings';
 import { mean, meanCi, summarize, welchRatioCi } from '../stats';
-import { uniqueInOrder, type Context, type StepGroup } from '../context';
+import { rateSweepKeys, sweepKeyOf, uniqueInOrder, type Context, type StepGroup } from '../context';
 import { analyzeLocalCaveats, scopeSentence } from '../local-caveats';
 
 interface RatePoint {
@@ -52,10 +52,14 @@ interface RepeatKnee {
   readonly saturatedAtOffered: number | null;
   readonly reason: KneeResult['reason'];
   readonly capacity: number | null;
+  /** What this repeat's unlimited-rate step achieved: the base of its relative rates (0.5x, 0.9x ...). */
+  readonly unlimitedTps: number | null;
   /** Where the capacity was achieved: the unlimited-rate step, or an offered rate that achieved more. */
   readonly capacityFrom: 'unlimited-rate step' | 'highest achieved';
   /** The lowest offered rate at which the client saturated its CPU; null when it never did. */
   readonly clientBoundFrom: number | null;
+  /** Where this repeat's knee lies, as its offered rates can say it; null when it was offered no rate. */
+  readonly bracket: RepeatBracket | null;
 }
 
 interface RateVariant {
@@ -67,32 +71,46 @@ interface RateVariant {
   readonly capacity: Estimated;
   /** The knees' offered rates over the repeats (lowest, highest); null when no repeat tracked. */
   readonly kneeRange: readonly [number, number] | null;
-  /** The knee bracketed by offered rates over every repeat (kneeBracketOf). */
-  readonly bracket: KneeBracket;
+  /** What every repeat's curve is judged against: the median over the repeats of their lowest-rate values. */
+  readonly reference: KneeReference;
+  /** The p99 limit the knee rule applied to every repeat, ms; null without a reference p99. */
+  readonly latencyLimitMs: number | null;
+  /** The knee over the repeats: one bracket when they agree, each repeat's when they do not (kneeBracketOf). */
+  readonly bracket: KneeBracket | null;
   /** How many rates the sweep offered (its rate steps, skipped ones included). */
   readonly grid: number;
 }
 
 /**
- * Where the knee lies, as the offered rates can say it: between the lowest rate a repeat kept up
- * with and the highest rate a repeat did not (over the repeats, so lower < upper always holds and
- * both are rates really offered); below the lowest or above the highest rate offered otherwise.
+ * Where one repeat's knee lies, as the rates it was offered can say it: between the highest rate it kept
+ * up with and the next one it was offered; below its lowest rate, or above its highest, otherwise. The
+ * multiples (0.5x ...) of its unlimited-rate TPS are null for absolute rates.
  */
-type KneeBracket =
+type RepeatBracket =
   | {
       readonly kind: 'between';
       readonly lower: number;
       readonly upper: number;
-      /** The same multiples of each repeat's unlimited-rate TPS (ratesOfCapacity); null for absolute rates. */
       readonly lowerX: number | null;
       readonly upperX: number | null;
       /** upper / lower > 1.2: the grid is too coarse to place the knee more closely. */
       readonly coarse: boolean;
     }
-  | { readonly kind: 'below'; readonly lowest: number }
-  /** Some repeats saturated, another kept up with every rate it was offered: no upper end holds for all. */
-  | { readonly kind: 'mixed'; readonly lower: number; readonly unsaturated: readonly number[] }
-  | { readonly kind: 'above'; readonly highest: number | null };
+  | { readonly kind: 'below'; readonly lowest: number; readonly lowestX: number | null }
+  | { readonly kind: 'above'; readonly highest: number; readonly highestX: number | null };
+
+/**
+ * The knee over the repeats. When every repeat's bracket is the same (the same offered rates, or the same
+ * multiples of each repeat's own unlimited-rate TPS) one bracket spans them: from the lowest lower end to
+ * the highest upper end, both rates really offered. When they differ the repeats disagree, and each is
+ * shown: no one bracket holds both a knee below 0.9x and one above it.
+ */
+type KneeBracket =
+  | { readonly kind: 'agree'; readonly repeats: number; readonly bracket: RepeatBracket }
+  | {
+      readonly kind: 'disagree';
+      readonly each: readonly { readonly repeat: number; readonly bracket: RepeatBracket }[];
+    };
 
 /** A bracket wider than this (upper / lower) does not place a knee: add rates between its ends. */
 const COARSE_BRACKET = 1.2;
@@ -119,18 +137,14 @@ export interface RateFindings {
 }
 
 function rateSweeps(ctx: Context): { label: string; groups: StepGroup[] }[] {
-  const keyOf = (g: StepGroup): string => `${g.workload}\u0000${g.threads}\u0000${g.target}`;
-  const rated = (g: StepGroup): boolean => g.rate > 0 || g.rateOfCapacity !== null;
-  return uniqueInOrder(ctx.groups.map(keyOf))
-    .filter((k) => uniqueInOrder(ctx.groups.filter((g) => keyOf(g) === k && rated(g)).map((g) => g.stepId)).length >= 2)
-    .map((key) => {
-      const groups = ctx.groups.filter((g) => keyOf(g) === key);
-      const first = groups[0]!;
-      return {
-        label: `${first.workload} (${first.threads} threads${first.target !== 'writer' ? `, ${first.target}` : ''})`,
-        groups,
-      };
-    });
+  return rateSweepKeys(ctx.groups).map((key) => {
+    const groups = ctx.groups.filter((g) => sweepKeyOf(g) === key);
+    const first = groups[0]!;
+    return {
+      label: `${first.workload} (${first.threads} threads${first.target !== 'writer' ? `, ${first.target}` : ''})`,
+      groups,
+    };
+  });
 }
 
 function statusOf(r: StepResult): RatePoint['status'] {
@@ -161,17 +175,23 @@ function analyzeVariant(groups: readonly StepGroup[], variant: string, instanceC
     )
     .sort((a, b) => a.offered - b.offered || a.repeat - b.repeat);
   const repeatIds = uniqueInOrder(points.map((p) => p.repeat)).sort((a, b) => a - b);
-  const repeats: RepeatKnee[] = repeatIds.map((repeat) => {
-    // Skipped points were never offered: they take no part in the knee.
-    const own = points.filter((p) => p.repeat === repeat && p.status !== 'skipped');
-    const knee = findKnee(
-      own.map((p) => ({
+  // Skipped points were never offered: they take no part in the knee.
+  const curveOf = (repeat: number) =>
+    points
+      .filter((p) => p.repeat === repeat && p.status !== 'skipped')
+      .map((p) => ({
         offered: p.offered,
         achieved: p.achieved,
         p99Ms: p.latencyMs,
         overloaded: p.status === 'overloaded',
-      })),
-    );
+      }));
+  // One reference for every repeat: the same curve then gets the same verdict in each (core/report/knee.ts).
+  const reference = pooledReference(repeatIds.map(curveOf));
+  let latencyLimitMs: number | null = null;
+  const repeats: RepeatKnee[] = repeatIds.map((repeat) => {
+    const own = points.filter((p) => p.repeat === repeat && p.status !== 'skipped');
+    const knee = findKnee(curveOf(repeat), { reference });
+    latencyLimitMs ??= knee.latencyLimitMs;
     const probe = unlimited
       .flatMap((g) => g.ok.filter((r) => r.repeat === repeat && r.tps !== null))
       .map((r) => r.tps!);
@@ -185,8 +205,10 @@ function analyzeVariant(groups: readonly StepGroup[], variant: string, instanceC
       saturatedAtOffered: knee.saturatedAtOffered,
       reason: knee.reason,
       capacity: fromProbe ? probed : knee.capacity,
+      unlimitedTps: probed,
       capacityFrom: fromProbe ? 'unlimited-rate step' : 'highest achieved',
       clientBoundFrom: bound.length > 0 ? bound[0]!.offered : null,
+      bracket: repeatBracketOf(own, knee),
     };
   });
   const caps = repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
@@ -202,38 +224,71 @@ function analyzeVariant(groups: readonly StepGroup[], variant: string, instanceC
     repeats,
     capacity,
     kneeRange: knees.length > 0 ? [Math.min(...knees), Math.max(...knees)] : null,
-    bracket: kneeBracketOf(points, repeats),
+    reference,
+    latencyLimitMs,
+    bracket: kneeBracketOf(repeats),
     grid: uniqueInOrder(rated.map((g) => g.stepId)).length,
   };
 }
 
 /** The multiple of capacity a repeat was offered at a rate; null when the rate was absolute. */
-function multipleAt(points: readonly RatePoint[], repeat: number, offered: number): number | null {
-  return points.find((p) => p.repeat === repeat && p.offered === offered)?.rateOfCapacity ?? null;
+function multipleAt(own: readonly RatePoint[], offered: number): number | null {
+  return own.find((p) => p.offered === offered)?.rateOfCapacity ?? null;
 }
 
-/** The knee over the repeats as two offered rates (see KneeBracket). */
-function kneeBracketOf(points: readonly RatePoint[], repeats: readonly RepeatKnee[]): KneeBracket {
-  const offered = points.filter((p) => p.status !== 'skipped').map((p) => p.offered);
-  const saturated = repeats.filter((r) => r.saturatedAtOffered !== null);
-  if (saturated.length === 0) return { kind: 'above', highest: offered.length > 0 ? Math.max(...offered) : null };
-  const kept = repeats.filter((r) => r.kneeOffered !== null);
-  if (kept.length === 0) return { kind: 'below', lowest: Math.min(...saturated.map((r) => r.saturatedAtOffered!)) };
-  const lowerOf = kept.reduce((a, r) => (r.kneeOffered! < a.kneeOffered! ? r : a));
-  const upperOf = saturated.reduce((a, r) => (r.saturatedAtOffered! > a.saturatedAtOffered! ? r : a));
-  const lower = lowerOf.kneeOffered!;
-  const upper = upperOf.saturatedAtOffered!;
-  // A repeat that never saturated has its knee past its highest rate: no upper end holds for every repeat.
-  const unsaturated = repeats.filter((r) => r.saturatedAtOffered === null).map((r) => r.repeat);
-  if (unsaturated.length > 0) return { kind: 'mixed', lower, unsaturated };
+/** One repeat's knee as two of the rates it was offered (see RepeatBracket); null when it was offered none. */
+function repeatBracketOf(own: readonly RatePoint[], knee: KneeResult): RepeatBracket | null {
+  if (own.length === 0) return null;
+  if (knee.saturatedAtOffered === null) {
+    const highest = Math.max(...own.map((p) => p.offered));
+    return { kind: 'above', highest, highestX: multipleAt(own, highest) };
+  }
+  const upper = knee.saturatedAtOffered;
+  if (knee.kneeOffered === null) return { kind: 'below', lowest: upper, lowestX: multipleAt(own, upper) };
+  const lower = knee.kneeOffered;
   return {
     kind: 'between',
     lower,
     upper,
-    lowerX: multipleAt(points, lowerOf.repeat, lower),
-    upperX: multipleAt(points, upperOf.repeat, upper),
+    lowerX: multipleAt(own, lower),
+    upperX: multipleAt(own, upper),
     coarse: upper / lower > COARSE_BRACKET,
   };
+}
+
+/**
+ * What makes two repeats' brackets the same: the same multiples of their own unlimited-rate TPS when the
+ * rates were relative (each repeat was offered different absolute rates), the same offered rates otherwise.
+ */
+function bracketKey(b: RepeatBracket): string {
+  if (b.kind === 'between')
+    return b.lowerX !== null && b.upperX !== null
+      ? `between ${b.lowerX}x ${b.upperX}x`
+      : `between ${b.lower} ${b.upper}`;
+  if (b.kind === 'below') return b.lowestX !== null ? `below ${b.lowestX}x` : `below ${b.lowest}`;
+  return b.highestX !== null ? `above ${b.highestX}x` : `above ${b.highest}`;
+}
+
+/** The knee over the repeats (see KneeBracket); null when no repeat was offered a rate. */
+function kneeBracketOf(repeats: readonly RepeatKnee[]): KneeBracket | null {
+  const each = repeats.flatMap((r) => (r.bracket !== null ? [{ repeat: r.repeat, bracket: r.bracket }] : []));
+  const first = each[0]?.bracket;
+  if (first === undefined) return null;
+  if (each.some((e) => bracketKey(e.bracket) !== bracketKey(first))) return { kind: 'disagree', each };
+  const all = each.map((e) => e.bracket);
+  // The same bracket in every repeat: the span from the lowest lower end to the highest upper end holds each.
+  const spanned: RepeatBracket =
+    first.kind === 'between'
+      ? {
+          ...first,
+          lower: Math.min(...all.map((b) => (b.kind === 'between' ? b.lower : Infinity))),
+          upper: Math.max(...all.map((b) => (b.kind === 'between' ? b.upper : -Infinity))),
+          coarse: all.some((b) => b.kind === 'between' && b.coarse),
+        }
+      : first.kind === 'below'
+        ? { ...first, lowest: Math.max(...all.map((b) => (b.kind === 'below' ? b.lowest : -Infinity))) }
+        : { ...first, highest: Math.min(...all.map((b) => (b.kind === 'above' ? b.highest : Infinity))) };
+  return { kind: 'agree', repeats: each.length, bracket: spanned };
 }
 
 export function analyzeRate(ctx: Context): RateFindings | null {
@@ -283,28 +338,71 @@ function niceCeil(x: number): number {
   return ([1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((m) => m * p >= x) ?? 10) * p;
 }
 
-const REASON: Readonly<Record<NonNullable<KneeResult['reason']>, string>> = {
-  throughput: 'achieved fell below 95% of offered',
-  latency: 'tail latency rose past its limit',
-  overloaded: "sysbench's event queue filled",
-  failed: 'the step failed',
-};
+/** Why a repeat did not keep up with a rate, as its sentence says it. */
+function reasonText(reason: NonNullable<KneeResult['reason']>, v: RateVariant): string {
+  if (reason === 'latency')
+    return v.latencyLimitMs !== null
+      ? `p99 rose past the ${fixed(v.latencyLimitMs, 1)} ms limit`
+      : 'p99 rose past its limit';
+  return {
+    throughput: 'achieved fell below 95% of offered',
+    overloaded: "sysbench's event queue filled",
+    failed: 'the step failed',
+  }[reason];
+}
 
-/** The bracket as the Answer and its table say it: "between 2,006 and 9,096/s offered". */
-function bracketText(b: KneeBracket): string {
-  if (b.kind === 'above')
-    return b.highest === null
-      ? 'not reached'
-      : `above ${whole(b.highest)}/s offered (no rate tried saturated it): add higher rates`;
-  if (b.kind === 'mixed')
+/** "0.5x and 0.9x" of a bracket offered as multiples of the unlimited-rate TPS; null for absolute rates. */
+function multiplesText(b: RepeatBracket): string | null {
+  if (b.kind === 'between') return b.lowerX !== null && b.upperX !== null ? `${b.lowerX}x and ${b.upperX}x` : null;
+  if (b.kind === 'below') return b.lowestX !== null ? `${b.lowestX}x, the lowest rate` : 'the lowest rate';
+  return b.highestX !== null ? `${b.highestX}x, the highest rate` : 'the highest rate';
+}
+
+/** One repeat's bracket in a list of disagreeing repeats: "between 2,227 and 4,009/s offered (0.5x and 0.9x)". */
+function repeatBracketText(b: RepeatBracket): string {
+  const x = multiplesText(b);
+  const rates =
+    b.kind === 'between'
+      ? `between ${whole(b.lower)} and ${whole(b.upper)}/s offered`
+      : b.kind === 'below'
+        ? `below ${whole(b.lowest)}/s offered`
+        : `above ${whole(b.highest)}/s offered`;
+  return rates + (x !== null ? ` (${x})` : '');
+}
+
+/**
+ * The knee as the Answer and its table say it: one bracket when the repeats agree ("between 2,192 and
+ * 4,573/s offered (0.5x and 0.9x the unlimited-rate TPS, both repeats)"), each repeat's when they do not.
+ */
+function bracketText(k: KneeBracket | null, inTable = false): string {
+  if (k === null) return 'no rate offered';
+  if (k.kind === 'disagree')
     return (
-      `above ${whole(b.lower)}/s offered, with no upper end: repeat ${b.unsaturated.join(', ')} kept up with every ` +
-      `rate it was offered: add higher rates`
+      (inTable
+        ? 'repeats disagree: '
+        : `its ${k.each.length} repeats disagree (more repeats would tell which holds): `) +
+      k.each.map((e) => `repeat ${e.repeat} ${repeatBracketText(e.bracket)}`).join(', ')
+    );
+  const b = k.bracket;
+  const all = k.repeats === 2 ? 'both repeats' : k.repeats > 2 ? `all ${k.repeats} repeats` : null;
+  if (b.kind === 'above')
+    return (
+      `above ${whole(b.highest)}/s offered (no rate tried saturated it${all !== null ? `, ${all}` : ''}): ` +
+      'add higher rates'
     );
   if (b.kind === 'below')
-    return `below ${whole(b.lowest)}/s offered (the lowest rate did not keep up): add lower rates`;
-  const x = b.lowerX !== null && b.upperX !== null ? ` (${b.lowerX}x and ${b.upperX}x the unlimited-rate TPS)` : '';
-  return `between ${whole(b.lower)} and ${whole(b.upper)}/s offered${x}`;
+    return (
+      `below ${whole(b.lowest)}/s offered (the lowest rate did not keep up${all !== null ? `, ${all}` : ''}): ` +
+      'add lower rates'
+    );
+  const x = b.lowerX !== null && b.upperX !== null ? `${b.lowerX}x and ${b.upperX}x the unlimited-rate TPS` : null;
+  const why = [x, all].filter((t): t is string => t !== null);
+  return `between ${whole(b.lower)} and ${whole(b.upper)}/s offered${why.length > 0 ? ` (${why.join(', ')})` : ''}`;
+}
+
+/** Every repeat's bracket of a variant (one per repeat offered a rate). */
+function repeatBrackets(v: RateVariant): RepeatBracket[] {
+  return v.repeats.flatMap((r) => (r.bracket !== null ? [r.bracket] : []));
 }
 
 /**
@@ -321,7 +419,7 @@ export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
     if (r.saturatedAtOffered === null) return `${who}kept up with every rate offered, up to ${whole(r.kneeOffered)}/s`;
     return (
       `${who}kept up with ${whole(r.kneeOffered)}/s and not ${whole(r.saturatedAtOffered)}/s offered` +
-      (r.reason !== null ? ` (${REASON[r.reason]})` : '')
+      (r.reason !== null ? ` (${reasonText(r.reason, v)})` : '')
     );
   });
   const client = v.repeats.find(
@@ -350,10 +448,12 @@ function rateSweepSentence(sweep: RateSweep): string {
       `${c.variant}/${c.baseline} ${ratioText(c.ratio)}` +
       (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'),
   );
-  const knees = sweep.variants.map((v) => `${v.variant} ${bracketText(v.bracket)}`);
+  const knees = sweep.variants.map(
+    (v) => `${v.variant}${v.bracket?.kind === 'disagree' ? ',' : ''} ${bracketText(v.bracket)}`,
+  );
   return (
-    `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}; ` +
-    `knee ${knees.join(', ')}.`
+    `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}. ` +
+    `Knee: ${knees.join('; ')}.`
   );
 }
 
@@ -363,7 +463,7 @@ function rateSweepSentence(sweep: RateSweep): string {
  */
 function gridSentence(f: RateFindings): string | null {
   const all = f.sweeps.flatMap((sw) => sw.variants);
-  const coarse = all.filter((v) => v.bracket.kind === 'between' && v.bracket.coarse);
+  const coarse = all.filter((v) => repeatBrackets(v).some((b) => b.kind === 'between' && b.coarse));
   if (coarse.length === 0) return null;
   const grid = Math.max(...all.map((v) => v.grid));
   const multiples = [
@@ -401,6 +501,8 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
           String(r.repeat),
           r.kneeOffered !== null ? whole(r.kneeOffered) : '-',
           r.saturatedAtOffered !== null ? `${whole(r.saturatedAtOffered)} (${r.reason})` : 'not reached',
+          fixed(v.latencyLimitMs, 1),
+          r.unlimitedTps !== null ? whole(r.unlimitedTps) : '-',
           r.capacity !== null
             ? `${whole(r.capacity)} (${r.capacityFrom === 'unlimited-rate step' ? 'unlimited' : 'max'})`
             : '-',
@@ -507,6 +609,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     ...(grid !== null ? [grid] : []),
   ];
   const pct0 = f.sweeps[0]!.latencyPercentile;
+  const relative = f.sweeps.some((sw) => sw.variants.some((v) => v.points.some((p) => p.rateOfCapacity !== null)));
   const pointNotes = [
     'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured ' +
       'capacity, so the repeats’ rates differ and are not averaged.',
@@ -529,7 +632,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       v.variant,
       String(v.repeats.length),
       v.capacity.value === null ? '-' : rangeText(v.capacity),
-      bracketText(v.bracket),
+      bracketText(v.bracket, true),
     ]),
     ...sw.capacityRatios.map((c) => [
       sw.label,
@@ -549,30 +652,38 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       'Capacity: a repeat’s is the highest rate it achieved, at its unlimited-rate step or at an offered rate, ' +
         'so none of its own points is above it; a variant’s is the mean of its repeats’ (a repeat can be above ' +
         'that mean). Ratio: each later variant over the spec’s first, Welch on the log scale over ' +
-        'the repeats’ capacities; "within noise": the interval includes 100%. Knee: between the lowest rate a ' +
-        'repeat kept up with and the highest rate a repeat did not (per repeat: the knee table below).',
+        'the repeats’ capacities; "within noise": the interval includes 100%. Knee: one bracket when every ' +
+        'repeat’s is the same (the same offered rates, or the same multiples of each repeat’s unlimited-rate ' +
+        'TPS), from the lowest rate a repeat kept up with to the highest it did not; each repeat’s when they ' +
+        'disagree (per repeat: the knee table below).',
     ],
   };
   const tables: TableBlock[] = [
     {
-      title: 'Knee and capacity per repeat',
+      title: 'Knee, unlimited-rate TPS and capacity per repeat',
       head: [
         'sweep',
         'variant',
         'repeat',
         'kept up at (offered/s)',
         'not at (offered/s)',
+        `p${pct0} limit ms`,
+        'unlimited-rate TPS',
         'capacity/s',
         'client saturated at',
       ],
       rows: kneeRows,
-      numeric: [2, 3, 5, 6],
+      numeric: [2, 3, 5, 6, 7, 8],
       notes: [
         `The knee lies between a row's two offered rates. Kept up: the highest offered rate where achieved ` +
-          `>= 95% of offered (relative to the lowest rate's ` +
-          `efficiency), the tail latency <= 3x its value at the lowest rate or under ${DEFAULT_LATENCY_FLOOR_MS} ` +
-          `ms, and the step not overloaded. Capacity: the highest rate the repeat achieved, at its unlimited-rate ` +
-          `step (unlimited) or at an offered rate (max).`,
+          `>= 95% of offered (times the variant's efficiency at low load), p${pct0} at most its limit, and the ` +
+          `step not overloaded. p${pct0} limit: 3x the variant's p${pct0} at low load (the median over its ` +
+          `repeats of the p${pct0} at each one's lowest offered rate), at least ${DEFAULT_LATENCY_FLOOR_MS} ms: ` +
+          `one limit for every repeat, so the same curve gets the same verdict in each.`,
+        'Unlimited-rate TPS: what the repeat achieved with no rate set' +
+          (relative ? '; its rates (0.5x ...) are multiples of it. ' : '. ') +
+          'Capacity: the highest rate the repeat achieved, at its unlimited-rate step (unlimited) or at an ' +
+          'offered rate (max).',
       ],
     },
     {
