@@ -203,7 +203,8 @@ function runData(rows: RunRows): RunData {
 /**
  * A planted replica lag: for every step `lagMs` returns a lag at the step's start (null: none
  * planted, the reader drained), the reader's lag datapoints halve each second from there, as a
- * replica catching up does; or, 'growing', the lag a step's own writes build up by its end. The datapoints are what core/report/load.ts reads from server_metrics.
+ * replica catching up does; or, 'growing', the lag a step's own writes build up by its end. The
+ * datapoints are what core/report/load.ts reads from server_metrics.
  */
 export function withReplicaLag(
   data: RunData,

@@ -431,7 +431,8 @@ describe('S3 on planted truths', () => {
       const line = lagLine(r);
       // Assert: the lag during EVENTUAL's step is printed and named as what made its reads stale; no level is said
       // to have started behind, and the table shows the same figures.
-      expect(line).toMatch(/^Reader lag at the start of each level's step, then during it \(mean \/ max\): EVENTUAL 0\.02 s, /);
+      expect(line).toMatch(/^Reader lag at the start of each level's step, then during it \(mean \/ max\): /);
+      expect(line).toMatch(/: EVENTUAL 0\.02 s, /);
       expect(line).toMatch(/EVENTUAL reads do not wait and its own writes left the replica up to 3\.00 s behind/);
       expect(line).toMatch(/its stale reads follow from that lag/);
       expect(line).not.toMatch(/(SESSION|GLOBAL): its own writes/);

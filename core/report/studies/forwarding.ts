@@ -388,9 +388,7 @@ function lagSentence(levels: readonly ConsistencyLevel[]): string {
     );
   const behind = measured.filter((c) => c.lagAtStartMs! > DRAINED_LAG_MS);
   // A lag rising past where the step started it: the step's own writes outran the replica.
-  const grew = measured.filter(
-    (c) => c.lagDuringMs !== null && c.lagDuringMs.max > c.lagAtStartMs! + DRAINED_LAG_MS,
-  );
+  const grew = measured.filter((c) => c.lagDuringMs !== null && c.lagDuringMs.max > c.lagAtStartMs! + DRAINED_LAG_MS);
   if (behind.length === 0 && grew.length === 0)
     return (
       `Each level started from a drained replica (reader lag when the step started: ` +
@@ -433,13 +431,13 @@ function localScope(f: ForwardingFindings): string {
   const same =
     f.sameServer.length === 0
       ? ''
-      : ` Write-only on the reader (${f.sameServer.join(', ')}) is left out: all its statements are writes, ` +
-        `which the emulation runs on the writer, so the same server did the same work as in the writer step.`;
+      : ` Write-only on the reader (${f.sameServer.join(', ')}) is left out: every statement is a write, so it ` +
+        `ran on the writer, the same work on the same server as the writer step.`;
   return (
-    'Locally no write is forwarded: a reader step sends its reads to the reader and its writes, through the ' +
-    'emulation, to the writer ("reader" below means that). What Aurora’s forwarding costs (the hop from ' +
-    'reader to writer, the writer’s forwarding sessions and their limits aurora_fwd_writer_max_connections_pct ' +
-    'and the idle timeout) and failover cannot be shown here.' +
+    'Locally no write is forwarded: a reader step reads on the reader and the emulation runs its writes on ' +
+    'the writer ("reader" below means that); Aurora’s forwarding cost (the reader-to-writer hop, the ' +
+    'writer’s forwarding sessions, aurora_fwd_writer_max_connections_pct, the idle timeout) and failover ' +
+    'cannot be shown here.' +
     same
   );
 }
