@@ -402,16 +402,20 @@ function lagSentence(levels: readonly ConsistencyLevel[]): string {
     )
     .join('; ');
   const out = [`Reader lag at the start of each level's step, then during it (mean / max): ${each}.`];
-  for (const c of grew) {
-    const upTo = `its own writes left the replica up to ${secs(c.lagDuringMs!.max)} behind during its step`;
-    if (c.level.toUpperCase() === 'EVENTUAL')
-      out.push(
-        `EVENTUAL reads do not wait and ${upTo}, so a read-back right after its commit came before the ` +
-          `replica had applied it: its stale reads follow from that lag (a replica that kept up would show ` +
-          `fewer), not from the level alone.`,
-      );
-    else out.push(`${c.level}: ${upTo}; its reads waited for the replica, so its latency includes that lag.`);
-  }
+  const upTo = (c: ConsistencyLevel): string => secs(c.lagDuringMs!.max);
+  const eventual = grew.find((c) => c.level.toUpperCase() === 'EVENTUAL');
+  if (eventual !== undefined)
+    out.push(
+      `EVENTUAL reads do not wait and its own writes left the replica up to ${upTo(eventual)} behind during its ` +
+        `step, so a read-back right after its commit came before the replica had applied it: its stale reads ` +
+        `follow from that lag (a replica that kept up would show fewer), not from the level alone.`,
+    );
+  const waiting = grew.filter((c) => c !== eventual);
+  if (waiting.length > 0)
+    out.push(
+      `${waiting.map((c) => `${c.level} (up to ${upTo(c)})`).join(', ')}: each step's own writes put the replica ` +
+        `behind and its reads waited for it, so its latency includes that lag.`,
+    );
   if (behind.length > 0)
     out.push(
       `${behind.map((c) => c.level).join(', ')} started with the replica still behind (over ` +
