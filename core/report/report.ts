@@ -320,8 +320,8 @@ function htmlSection(s: ReportSection): string {
     `<section id="${s.id}">`,
     `<h2>${escapeHtml(s.title)}</h2><p class="question">${escapeHtml(s.question)}</p>`,
   ];
-  // Findings already in the answer are not repeated under the evidence.
-  if (s.findings.length > 0 && s.answer === undefined)
+  // The evidence's findings, as the terminal prints them (renderHtml drops those the answer already says).
+  if (s.findings.length > 0)
     parts.push(`<ul class="findings">${s.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
   for (const c of s.charts) parts.push(htmlChart(c));
   for (const t of s.tables) parts.push(htmlTable(t));
@@ -378,7 +378,7 @@ export function renderHtml(report: Report): string {
   for (const s of evidenceOf(report).filter(hasEvidence))
     parts.push(
       `<details class="evidence" id="evidence-${s.id}"><summary>${escapeHtml(s.title)}: the ` +
-        `evidence</summary>\n${htmlSection(s)}\n</details>`,
+        `evidence</summary>\n${htmlSection(withoutAnswerLines(s, answer))}\n</details>`,
     );
   const leftOut = leftOutLines(report);
   if (leftOut.length > 0)

@@ -203,9 +203,15 @@ function runData(rows: RunRows): RunData {
 /**
  * A planted replica lag: for every step `lagMs` returns a lag at the step's start (null: none
  * planted, the reader drained), the reader's lag datapoints halve each second from there, as a
- * replica catching up does. The datapoints are what core/report/load.ts reads from server_metrics.
+ * replica catching up does; or, 'growing', the lag a step's own writes build up by its end. The
+ * datapoints are what core/report/load.ts reads from server_metrics.
  */
-export function withReplicaLag(data: RunData, lagMs: (step: StepResult) => number | null): RunData {
+export function withReplicaLag(
+  data: RunData,
+  lagMs: (step: StepResult) => number | null,
+  /** 'draining': the planted lag is at the step's start; 'growing': it builds from 20 ms to it by the step's end. */
+  shape: 'draining' | 'growing' = 'draining',
+): RunData {
   const samples = data.steps
     .filter((s) => s.target !== 'writer')
     .flatMap((s) => {
@@ -217,7 +223,7 @@ export function withReplicaLag(data: RunData, lagMs: (step: StepResult) => numbe
         step_id: s.step_id,
         instance_id: `${s.cell_id}-reader-1`,
         ts: new Date(start + t * 1000).toISOString(),
-        lag_ms: Math.max(20, first / 2 ** t),
+        lag_ms: shape === 'growing' ? 20 + ((first - 20) * t) / Math.max(1, seconds - 1) : Math.max(20, first / 2 ** t),
       }));
     });
   return { ...data, replicaLag: samples };

@@ -167,6 +167,8 @@ export function checkReport(report: Report, options: CheckOptions = {}): Contrad
       for (const n of wholeListVerdict ? [] : sentenceNumbers(sentence)) {
         const text = `${n.text}%`;
         if (sentence.slice(n.at, n.at + text.length) !== text) continue;
+        // The 100% line an interval is read against ("every interval includes 100%") is no quoted ratio.
+        if (text === '100%' && /(includes?|excludes?|above|below|clear of) $/.test(sentence.slice(0, n.at))) continue;
         const clause = clauseAround(sentence, n.at);
         const withInterval = intervalsIn(sentence).some((i) => i.at === n.at);
         if (
@@ -201,8 +203,12 @@ export function checkHtml(report: Report, html: string, options: CheckOptions = 
   for (const sentence of [...(report.answer?.lines ?? []), ...(report.answer?.more ?? [])])
     if (!page.includes(sentence)) out.push({ section: 'answer', sentence, problem: 'not on the HTML page' });
   for (const section of report.sections.filter((s) => options.sections?.includes(s.id) ?? true)) {
-    // A section with an answer part shows its sentences in the answer on the page (core/report/report.ts).
-    for (const sentence of section.answer === undefined ? section.findings : section.answer.lines)
+    // Every sentence the terminal prints is on the page: the answer part's, and the evidence's findings
+    // where the section has evidence to show (core/report/report.ts hasEvidence).
+    const evidence =
+      section.leftOut === undefined &&
+      (section.tables.length > 0 || section.charts.length > 0 || section.answer === undefined);
+    for (const sentence of [...(evidence ? section.findings : []), ...(section.answer?.lines ?? [])])
       if (!page.includes(sentence)) out.push({ section: section.id, sentence, problem: 'not on the HTML page' });
     for (const t of [...section.tables, ...(section.answer?.tables ?? [])])
       for (const cell of t.rows.flat())

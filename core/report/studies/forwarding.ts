@@ -54,6 +54,12 @@ interface ForwardingPair {
   readonly readerLatency: Estimated;
 }
 
+/**
+ * The reader step's statements are all writes (oltp_write_only): the local emulation runs every one of
+ * them on the writer, so its reader step is the writer step again and compares nothing.
+ */
+const writesOnly = (g: StepGroup): boolean => g.test === 'oltp_write_only';
+
 interface ReadShareVerdict {
   readonly threads: number;
   /** Read shares (0..1) at which the reader's TPS is above the writer's beyond its interval. */
@@ -103,6 +109,8 @@ export interface ForwardingFindings {
   /** No step targets a reader (the local run kept only writer steps). */
   readonly noReaderSteps: boolean;
   readonly localEmulation: boolean;
+  /** Write-only workloads whose writer/reader comparison is left out locally (writesOnly). */
+  readonly sameServer: readonly string[];
   readonly clientBound: string | null;
 }
 
@@ -168,12 +176,19 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
       ...empty,
       noReaderSteps: true,
       localEmulation: false,
+      sameServer: [],
       clientBound: null,
     };
+  const localEmulation = ctx.data.run.backend === 'local';
   const pairs: ForwardingPair[] = [];
+  const sameServer: string[] = [];
   for (const r of readerGroups.filter((g) => g.target === 'reader' && g.options['consistency'] === undefined)) {
     const w = ctx.groups.find((g) => g.target === 'writer' && g.threads === r.threads && sameWorkloadShape(g, r));
     if (!w) continue;
+    if (localEmulation && writesOnly(r)) {
+      sameServer.push(r.workload.replace(/-reader$/, ''));
+      continue;
+    }
     const ps =
       typeof r.options['point_selects'] === 'number' && r.options['range_selects'] === false
         ? r.options['point_selects']
@@ -271,7 +286,8 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
     scaleOut,
     consistency,
     noReaderSteps: false,
-    localEmulation: ctx.data.run.backend === 'local',
+    localEmulation,
+    sameServer: uniqueInOrder(sameServer),
     clientBound: clientBoundFinding(ctx, ctx.groups),
   };
 }
@@ -284,80 +300,163 @@ const staleText = (s: ConsistencyLevel['staleReads']): string | null =>
     ? null
     : `${num(s.stale, 0)} / ${num(s.checks, 0)}${s.checks > 0 ? ` (${pct(s.stale / s.checks, 2)})` : ''}`;
 
-/** The read-share sentence of a thread count, from the same verdicts the grid shows. */
-function readShareSentence(v: ReadShareVerdict): string {
-  const how = v.runToRun ? 'beyond the noise' : `in this run (${ONE_RUN})`;
-  const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
-  if (v.winsFrom !== null)
-    return (
-      `${v.threads} threads: the reader beats the writer ${how} from a read share ` +
-      `of ${readShareLabel(v.winsFrom)} (reads:writes) upwards.`
-    );
+/**
+ * What a "reader" figure measured. On Aurora the reader forwards its writes to the writer; locally no write
+ * is forwarded: the emulation sends them to the writer on a second connection (client/workloads/wf_emulation.lua).
+ */
+const readerWrites = (f: ForwardingFindings): string =>
+  f.localEmulation ? 'writes run on the writer by the emulation' : 'writes forwarded';
+
+const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
+
+/** One thread count's read shares as this run's intervals place them, in the grid's words. */
+function sharesInRun(v: ReadShareVerdict): string {
+  if (v.winsFrom !== null) return `from ${readShareLabel(v.winsFrom)} up (${v.threads} threads)`;
   if (v.wins.length > 0) {
     const not = v.tried.filter((s) => !v.wins.includes(s) && s > Math.min(...v.wins));
-    return (
-      `${v.threads} threads: no read share from which the reader wins at every higher one: it beats the writer ` +
-      `${how} at ${labels(v.wins)}, but not at ${labels(not)} (reads:writes).`
-    );
+    return `at ${labels(v.wins)} but not ${labels(not)} (${v.threads} threads)`;
   }
-  const best = v.best !== null ? ` (best: ${compact(v.best.ratio, true)} at ${readShareLabel(v.best.share)})` : '';
-  if (v.noneDiffers)
-    return (
-      `${v.threads} threads: the reader is not distinguishable from the writer ${how} at any read share tried: ` +
-      `every interval includes 100%${best}.`
-    );
-  return `${v.threads} threads: the reader does not beat the writer ${how} at any read share tried${best}.`;
+  return `at no share (${v.threads} threads)`;
 }
 
-/** Why one run's intervals carry no "beyond the noise" (findings.ts WITHIN_RUN_NOTE). */
-const ONE_RUN = "one repeat: run-to-run noise not measured, so these are this run's differences only";
+/**
+ * The read-share finding, once, from the same verdicts the grid shows: from one repeat it cannot be
+ * resolved, and the shares at which this run's interval clears 100% are named as this run's only.
+ */
+function readShareSentence(shares: readonly ReadShareVerdict[]): string {
+  if (!shares.every((v) => v.runToRun))
+    return (
+      `Read share (reads:writes) from which the reader wins: 1 repeat cannot resolve the grid's ratios ` +
+      `(run 2+ repeats to measure the run-to-run noise); in this run the reader was higher (interval above ` +
+      `100%) ${shares.map(sharesInRun).join(', ')}` +
+      (shares.some((v) => v.wins.length > 0 && v.winsFrom === null) ? ': scattered cells, not a threshold.' : '.')
+    );
+  const per = shares.map((v) => {
+    if (v.winsFrom !== null) return `${v.threads} threads from ${readShareLabel(v.winsFrom)} up`;
+    if (v.wins.length > 0)
+      return `${v.threads} threads none (it wins at ${labels(v.wins)} but not at the higher shares tried)`;
+    return `${v.threads} threads none (it wins at no share tried)`;
+  });
+  return (
+    `Read share (reads:writes) from which the reader wins at every higher share, beyond the run-to-run noise: ` +
+    `${per.join('; ')}.`
+  );
+}
 
 /**
  * A verdict list's tail, from the same ratios the tables show: on run-to-run intervals which differ
- * and that the rest are within the noise; from one repeat that it cannot resolve them (its intervals
- * see only how that run wobbled).
+ * and that the rest are within the noise; from one repeat that it cannot resolve them, and which of
+ * this run's intervals exclude 100% (the tables' "higher/lower in this run").
  */
 function differing(items: readonly { label: string; ratio: RatioFinding }[], higherIsBetter: boolean): string {
-  if (!items.every((x) => x.ratio.interval?.covers === 'run-to-run'))
+  const apart = items.filter((x) => x.ratio.direction === 'higher' || x.ratio.direction === 'lower');
+  if (items.every((x) => x.ratio.interval === null))
+    return 'no interval, so the noise is unknown (run 2+ repeats to measure it)';
+  if (!items.every((x) => x.ratio.interval?.covers === 'run-to-run')) {
+    const allOneWay = apart.length === items.length && new Set(apart.map((x) => x.ratio.direction)).size === 1;
+    const inRun =
+      apart.length === 0
+        ? 'in this run every interval includes 100%'
+        : allOneWay
+          ? `in this run all ${apart[0]!.ratio.direction} (every interval excludes 100%)`
+          : `in this run ${apart.map((x) => `${x.label} ${x.ratio.direction}`).join(', ')} (interval clear of ` +
+            `100%), the others within this run's noise`;
     return (
-      `none of them judged: 1 repeat cannot resolve ${items.length === 1 ? 'this' : 'these'} ` +
-      `(run 2+ repeats to measure the run-to-run noise)`
+      `1 repeat cannot resolve ${items.length === 1 ? 'this' : 'these'} ` +
+      `(run 2+ repeats to measure the run-to-run noise); ${inRun}`
     );
-  const diff = items.filter((x) => x.ratio.direction === 'higher' || x.ratio.direction === 'lower');
-  if (diff.length === 0) return 'none differs beyond the run-to-run noise';
-  const list = diff.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter)}`).join(', ');
-  const rest = items.length - diff.length;
+  }
+  if (apart.length === 0) return 'none differs beyond the run-to-run noise';
+  const list = apart.map((x) => `${x.label} ${verdictText(x.ratio, higherIsBetter)}`).join(', ');
+  const rest = items.length - apart.length;
   return `beyond the run-to-run noise: ${list}` + (rest > 0 ? `, the others within the noise` : '');
 }
 
-/** Whether the levels started from the same replica state: the lag each started with, and what it means. */
-function lagAtStartSentence(levels: readonly ConsistencyLevel[]): string {
+const secs = (ms: number): string => `${fixed(ms / 1000, 2)} s`;
+
+/**
+ * The replica state behind each level's figures: the lag when its step started (left from the step
+ * before) and during it (from its own writes). EVENTUAL reads do not wait, so a replica its own
+ * writes put behind makes its read-backs stale; SESSION and GLOBAL wait, so a lag shows as latency.
+ */
+function lagSentence(levels: readonly ConsistencyLevel[]): string {
   const measured = levels.filter((c) => c.lagAtStartMs !== null);
   if (measured.length === 0)
     return (
       'Replica lag was not measured, so whether each level started from a drained replica (rather than one ' +
       'still applying the step before) is unknown.'
     );
-  const secs = (ms: number): string => `${fixed(ms / 1000, 2)} s`;
-  const each = measured.map((c) => `${c.level} ${secs(c.lagAtStartMs!)}`).join(', ');
   const behind = measured.filter((c) => c.lagAtStartMs! > DRAINED_LAG_MS);
-  if (behind.length === 0)
-    return `Each level started from a drained replica (reader lag when the step started: ${each}).`;
+  // A lag rising past where the step started it: the step's own writes outran the replica.
+  const grew = measured.filter((c) => c.lagDuringMs !== null && c.lagDuringMs.max > c.lagAtStartMs! + DRAINED_LAG_MS);
+  if (behind.length === 0 && grew.length === 0)
+    return (
+      `Each level started from a drained replica (reader lag when the step started: ` +
+      `${measured.map((c) => `${c.level} ${secs(c.lagAtStartMs!)}`).join(', ')}).`
+    );
+  const each = measured
+    .map(
+      (c) =>
+        `${c.level} ${secs(c.lagAtStartMs!)}` +
+        (c.lagDuringMs !== null ? `, ${fixed(c.lagDuringMs.mean / 1000, 2)} / ${secs(c.lagDuringMs.max)}` : ''),
+    )
+    .join('; ');
+  const out = [`Reader lag at the start of each level's step, then during it (mean / max): ${each}.`];
+  const upTo = (c: ConsistencyLevel): string => secs(c.lagDuringMs!.max);
+  const eventual = grew.find((c) => c.level.toUpperCase() === 'EVENTUAL');
+  if (eventual !== undefined)
+    out.push(
+      `EVENTUAL reads do not wait and its own writes left the replica up to ${upTo(eventual)} behind during its ` +
+        `step, so a read-back right after its commit came before the replica had applied it: its stale reads ` +
+        `follow from that lag (a replica that kept up would show fewer), not from the level alone.`,
+    );
+  const waiting = grew.filter((c) => c !== eventual);
+  if (waiting.length > 0)
+    out.push(
+      `${waiting.map((c) => `${c.level} (up to ${upTo(c)})`).join(', ')}: each step's own writes put the replica ` +
+        `behind and its reads waited for it, so its latency includes that lag.`,
+    );
+  if (behind.length > 0)
+    out.push(
+      `${behind.map((c) => c.level).join(', ')} started with the replica still behind (over ` +
+        `${secs(DRAINED_LAG_MS)}, still applying the step before), so the levels' latency and stale-read ` +
+        `differences may come from the order the steps ran in, not the levels.`,
+    );
+  return out.join(' ');
+}
+
+/**
+ * The Answer's first sentence on a local run: what the reader steps measured, and what only Aurora can
+ * show. (Aurora User Guide, "Using local write forwarding": aurora_fwd_writer_max_connections_pct caps the
+ * forwarded sessions on the writer, aurora_fwd_writer_idle_timeout closes idle ones; none of it, nor
+ * failover, exists in MariaDB.)
+ */
+function localScope(f: ForwardingFindings): string {
+  const same =
+    f.sameServer.length === 0
+      ? ''
+      : ` Write-only on the reader (${f.sameServer.join(', ')}) is left out: every statement is a write, so it ` +
+        `ran on the writer, the same work on the same server as the writer step.`;
   return (
-    `Reader lag when each level's step started: ${each}: ${behind.map((c) => c.level).join(', ')} started ` +
-    `with the replica still behind (over ${secs(DRAINED_LAG_MS)}), so the levels' latency and stale-read ` +
-    `differences may come from the order the steps ran in, not the levels.`
+    'Locally no write is forwarded: a reader step reads on the reader and the emulation runs its writes on ' +
+    'the writer ("reader" below means that); Aurora’s forwarding cost (the reader-to-writer hop, the ' +
+    'writer’s forwarding sessions, aurora_fwd_writer_max_connections_pct, the idle timeout) and failover ' +
+    'cannot be shown here.' +
+    same
   );
 }
 
-/** The answer's opening sentences, in S3's shape. */
-function forwardingSentences(f: ForwardingFindings): string[] {
+/** The answer's sentences, in S3's shape, and the scale-out line its table carries in the evidence. */
+function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOut: string[] } {
   if (f.noReaderSteps)
-    return [
-      'No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are ' +
-        'Aurora features (AWS only); a local run keeps only the writer steps.',
-    ];
-  const out: string[] = [];
+    return {
+      answer: [
+        'No step of this run targets a reader: write forwarding, reader scale-out and consistency levels are ' +
+          'Aurora features (AWS only); a local run keeps only the writer steps.',
+      ],
+      scaleOut: [],
+    };
+  const out: string[] = f.localEmulation ? [localScope(f)] : [];
   const stock = f.pairs.filter((p) => p.readShare === null);
   if (stock.length > 0) {
     const threads = uniqueInOrder(stock.map((p) => p.threads)).sort((a, b) => a - b);
@@ -369,42 +468,31 @@ function forwardingSentences(f: ForwardingFindings): string[] {
           .join(', ')}`,
     );
     out.push(
-      `Reader (writes forwarded) over writer TPS at ${threads.join('/')} threads: ${per.join(', ')}, ${differing(
+      `Reader (${readerWrites(f)}) over writer TPS at ${threads.join('/')} threads: ${per.join(', ')}: ${differing(
         stock.map((p) => ({ label: `${p.workload} t${p.threads}`, ratio: p.ratio })),
         true,
       )}.`,
     );
   }
-  if (f.readShares.length > 0 && !f.readShares.every((v) => v.runToRun))
-    out.push(
-      `Read share (reads:writes) from which the reader wins: not judged at ` +
-        `${f.readShares.map((v) => v.threads).join(', ')} threads, since 1 repeat cannot resolve the grid's ` +
-        `ratios (run 2+ repeats to measure the run-to-run noise).`,
-    );
-  else if (f.readShares.length > 0) {
-    const per = f.readShares.map((v) => {
-      const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
-      if (v.winsFrom !== null) return `${v.threads} threads from ${readShareLabel(v.winsFrom)} up`;
-      if (v.wins.length > 0)
-        return `${v.threads} threads none (it wins at ${labels(v.wins)} but not at the higher shares tried)`;
-      return `${v.threads} threads none (it wins at no share tried)`;
-    });
-    out.push(
-      `Read share (reads:writes) from which the reader wins at every higher share, beyond the run-to-run noise: ` +
-        `${per.join('; ')}.`,
-    );
-  }
+  if (f.readShares.length > 0) out.push(readShareSentence(f.readShares));
+  const scaleOut: string[] = [];
   const scaled = f.scaleOut.filter((s) => s.ratio !== null && s.ratio.estimate !== null);
   if (scaled.length > 0) {
     const first = scaled[0]!;
-    out.push(
+    // One machine: the readers' CPUs are the writer's, so what a reader instance adds cannot show.
+    const oneMachine = f.localEmulation
+      ? ' On one machine the readers share the writer’s CPUs and the emulation runs their writes on the ' +
+        'writer, so the capacity an added reader instance brings on Aurora cannot show here.'
+      : '';
+    scaleOut.push(
       `Scale-out, ${first.readers} readers x ${first.threadsEach} threads summed against the writer at ` +
         `${first.readers * first.threadsEach}: ` +
         scaled.map((s) => `${s.workload} ${ratioText(s.ratio!, 0).replace(/ \(.*\)$/, '')}`).join(', ') +
-        ` of the writer's TPS, ${differing(
+        ` of the writer's TPS: ${differing(
           scaled.map((s) => ({ label: s.workload, ratio: s.ratio! })),
           true,
-        )}.`,
+        )}.` +
+        oneMachine,
     );
   }
   const costs = f.consistency.filter((c) => c.tailCost !== null);
@@ -432,10 +520,10 @@ function forwardingSentences(f: ForwardingFindings): string[] {
       `Consistency levels: ${[base, ...cost].filter((x) => x !== '').join('; ')}${staleText2}` +
         (oneRun ? '; 1 repeat cannot resolve the latency differences.' : '.'),
     );
-    out.push(lagAtStartSentence(f.consistency));
+    out.push(lagSentence(f.consistency));
   }
   if (f.clientBound !== null) out.push(f.clientBound);
-  return out;
+  return { answer: out, scaleOut };
 }
 
 /**
@@ -448,40 +536,13 @@ export const LOCAL_EMULATION_WARNING =
   'write GTID on the replica, GLOBAL for the writer’s current GTID). It shows the method and the cost of ' +
   'waiting for replication on this machine, not Aurora’s numbers.';
 
-/** The evidence's sentences: one per thread count's read shares, and per scale-out mix. */
-function forwardingDetailSentences(f: ForwardingFindings): string[] {
-  return [
-    ...f.readShares.map(readShareSentence),
-    ...f.scaleOut
-      .filter((s) => s.ratio !== null && s.ratio.estimate !== null)
-      .map(
-        (s) =>
-          `${s.workload}: ${s.readers} readers x ${s.threadsEach} threads give ${ratioText(s.ratio!)} of the ` +
-          `writer's TPS at ${s.readers * s.threadsEach} threads (${verdict(s.ratio!, true)}).`,
-      ),
-  ];
-}
-
-/**
- * The Answer's first sentence on a local run: what it can and cannot tell of Aurora's forwarding.
- * (Aurora User Guide, "Using local write forwarding": aurora_fwd_writer_max_connections_pct caps the
- * forwarded sessions on the writer; none of it, nor failover, exists in MariaDB.)
- */
-const LOCAL_SCOPE =
-  'Locally the writer and its readers are MariaDB servers on this machine and the reader steps emulate ' +
-  'forwarding in the client: this run shows the method and what waiting for replication costs here, not ' +
-  'what Aurora’s write forwarding costs; its limits (aurora_fwd_writer_max_connections_pct, the idle timeout) ' +
-  'and failover are not rehearsed.';
-
 export function forwardingSection(f: ForwardingFindings): ReportSection {
-  const all = forwardingSentences(f);
-  // The scale-out summary goes with its table in the evidence: the Answer keeps at most five sentences.
-  const scaleOutLine = all.filter((l) => l.startsWith('Scale-out,'));
-  const lines = [...(f.localEmulation ? [LOCAL_SCOPE] : []), ...all.filter((l) => !scaleOutLine.includes(l))];
+  // The scale-out line goes with its table in the evidence: the Answer keeps at most five sentences.
+  const { answer: lines, scaleOut: scaleOutLine } = forwardingSentences(f);
   const base = {
     id: 'forwarding' as const,
     title: 'Write forwarding',
-    question: 'When does sending reads and writes to a reader (writes forwarded) beat the writer?',
+    question: 'When does sending reads and writes to a reader beat sending them to the writer?',
   };
   if (f.noReaderSteps) return { ...base, findings: lines, tables: [], charts: [] };
   const pctName = `p${f.latencyPercentile} ms`;
@@ -493,7 +554,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   const tables: TableBlock[] = [];
   if (f.pairs.length > 0)
     tables.push({
-      title: 'Writer vs reader (writes forwarded)',
+      title: `Writer vs reader (${readerWrites(f)})`,
       head: [
         'workload',
         'reads:writes',
@@ -535,7 +596,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   const stock = f.pairs.filter((p) => p.readShare === null);
   if (stock.length > 0)
     answerTables.push({
-      title: 'Writer vs reader (writes forwarded), TPS by threads',
+      title: `Writer vs reader (${readerWrites(f)}), TPS by threads`,
       head: ['workload', 'threads', 'writer TPS', 'reader TPS', 'reader/writer'],
       rows: stock.map((p) => [
         p.workload,
@@ -555,7 +616,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       (a, b) => a - b,
     );
     answerTables.push({
-      title: 'Reader/writer TPS (writes forwarded) by threads and read share (reads:writes)',
+      title: `Reader/writer TPS (${readerWrites(f)}) by threads and read share (reads:writes)`,
       head: ['threads', ...shares.map(readShareLabel)],
       rows: threadsList.map((t) => [
         String(t),
@@ -630,7 +691,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       ];
     });
     charts.push(
-      lineChart('fwd-threads', 'Writer vs reader (writes forwarded): TPS by threads', 'threads', 'TPS', series, {
+      lineChart('fwd-threads', `Writer vs reader (${readerWrites(f)}): TPS by threads`, 'threads', 'TPS', series, {
         logX: true,
       }),
     );
@@ -685,7 +746,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   }
   return {
     ...base,
-    findings: [...scaleOutLine, ...forwardingDetailSentences(f)],
+    findings: scaleOutLine,
     tables,
     charts: charts.slice(1),
     answer: { lines, tables: answerTables, charts: charts.slice(0, 1) },
