@@ -26,15 +26,16 @@ export async function checkGroupReady(
     return state;
   });
   const pending = states.filter((s) => !s.ready);
+  // What is pending, or what every member said once all are ready; a member names itself where there are several.
+  const said = (pending.length > 0 ? pending : states).map((s) =>
+    states.length > 1 ? `${s.resources.cellId}: ${s.detail}` : s.detail,
+  );
   return {
     ready: pending.length === 0,
     resources: groupResources(
       event.group.groupId,
       states.map((s) => s.resources),
     ),
-    detail:
-      pending.length === 0
-        ? 'all members ready'
-        : pending.map((s) => (states.length > 1 ? `${s.resources.cellId}: ${s.detail}` : s.detail)).join('; '),
+    detail: said.join('; '),
   };
 }
