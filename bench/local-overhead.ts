@@ -141,10 +141,12 @@ async function harness(
   const output = (e: ExecutionEvent) => (e.state?.output as { step?: RunStepOutput } | undefined)?.step;
   const startedAt = runStep.findIndex((e) => e.type === 'StateExited' && output(e)?.started?.phase === 'run');
   const attempt = runStep.slice(0, startedAt).findLast((e) => e.type !== 'StateExited');
-  const collected = runStep.slice(startedAt + 1).find((e) => e.type === 'StateExited' && output(e)?.collected);
+  const collected = runStep
+    .slice(startedAt + 1)
+    .find((e) => e.type === 'StateExited' && (output(e)?.collected.length ?? 0) > 0);
   if (startedAt < 0 || !attempt || !collected)
     throw new Error('harness run: no RunStep call started and collected the step');
-  const tps = output(collected)!.collected!.tps!;
+  const tps = output(collected)!.collected[0]!.outcome.tps!;
   const stepWallS = (collected.timestamp - attempt.timestamp) / 1000;
   return {
     tps,

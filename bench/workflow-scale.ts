@@ -38,7 +38,7 @@
  * PlanRun's output, FinishRun's input, the parent's largest state and the cells' results as the
  * Map collects them, each against the 256 KiB limit with 2x margin (a row with layout "max cells").
  *
- * With `--order duet` every cell is a duet of two variants (core/workflow/duet.ts: one item of the
+ * With `--order duet` every cell is a duet of two variants (core/workflow/tasks/group.ts: one item of the
  * cell Map, each step started on both members in one RunStep call): `steps` and `cells` count the
  * duet's steps and duets, so events per step are what one step of both members together costs.
  *
@@ -54,7 +54,7 @@ import { executeLocally, localFunctionArn, type ExecutionEvent } from '../core/w
 import type { TaskDeps } from '../core/workflow/tasks/types';
 import { validateSpec } from '../core/experiment/validate';
 import { planRun } from '../core/plan/plan';
-import { cellHeader, duetHeader } from '../core/plan/segments';
+import { groupSegments } from '../core/plan/segments';
 import { looksUntil, worstStepEvents } from '../core/plan/step-looks';
 import { InProcessBenchBackend } from './in-process-backend';
 
@@ -164,8 +164,8 @@ class HistoryCounter {
   private executionOf(stateName: string, input: unknown): { tally: Tally; perStep: boolean } {
     const map = this.shape.owner.get(stateName);
     if (map === undefined) return { tally: this.parent, perStep: false };
-    const data = input as { cell?: { index?: number }; segment?: { from?: number } } | undefined;
-    const key = `${map}|${data?.cell?.index ?? '?'}|${data?.segment?.from ?? ''}`;
+    const data = input as { group?: { index?: number }; segment?: { from?: number } } | undefined;
+    const key = `${map}|${data?.group?.index ?? '?'}|${data?.segment?.from ?? ''}`;
     let tally = this.children.get(key);
     // A child execution's own ExecutionStarted and ExecutionSucceeded.
     const nested = data?.segment !== undefined;
@@ -421,8 +421,7 @@ function worstSegments(
   };
   const plan = planRun(validateSpec(spec), { backend: 'aws', runId: 'worst-segments' });
   const members = order === 'duet' ? plan.cells.filter((c) => c.duet === plan.duets![0]!.cellId) : [plan.cells[0]!];
-  const { segments } =
-    order === 'duet' ? duetHeader(plan.duets![0]!, members, 'native') : cellHeader(members[0]!, 'native');
+  const segments = groupSegments(members, 'native');
   const worstOf = (i: number) => Math.max(...members.map((cell) => worstStepEvents(cell, cell.steps[i]!, 'native')));
   // ExecutionStarted/Succeeded and SegmentDone besides the steps.
   const own = 4;

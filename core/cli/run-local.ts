@@ -98,8 +98,8 @@ function statesInFlight(events: readonly ExecutionEvent[]): string[] {
     if (ev.state?.type !== 'Task' && ev.state?.type !== 'Wait') continue;
     const key = `${ev.parentState?.name ?? ''}/${ev.index ?? ''}/${ev.state.name}`;
     if (ev.type === 'StateEntered') {
-      const cell = (ev.state.input as { cell?: { cellId?: string } } | undefined)?.cell?.cellId;
-      open.set(key, `${ev.state.name}${cell ? ` (cell ${cell})` : ''}`);
+      const group = (ev.state.input as { group?: { groupId?: string } } | undefined)?.group?.groupId;
+      open.set(key, `${ev.state.name}${group ? ` (cell ${group})` : ''}`);
     } else if (ev.type === 'StateExited' || ev.type === 'StateCaught') {
       // Not on StateFailed: a state retried (RunStep while its jobs run) is still the one in flight.
       open.delete(key);

@@ -179,7 +179,7 @@ export const lakeKeys = {
      */
     cellList: (runId: string): string => `workflow/${safe(runId)}/cell-list.json`,
     /**
-     * The cell Map's item at a position: which cell (or duet) it is, written by PlanRun, read by the
+     * The cell Map's item at a position: which group of cells it is, written by PlanRun, read by the
      * Tasks that receive only the position (provisioning, a teardown before it). One small object
      * per item, so a child reads its own and not the whole list.
      */

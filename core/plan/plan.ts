@@ -183,8 +183,6 @@ export function orderCells(
 
 /** The id of a round's duet: it ends in "-duet", which no `${variant}-r${repeat}` cell id does. */
 const duetId = (repeat: number): string => `r${repeat}-duet`;
-/** A duet's id (never a cell's: a cell's ends in "-r<repeat>"): the cell Map's item names a duet by it alone. */
-export const isDuetId = (id: string): boolean => /^r[0-9]+-duet$/.test(id);
 
 /**
  * Order "duet": each round's cells grouped into one DuetPlan. Its members must run the same steps

@@ -5,7 +5,7 @@
  * history size", Step Functions Developer Guide, "Step Functions service quotas").
  */
 import { SEGMENT_EVENTS_BUDGET, worstStepEvents } from './step-looks';
-import type { CellHeader, CellPlan, DuetPlan, StepSegment, WriteForwardingSupport } from './types';
+import type { CellPlan, StepSegment, WriteForwardingSupport } from './types';
 
 /**
  * Steps per segment at most. A step costs 9 history events plus 9 per look that finds its jobs
@@ -41,37 +41,17 @@ function boundedSegments(stepCount: number, worstOf: (index: number) => number):
   return segments;
 }
 
-export function cellHeader(cell: CellPlan, forwarding: WriteForwardingSupport): CellHeader {
-  const { steps, ...rest } = cell;
-  return {
-    ...rest,
-    stepCount: steps.length,
-    segments: boundedSegments(steps.length, (i) => worstStepEvents(cell, steps[i]!, forwarding)),
-  };
-}
-
-/** What the workflow's state carries of a duet: the DuetPlan and its members' step segments. */
-export interface DuetHeader extends DuetPlan {
-  readonly segments: readonly StepSegment[];
-}
-
 /**
- * A duet's segments, bounded as a cell's: a duet's step is looked at until every member's jobs are
- * done, each member's stopped at its own deadline, so a step costs at most its costliest member's
- * worst case (core/workflow/duet.ts).
+ * A group's segments (core/workflow/tasks/group.ts). A group's step is looked at until every member's
+ * jobs are done, each member's stopped at its own deadline, so a step costs its costliest member's worst case;
+ * a group of one is bounded by its cell's.
  */
-export function duetHeader(
-  duet: DuetPlan,
-  members: readonly CellPlan[],
-  forwarding: WriteForwardingSupport,
-): DuetHeader {
-  return {
-    ...duet,
-    segments: boundedSegments(duet.stepCount, (i) =>
-      Math.max(
-        0,
-        ...members.map((cell) => (cell.steps[i] !== undefined ? worstStepEvents(cell, cell.steps[i], forwarding) : 0)),
-      ),
+export function groupSegments(members: readonly CellPlan[], forwarding: WriteForwardingSupport): StepSegment[] {
+  const stepCount = Math.max(0, ...members.map((cell) => cell.steps.length));
+  return boundedSegments(stepCount, (i) =>
+    Math.max(
+      0,
+      ...members.map((cell) => (cell.steps[i] !== undefined ? worstStepEvents(cell, cell.steps[i], forwarding) : 0)),
     ),
-  };
+  );
 }

@@ -190,26 +190,3 @@ export interface StepSegment {
   readonly from: number;
   readonly to: number;
 }
-
-/** What the workflow's state carries of a cell: its plan without the steps (they stay in the lake). */
-export interface CellHeader extends Omit<CellPlan, 'steps'> {
-  readonly stepCount: number;
-  readonly segments: readonly StepSegment[];
-}
-
-/**
- * The cell Map's item as a child execution receives it: only its position in the plan's items (its
- * cells, or with order "duet" its duets). Which cell that is is read from the lake
- * (lakeKeys.workflow.item), so the parent execution's state does not grow with the cells' names.
- */
-export interface CellItem {
-  readonly index: number;
-}
-
-/** A cell (or duet) named: the cell's plan is read from the lake. */
-export interface CellRef {
-  readonly cellId: string;
-  readonly index: number;
-  /** A duet (DuetPlan): the member cells it runs together. */
-  readonly members?: readonly string[];
-}

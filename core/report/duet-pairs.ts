@@ -1,5 +1,5 @@
 /**
- * A/B ratios of a duet run (order "duet", core/workflow/duet.ts) from time-paired intervals: the
+ * A/B ratios of a duet run (order "duet", core/workflow/tasks/group.ts) from time-paired intervals: the
  * variants of a round ran at the same moment, so interval k of A and the interval of B that covers
  * the same seconds saw the same disturbances, and their ratio cancels what they shared. This is the
  * comparison of duet benchmarking (Bulej et al., "Duet Benchmarking: Improving Measurement Accuracy

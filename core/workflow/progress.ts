@@ -6,13 +6,13 @@
  */
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { etaText, RunEta } from '../plan/eta';
-import type { CellHeader, Plan } from '../plan/types';
+import type { Plan } from '../plan/types';
 import type { ExecutionEvent } from './local-runner';
 import { STATE } from './state-names';
 import type { ComputeVerdictsOutput } from './tasks/compute-verdicts';
 import type { StepSummary } from './tasks/step-summary';
+import type { GroupHeader, MemberHeader } from './tasks/group';
 import type { RunStepOutput, StepOutcome } from './tasks/step-types';
-import type { DuetStepOutput } from './duet';
 
 /** What the formatter reads of an event: the local runner's ExecutionEvent, or a history event made into one. */
 export type ProgressEvent = Pick<ExecutionEvent, 'type' | 'state' | 'Error' | 'Cause' | 'retry'> & {
@@ -22,15 +22,19 @@ export type ProgressEvent = Pick<ExecutionEvent, 'type' | 'state' | 'Error' | 'C
 
 /** The state input fields the lines use; on AWS they come from JSON, so each may be missing. */
 interface StateInput {
-  cell?: Partial<Omit<CellHeader, 'variant' | 'data'>> & {
-    variant?: Partial<CellHeader['variant']>;
-    data?: Partial<CellHeader['data']>;
-    members?: readonly string[];
+  group?: Partial<Omit<GroupHeader, 'members'>> & {
+    members?: readonly (Partial<Omit<MemberHeader, 'variant' | 'data'>> & {
+      variant?: Partial<MemberHeader['variant']>;
+      data?: Partial<MemberHeader['data']>;
+    })[];
   };
 }
+type GroupInState = StateInput['group'];
+/** RunStep's output as far as the lines use it (on AWS it comes from JSON). */
+type StepOutput = Partial<RunStepOutput>;
 
-/** RunStep's output for a duet (core/workflow/duet.ts DuetStepOutput), as far as the lines use it. */
-type DuetStepFields = Partial<Pick<DuetStepOutput, 'collectedByMember' | 'startSpreadMs'>>;
+/** A group of several cells (order "duet"): its lines name the members; a group of one speaks as its cell. */
+const several = (group: GroupInState): boolean => (group?.members?.length ?? 0) > 1;
 
 /**
  * The first line of a failure's Cause. A Cause is a string in the ASL (States Language, "Fail":
@@ -60,15 +64,15 @@ function lateMetricsWait(input: unknown): string {
 }
 
 /**
- * A cell's id as the lines show it: its state's, or (before provisioning, when the state names the
- * cell only by its Map item's position) the plan's item at that position.
+ * A group's id as the lines show it: its state's, or (before provisioning, when the state names the
+ * group only by its Map item's position) the plan's item at that position.
  */
-function cellIdOf(
-  cell: StateInput['cell'],
+function groupIdOf(
+  group: GroupInState,
   itemId: ((index: number) => string | undefined) | undefined,
 ): string | undefined {
-  if (cell?.cellId !== undefined) return cell.cellId;
-  return cell?.index === undefined ? undefined : itemId?.(cell.index);
+  if (group?.groupId !== undefined) return group.groupId;
+  return group?.index === undefined ? undefined : itemId?.(group.index);
 }
 
 /**
@@ -81,10 +85,10 @@ export function progressLine(
   itemId?: (index: number) => string | undefined,
 ): string | undefined {
   const input = (ev.state?.input ?? {}) as StateInput;
-  const cell = input.cell;
-  const id = cellIdOf(cell, itemId);
-  const tag = cell
-    ? `[${cell.index === undefined ? '?' : cell.index + 1}/${cellCount()}${id === undefined ? '' : ` ${id}`}]`
+  const group = input.group;
+  const id = groupIdOf(group, itemId);
+  const tag = group
+    ? `[${group.index === undefined ? '?' : group.index + 1}/${cellCount()}${id === undefined ? '' : ` ${id}`}]`
     : '';
   const name = ev.state?.name;
   if (ev.type === 'StateEntered') {
@@ -103,41 +107,40 @@ export function progressLine(
   }
   if (ev.type === 'StateExited' && name === STATE.ProvisionCell) {
     const out = ev.state?.output as
-      | { cell?: StateInput['cell']; resources?: { notes?: { level: string; path: string; message: string }[] } }
-      | undefined;
-    const c = out?.cell;
+      { group?: GroupInState; resources?: { notes?: { level: string; path: string; message: string }[] } } | undefined;
+    const g = out?.group;
+    const first = g?.members?.[0];
     const lines = [
-      c?.members !== undefined
-        ? `${tag} duet of ${c.members.join(' + ')}: ${known(c.stepCount)} step(s), each started on ` +
-          `all ${c.members.length} at once`
-        : `${tag} ${known(c?.variant?.instanceClass)} writer + ${known(c?.variant?.readers)} ` +
-          `reader(s), ${known(c?.stepCount)} step(s)`,
+      several(g)
+        ? `${tag} duet of ${(g?.members ?? []).map((m) => known(m.cellId)).join(' + ')}: ${known(g?.stepCount)} ` +
+          `step(s), each started on all ${g?.members?.length} at once`
+        : `${tag} ${known(first?.variant?.instanceClass)} writer + ${known(first?.variant?.readers)} ` +
+          `reader(s), ${known(g?.stepCount)} step(s)`,
     ];
     // Notes are said once per variant (its first cell), not for every repeat.
     const notes = out?.resources?.notes ?? [];
-    if (c?.repeat === 1) lines.push(...notes.map((n) => `${tag} [${n.level}] ${n.path}: ${n.message}`));
+    if (first?.repeat === 1) lines.push(...notes.map((n) => `${tag} [${n.level}] ${n.path}: ${n.message}`));
     return lines.join('\n');
   }
   if (ev.type === 'StateExited' && name === STATE.RunStep) {
-    const out = (ev.state?.output as { step?: RunStepOutput & DuetStepFields } | undefined)?.step;
+    const out = (ev.state?.output as { step?: StepOutput } | undefined)?.step;
     if (!out) return undefined;
     const lines: string[] = [];
-    const done = out.collected;
-    if (done) lines.push(outcomeLine(tag, done));
-    for (const m of out.collectedByMember ?? []) lines.push(outcomeLine(`${tag} ${m.cellId}`, m.outcome));
+    for (const m of out.collected ?? [])
+      lines.push(outcomeLine(several(group) ? `${tag} ${m.cellId}` : tag, m.outcome));
     // A run that prepares first (data.reuse "step") says both, the prepare first.
+    const data = group?.members?.[0]?.data;
     if (out.started?.phase === 'prepare' || out.started?.withPrepare === true)
       lines.push(
-        cell?.members !== undefined
+        several(group)
           ? `${tag} preparing the data of each member`
-          : `${tag} preparing ${known(cell?.data?.tables)} ` +
-              `x ${cell?.data?.tableSize?.toLocaleString('en-US') ?? '?'} rows`,
+          : `${tag} preparing ${known(data?.tables)} x ${data?.tableSize?.toLocaleString('en-US') ?? '?'} rows`,
       );
     const together =
-      cell?.members !== undefined && typeof out.startSpreadMs === 'number'
-        ? `, started on ${cell.members.length} variants within ${out.startSpreadMs} ms`
+      several(group) && typeof out.startSpreadMs === 'number'
+        ? `, started on ${group?.members?.length} variants within ${out.startSpreadMs} ms`
         : '';
-    if (out.started?.phase === 'run') lines.push(`${tag} ${stepLine(out.started.step, cell?.stepCount)}${together}`);
+    if (out.started?.phase === 'run') lines.push(`${tag} ${stepLine(out.started.step, group?.stepCount)}${together}`);
     return lines.length > 0 ? lines.join('\n') : undefined;
   }
   if (ev.type === 'StateExited' && name === STATE.ComputeVerdicts) return verdictsLine(ev.state?.output);
@@ -175,24 +178,24 @@ export class RunProgressLines {
     return etaText(this.eta, this.now());
   }
 
-  /** The id of the cell Map's item at a position (a cell's, or a duet's). */
+  /** The id of the cell Map's item at a position (its group's: a duet's, or a cell's). */
   private readonly itemId = (index: number): string | undefined => (this.plan.duets ?? this.plan.cells)[index]?.cellId;
 
   line(ev: ProgressEvent): string | undefined {
-    const cellId = cellIdOf((ev.state?.input as StateInput | undefined)?.cell, this.itemId);
+    const groupId = groupIdOf((ev.state?.input as StateInput | undefined)?.group, this.itemId);
     const name = ev.state?.name;
     const out =
       ev.type === 'StateExited' && name === STATE.RunStep
-        ? (ev.state?.output as { step?: RunStepOutput & DuetStepFields } | undefined)?.step
+        ? (ev.state?.output as { step?: StepOutput } | undefined)?.step
         : undefined;
-    if (cellId !== undefined) {
-      if (ev.type === 'StateEntered' && name === STATE.ProvisionCell) this.eta.itemStarted(cellId, this.now());
-      if (out && (out.collected || (out.collectedByMember ?? []).length > 0)) this.eta.stepDone(cellId, this.now());
+    if (groupId !== undefined) {
+      if (ev.type === 'StateEntered' && name === STATE.ProvisionCell) this.eta.itemStarted(groupId, this.now());
+      if (out && (out.collected ?? []).length > 0) this.eta.stepDone(groupId, this.now());
       if (
         (ev.type === 'StateExited' && (name === STATE.TeardownCell || name === STATE.TeardownCellOnError)) ||
         (ev.type === 'StateEntered' && name === STATE.TeardownFailed)
       ) {
-        this.eta.itemFinished(cellId);
+        this.eta.itemFinished(groupId);
       }
     }
     const text = progressLine(ev, () => this.plan.duets?.length ?? this.plan.cells.length, this.itemId);

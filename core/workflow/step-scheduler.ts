@@ -1,9 +1,9 @@
 /**
  * Where a cell's steps are and what RunStep does next, as one pure function: the cursor (kept in the
  * lake, lakeKeys.workflow.stepCursor) and what the Task observed go in, the next cursor and the
- * commands to carry out come out (nextStepMove). A cell is a duet of one member: every member's
- * jobs of a step are started in one call and the next phase starts only when every member's are
- * done (the duet's barrier, core/workflow/duet.ts), which for one member is a cell's plain sequence.
+ * commands to carry out come out (nextStepMove). It schedules a group (core/workflow/tasks/group.ts): every
+ * member's jobs of a step are started in one call and the next phase starts only when every member's are
+ * done (the barrier), which for a group of one is a cell's plain sequence.
  *
  * The RunStep Task (core/workflow/tasks/run-step.ts) is the shell around it: it reads the observation
  * (the jobs' states, what starting or collecting did), calls nextStepMove, carries out the commands

@@ -10,26 +10,24 @@ import { computeVerdictsTask } from './tasks/compute-verdicts';
 import { finishRunTask } from './tasks/finish-run';
 import { planRunTask } from './tasks/plan-run';
 import type { TaskDeps } from './tasks/types';
-import {
-  checkCellOrDuetClientsReady,
-  checkCellOrDuetReady,
-  collectCellOrDuetLateMetrics,
-  provisionCellOrDuet,
-  startCellOrDuetClients,
-  teardownCellOrDuet,
-} from './duet';
+import { checkCellReadyTask } from './tasks/check-cell-ready';
+import { checkClientsReadyTask } from './tasks/check-clients-ready';
+import { collectLateMetricsTask } from './tasks/collect-late-metrics';
+import { provisionCellTask } from './tasks/provision-cell';
 import { runStepTask } from './tasks/run-step';
+import { startClientsTask } from './tasks/start-clients';
+import { teardownCellTask } from './tasks/teardown-cell';
 
 export const TASKS = {
   'plan-run': planRunTask,
-  // A cell Map item is a cell, or (order "duet") a duet of cells run together: core/workflow/duet.ts.
-  'provision-cell': provisionCellOrDuet,
-  'check-cell-ready': checkCellOrDuetReady,
-  'start-clients': startCellOrDuetClients,
-  'check-clients-ready': checkCellOrDuetClientsReady,
+  // A cell Map item is a group of one or more cells run together: core/workflow/tasks/group.ts.
+  'provision-cell': provisionCellTask,
+  'check-cell-ready': checkCellReadyTask,
+  'start-clients': startClientsTask,
+  'check-clients-ready': checkClientsReadyTask,
   'run-step': runStepTask,
-  'collect-late-metrics': collectCellOrDuetLateMetrics,
-  'teardown-cell': teardownCellOrDuet,
+  'collect-late-metrics': collectLateMetricsTask,
+  'teardown-cell': teardownCellTask,
   'finish-run': finishRunTask,
   'compute-verdicts': computeVerdictsTask,
 } as const satisfies Record<TaskName, (deps: TaskDeps, event: never) => Promise<unknown>>;

@@ -7,9 +7,9 @@
  */
 import { databasesBackend } from '../../core/backends/aws/parts/databases';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
-import { checkCellOrDuetReady } from '../../core/workflow/duet';
+import { checkCellReadyTask } from '../../core/workflow/tasks/check-cell-ready';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('check-cell-ready', checkCellOrDuetReady, (context) =>
+export const handler = awsTaskHandler('check-cell-ready', checkCellReadyTask, (context) =>
   awsFunctionTaskDeps(context.env, { backend: databasesBackend(context, 'check-cell-ready') }, 'check-cell-ready'),
 );

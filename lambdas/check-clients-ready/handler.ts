@@ -7,10 +7,10 @@
  */
 import { clientMachinesBackend } from '../../core/backends/aws/parts/client-machines';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
-import { checkCellOrDuetClientsReady } from '../../core/workflow/duet';
+import { checkClientsReadyTask } from '../../core/workflow/tasks/check-clients-ready';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('check-clients-ready', checkCellOrDuetClientsReady, (context) =>
+export const handler = awsTaskHandler('check-clients-ready', checkClientsReadyTask, (context) =>
   awsFunctionTaskDeps(
     context.env,
     { backend: clientMachinesBackend(context, 'check-clients-ready') },

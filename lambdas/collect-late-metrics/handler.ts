@@ -14,12 +14,12 @@ import { composeAwsBackend } from '../../core/backends/aws/parts/compose';
 import { serverMetricsPart } from '../../core/backends/aws/parts/server-metrics';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
-import { collectCellOrDuetLateMetrics } from '../../core/workflow/duet';
+import { collectLateMetricsTask } from '../../core/workflow/tasks/collect-late-metrics';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
 export const handler = awsTaskHandler(
   'collect-late-metrics',
-  collectCellOrDuetLateMetrics,
+  collectLateMetricsTask,
   ({ env, config, clientOptions, instrument }) => {
     const common = sdkClientConfig(clientOptions);
     const clients = {

@@ -7,9 +7,9 @@
  */
 import { databasesBackend } from '../../core/backends/aws/parts/databases';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
-import { provisionCellOrDuet } from '../../core/workflow/duet';
+import { provisionCellTask } from '../../core/workflow/tasks/provision-cell';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('provision-cell', provisionCellOrDuet, (context) =>
+export const handler = awsTaskHandler('provision-cell', provisionCellTask, (context) =>
   awsFunctionTaskDeps(context.env, { backend: databasesBackend(context, 'provision-cell') }, 'provision-cell'),
 );

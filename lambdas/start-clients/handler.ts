@@ -7,9 +7,9 @@
  */
 import { clientMachinesBackend } from '../../core/backends/aws/parts/client-machines';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
-import { startCellOrDuetClients } from '../../core/workflow/duet';
+import { startClientsTask } from '../../core/workflow/tasks/start-clients';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
-export const handler = awsTaskHandler('start-clients', startCellOrDuetClients, (context) =>
+export const handler = awsTaskHandler('start-clients', startClientsTask, (context) =>
   awsFunctionTaskDeps(context.env, { backend: clientMachinesBackend(context, 'start-clients') }, 'start-clients'),
 );

@@ -14,12 +14,12 @@ import { cellTeardownPart } from '../../core/backends/aws/parts/cell-teardown';
 import { composeAwsBackend } from '../../core/backends/aws/parts/compose';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
-import { teardownCellOrDuet } from '../../core/workflow/duet';
+import { teardownCellTask } from '../../core/workflow/tasks/teardown-cell';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
 export const handler = awsTaskHandler(
   'teardown-cell',
-  teardownCellOrDuet,
+  teardownCellTask,
   ({ env, config, clientOptions, instrument }) => {
     const common = sdkClientConfig(clientOptions);
     const clients = {

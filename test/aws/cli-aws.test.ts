@@ -71,14 +71,14 @@ const calls: string[] = [];
 
 /**
  * A stand-in for the benchmark workflow that moto can execute: the states the CLI reports on
- * (ProvisionCell with the cell, RunStep with the step it collected), a Wait so the execution is
+ * (ProvisionCell with the group, RunStep with the step it collected), a Wait so the execution is
  * still RUNNING when the CLI first looks, and the workflow's two ends.
  */
-const CELL_HEADER = {
-  cellId: 'r6g-r1',
+/** A plain cell's header: a group of one. */
+const GROUP_HEADER = {
+  groupId: 'r6g-r1',
   index: 0,
-  repeat: 1,
-  variant: { instanceClass: 'db.r6g.large', readers: 0 },
+  members: [{ cellId: 'r6g-r1', index: 0, repeat: 1, variant: { instanceClass: 'db.r6g.large', readers: 0 } }],
   stepCount: 1,
 };
 const STAND_IN_DEFINITION = {
@@ -86,13 +86,17 @@ const STAND_IN_DEFINITION = {
   States: {
     PlanRun: {
       Type: 'Pass',
-      Parameters: { 'runId.$': '$.runId', 'specName.$': '$.spec.name', cell: { cellId: 'r6g-r1', index: 0 } },
+      Parameters: {
+        'runId.$': '$.runId',
+        'specName.$': '$.spec.name',
+        group: { groupId: 'r6g-r1', index: 0, members: [{ cellId: 'r6g-r1' }] },
+      },
       Next: 'ProvisionCell',
     },
-    // The workflow's ProvisionCell replaces the state with {run, cell (its header), resources}.
+    // The workflow's ProvisionCell replaces the state with {run, group (its header), resources}.
     ProvisionCell: {
       Type: 'Pass',
-      Parameters: { 'specName.$': '$.specName', cell: CELL_HEADER, resources: { notes: [] } },
+      Parameters: { 'specName.$': '$.specName', group: GROUP_HEADER, resources: { notes: [] } },
       Next: 'WaitCellReady',
     },
     WaitCellReady: { Type: 'Wait', Seconds: 1, Next: 'DidStepsSucceed' },
@@ -104,23 +108,29 @@ const STAND_IN_DEFINITION = {
       ],
       Default: 'RunStep',
     },
-    // The workflow's RunStep puts what it collected at $.step.collected.
+    // The workflow's RunStep puts what it collected, per member, at $.step.collected.
     RunStep: {
       Type: 'Pass',
       Result: {
         done: true,
         waitS: 0,
         started: null,
-        collected: {
-          stepId: 'rw-t2',
-          index: 0,
-          status: 'ok',
-          error: null,
-          tps: 622.88,
-          qps: 12511.28,
-          sysbenchVersion: '1.0.20',
-          metrics: null,
-        },
+        startSpreadMs: null,
+        collected: [
+          {
+            cellId: 'r6g-r1',
+            outcome: {
+              stepId: 'rw-t2',
+              index: 0,
+              status: 'ok',
+              error: null,
+              tps: 622.88,
+              qps: 12511.28,
+              sysbenchVersion: '1.0.20',
+              metrics: null,
+            },
+          },
+        ],
       },
       ResultPath: '$.step',
       Next: 'RunSucceeded',

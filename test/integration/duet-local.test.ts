@@ -1,11 +1,11 @@
 /**
- * Order "duet" on real servers (core/workflow/duet.ts): both variants' MariaDB servers run at once
+ * Order "duet" on real servers (core/workflow/tasks/group.ts): both variants' MariaDB servers run at once
  * on this machine, each step starts on both together and the next only when both are done (the
  * barrier), and the A/B report computes the ratio from time-paired intervals. One lean run (two
  * variants, two 6-second steps, a 1,000-row table) serves every assertion. Its data is prepared
  * afresh for every step (data.reuse "step"): each member's client prepares its own server's data in
  * its run job, waits for the other member's prepare, and both runs start at the same moment after
- * the later one (core/workflow/duet.ts, client/runner.js --prepare-out / --await-prepare).
+ * the later one (core/workflow/tasks/group.ts, client/runner.js --prepare-out / --await-prepare).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,7 @@ import { buildReport } from '../../core/report/report';
 import type { Report } from '../../core/report/model';
 import { localJudge } from '../../core/regression/judge-local';
 import { executeLocally, type LocalExecutionResult } from '../../core/workflow/local-runner';
-import type { DuetStepOutput } from '../../core/workflow/duet';
+import type { RunStepOutput } from '../../core/workflow/tasks/step-types';
 
 const REPO = join(__dirname, '..', '..');
 
@@ -81,7 +81,7 @@ describe('a duet run on local servers', () => {
     expect(provisioned).toHaveLength(1);
     const runsStarted = result.events
       .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
-      .map((e) => (e.state?.output as { step?: DuetStepOutput }).step!)
+      .map((e) => (e.state?.output as { step?: RunStepOutput }).step!)
       .filter((s) => s.started?.phase === 'run');
     expect(runsStarted.map((s) => s.started!.step.stepId)).toEqual(['ro-t1', 'ro-t2']);
     expect(runsStarted.every((s) => s.startSpreadMs !== null)).toBe(true);
@@ -90,7 +90,7 @@ describe('a duet run on local servers', () => {
   it("prepares each step's data in the members' run jobs, a phase per step, and starts both runs together", () => {
     const started = result.events
       .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
-      .map((e) => (e.state?.output as { step?: DuetStepOutput }).step?.started)
+      .map((e) => (e.state?.output as { step?: RunStepOutput }).step?.started)
       .filter((s) => s !== null && s !== undefined);
     expect(started.map((s) => `${s.step.stepId} ${s.phase} ${s.withPrepare === true}`)).toEqual([
       'ro-t1 run true',
@@ -187,7 +187,7 @@ describe('a duet whose data is prepared once (data.reuse "cell", the default) on
     // Act
     const started = once.events
       .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
-      .map((e) => (e.state?.output as { step?: DuetStepOutput }).step?.started)
+      .map((e) => (e.state?.output as { step?: RunStepOutput }).step?.started)
       .filter((s) => s !== null && s !== undefined);
     // Assert
     expect(once.status).toBe('SUCCEEDED');

@@ -127,14 +127,17 @@ describe('benchmark workflow, locally', () => {
     expect(result.output).toMatchObject({ status: 'succeeded', steps: 2, failedSteps: 0 });
     expect(entered(result.events, 'ProvisionCell')).toBe(1);
     // The cell Map hands its child only the item's position (ProvisionCell
-    // reads which cell it is), and the child returns its status alone.
+    // reads which group it is), and the child returns its status alone.
     const stateOf = (type: string, name: string) =>
       result.events.find((e) => e.type === type && e.state?.name === name)?.state;
     expect(stateOf('StateEntered', 'ProvisionCell')?.input).toEqual({
       run: expect.objectContaining({ runId: result.runId }) as unknown,
-      cell: { index: 0 },
+      group: { index: 0 },
     });
-    expect(stateOf('StateExited', 'ProvisionCell')?.output).toMatchObject({ cell: { cellId: 'small-r1', index: 0 } });
+    expect(stateOf('StateExited', 'ProvisionCell')?.output).toMatchObject({
+      group: { groupId: 'small-r1', index: 0, members: [{ cellId: 'small-r1' }] },
+      resources: { groupId: 'small-r1', members: [{ cellId: 'small-r1' }] },
+    });
     expect(stateOf('StateExited', 'TeardownCell')?.output).toBe('succeeded');
     expect(startedPhases(result.events)).toEqual(['prepare', 'run', 'run']);
     expect(entered(result.events, 'TeardownCell')).toBe(1);

@@ -59,12 +59,19 @@ const planCell: CellPlan = {
   data: { tables: 0, tableSize: 0, reuse: 'cell', prepareThreads: 1 },
   steps: [planStep],
 };
+/** A plain cell: a group of one. */
 const header = {
-  cellId: 'r6g-r1',
+  groupId: 'r6g-r1',
   index: 0,
-  repeat: 1,
-  variant: { instanceClass: 'db.r6g.large', readers: 0 },
-  data: { tables: 0, tableSize: 0 },
+  members: [
+    {
+      cellId: 'r6g-r1',
+      index: 0,
+      repeat: 1,
+      variant: { instanceClass: 'db.r6g.large', readers: 0 },
+      data: { tables: 0, tableSize: 0 },
+    },
+  ],
   stepCount: 1,
 };
 const summary = {
@@ -109,23 +116,28 @@ it('prints cell and step lines from the child executions of both Map Runs, with 
     .resolves({ events: [entered(1, 'RunCells', {}), mapRunStarted(2, CELLS_MAP_RUN)] });
   mock.on(GetExecutionHistoryCommand, { executionArn: CELL_CHILD }).resolves({
     events: [
-      entered(1, 'ProvisionCell', { cell: { index: 0 } }),
-      exited(2, 'ProvisionCell', { cell: header, resources: { notes: [] } }),
-      entered(3, 'RunStepSegments', { cell: header }),
+      entered(1, 'ProvisionCell', { group: { index: 0 } }),
+      exited(2, 'ProvisionCell', { group: header, resources: { notes: [] } }),
+      entered(3, 'RunStepSegments', { group: header }),
       mapRunStarted(4, STEPS_MAP_RUN),
     ],
   });
   const segmentEvents = [
-    entered(1, 'RunStep', { cell: header }),
-    exited(2, 'RunStep', { step: { done: false, started: { phase: 'run', step: summary }, collected: null } }),
+    entered(1, 'RunStep', { group: header }),
+    exited(2, 'RunStep', { step: { done: false, started: { phase: 'run', step: summary }, collected: [] } }),
   ];
   const collected = [
-    entered(3, 'RunStep', { cell: header }),
+    entered(3, 'RunStep', { group: header }),
     exited(4, 'RunStep', {
       step: {
         done: true,
         started: null,
-        collected: { stepId: 'rw-t2', index: 0, status: 'ok', error: null, tps: 622.88, qps: 12511.28 },
+        collected: [
+          {
+            cellId: 'r6g-r1',
+            outcome: { stepId: 'rw-t2', index: 0, status: 'ok', error: null, tps: 622.88, qps: 12511.28 },
+          },
+        ],
       },
     }),
   ];

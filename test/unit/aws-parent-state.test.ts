@@ -4,13 +4,13 @@
  * state is at most 256 KiB (Step Functions Developer Guide, "Step Functions service quotas":
  * "Maximum input or output size for a task, state, or execution"). The items are positions only:
  * the state does not grow with the variant names, and a child execution reads which cell its
- * position is from the lake (namedCell).
+ * position is from the lake (namedGroup).
  */
 import { preparePlan, parentStateBytesAtLeast } from '../../core/plan/prepare';
 import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
 import { InvalidTaskInputError } from '../../core/workflow/errors';
-import { namedCell } from '../../core/workflow/tasks/named-cell';
+import { namedGroup } from '../../core/workflow/tasks/group';
 import { planRunTask } from '../../core/workflow/tasks/plan-run';
 import type { TaskDeps } from '../../core/workflow/tasks/types';
 import { InProcessBenchBackend } from '../../bench/in-process-backend';
@@ -89,7 +89,7 @@ describe('the parent execution state of an AWS run', () => {
   it.each([
     ['cell', undefined],
     ['duet', 'duet' as const],
-  ])('names the %s at each Map position from what PlanRun wrote, in plan order', async (_what, order) => {
+  ])('names the group of a %s at each Map position from what PlanRun wrote, in plan order', async (_what, order) => {
     // Arrange
     const deps = taskDeps();
     const input = { ...spec(3, 2, 40), ...(order ? { order } : {}) };
@@ -97,29 +97,34 @@ describe('the parent execution state of an AWS run', () => {
     const plan = preparePlan({ spec: validateSpec(input), scripts: {} }, { backend: 'aws', now: NOW }).plan;
 
     // Act
-    const named = await Promise.all(planned.items.map((index) => namedCell(deps, planned.run, { index })));
+    const named = await Promise.all(planned.items.map((index) => namedGroup(deps, planned.run, { index })));
 
-    // Assert: the plan's items, by position (a duet's id names the duet: its members are read from its plan).
-    expect(named).toEqual((plan.duets ?? plan.cells).map((c, index) => ({ cellId: c.cellId, index })));
+    // Assert: the plan's items, by position: a duet's members, or a cell as a group of one.
+    const expected = plan.duets
+      ? plan.duets.map((d, index) => ({ groupId: d.cellId, index, members: d.members.map((cellId) => ({ cellId })) }))
+      : plan.cells.map((c, index) => ({ groupId: c.cellId, index, members: [{ cellId: c.cellId }] }));
+    expect(named).toEqual(expected);
+    // Three variants: a duet groups a round's three cells, any other order one.
+    expect(named.every((g) => g.members.length === (order === 'duet' ? 3 : 1))).toBe(true);
   });
 
-  it('returns a state already naming its cell as it is; refuses a position PlanRun wrote nothing for', async () => {
+  it('returns a state already naming its group as it is; refuses a position PlanRun wrote nothing for', async () => {
     // Arrange
     const deps = taskDeps();
     const planned = await planRunTask(deps, { spec: spec(2, 1) });
-    const header = { cellId: 'variant-01-r1', index: 0, members: undefined };
+    const header = { groupId: 'variant-01-r1', index: 0, members: [{ cellId: 'variant-01-r1' }] };
 
     // Act
-    const asIs = await namedCell(deps, planned.run, header);
-    const missing = namedCell(deps, planned.run, { index: 2 });
-    const malformed = namedCell(deps, planned.run, { index: -1 });
+    const asIs = await namedGroup(deps, planned.run, header);
+    const missing = namedGroup(deps, planned.run, { index: 2 });
+    const malformed = namedGroup(deps, planned.run, { index: -1 });
 
     // Assert
     expect(asIs).toBe(header);
     await expect(missing).rejects.toThrow(InvalidTaskInputError);
     await expect(missing).rejects.toThrow(
-      /item 2 of run .* has no cell at .*workflow\/.*\/items\/2\.json \(PlanRun writes one per item\)/,
+      /item 2 of run .* has no group at .*workflow\/.*\/items\/2\.json \(PlanRun writes one per item\)/,
     );
-    await expect(malformed).rejects.toThrow(/event\.cell names no cell: it needs cellId, or index/);
+    await expect(malformed).rejects.toThrow(/event\.group names no group: it needs groupId, or index/);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * A duet through the whole workflow definition (core/workflow/duet.ts under the local runner), on
+ * A duet through the whole workflow definition (core/workflow/tasks/group.ts under the local runner), on
  * the in-process backend of bench/workflow-scale.ts, which records no database but every call the
  * Tasks make: the order of the calls shows the barrier, and an injected failure shows that a step
  * that cannot start on every member runs on none and that every member is torn down.
@@ -9,7 +9,7 @@ import { lakeKeys } from '../../core/lake/rows';
 import type { CellPlan } from '../../core/plan/types';
 import type { SpecInput } from '../../core/experiment/schema';
 import { executeLocally } from '../../core/workflow/local-runner';
-import type { DuetStepOutput } from '../../core/workflow/duet';
+import type { RunStepOutput } from '../../core/workflow/tasks/step-types';
 import type { TaskDeps } from '../../core/workflow/tasks/types';
 import { InProcessBenchBackend } from '../../bench/in-process-backend';
 
@@ -160,7 +160,7 @@ describe('a duet with data.reuse "step"', () => {
       // One phase per step: every RunStep that starts a step starts its runs with their prepares.
       const started = result.events
         .filter((e) => e.type === 'StateExited' && e.state?.name === 'RunStep')
-        .map((e) => (e.state?.output as { step?: DuetStepOutput }).step?.started)
+        .map((e) => (e.state?.output as { step?: RunStepOutput }).step?.started)
         .filter((s) => s !== null && s !== undefined);
       expect(started.map((s) => `${s.step.stepId} ${s.phase} ${s.withPrepare === true}`)).toEqual([
         'ro-t1 run true',

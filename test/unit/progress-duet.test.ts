@@ -1,15 +1,21 @@
 /**
- * The progress lines of a duet (core/workflow/duet.ts): the item names its member cells, a started
+ * The progress lines of a duet (a group of two cells): the item names its member cells, a started
  * step says it started on all of them and how far apart, and each member's collected step gets its line.
  */
 import type { ExecutionEvent } from '../../core/workflow/local-runner';
 import { progressLine } from '../../core/workflow/progress';
 
-const duet = {
-  cellId: 'r1-duet',
-  index: 0,
+const member = (variant: string) => ({
+  cellId: `${variant}-r1`,
+  index: variant === 'a' ? 0 : 1,
   repeat: 1,
-  members: ['a-r1', 'b-r1'],
+  variant: { instanceClass: 'db.r6g.large', readers: 0 },
+  data: { tables: 1, tableSize: 100 },
+});
+const duet = {
+  groupId: 'r1-duet',
+  index: 0,
+  members: [member('a'), member('b')],
   stepCount: 2,
   segments: [{ from: 0, to: 2 }],
 };
@@ -36,8 +42,8 @@ describe('progressLine of a duet', () => {
         state: {
           name: 'ProvisionCell',
           type: 'Task',
-          input: { cell: duet },
-          output: { cell: duet, resources: { notes: [] } },
+          input: { group: duet },
+          output: { group: duet, resources: { notes: [] } },
         },
       },
       {
@@ -46,14 +52,13 @@ describe('progressLine of a duet', () => {
         state: {
           name: 'RunStep',
           type: 'Task',
-          input: { cell: duet },
+          input: { group: duet },
           output: {
             step: {
               done: false,
               waitS: 11,
               started: { phase: 'run', step },
-              collected: null,
-              collectedByMember: [
+              collected: [
                 { cellId: 'a-r1', outcome: outcome(600) },
                 { cellId: 'b-r1', outcome: outcome(550.5) },
               ],

@@ -6,15 +6,22 @@ import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import type { ExecutionEvent } from '../../core/workflow/local-runner';
 import { HistoryProgress, progressLine } from '../../core/workflow/progress';
 
-/** The cell Map's item as its child receives it: the position only (the plan names the cell at it). */
+/** The cell Map's item as its child receives it: the position only (the plan names the group at it). */
 const ref = { index: 0 };
 const itemId = (index: number) => ['r6g-r1'][index];
-const cell = {
-  cellId: 'r6g-r1',
+/** A plain cell: a group of one. */
+const group = {
+  groupId: 'r6g-r1',
   index: 0,
-  repeat: 1,
-  variant: { instanceClass: 'db.r6g.large', readers: 1 },
-  data: { tables: 2, tableSize: 1000 },
+  members: [
+    {
+      cellId: 'r6g-r1',
+      index: 0,
+      repeat: 1,
+      variant: { instanceClass: 'db.r6g.large', readers: 1 },
+      data: { tables: 2, tableSize: 1000 },
+    },
+  ],
   stepCount: 1,
   segments: [{ from: 0, to: 1 }],
 };
@@ -30,37 +37,39 @@ const step = {
   durationS: 10,
 };
 const outcome = { stepId: 'rw-t2', index: 0, status: 'ok', error: null, tps: 622.88, qps: 12511.28 };
-const provisioned = { cell, resources: { notes: [] } };
-const started = { step: { done: false, waitS: 10, started: { phase: 'run', step }, collected: null } };
-const collected = { step: { done: true, waitS: 0, started: null, collected: outcome } };
+const provisioned = { group, resources: { notes: [] } };
+const started = { step: { done: false, waitS: 10, started: { phase: 'run', step }, collected: [], startSpreadMs: 0 } };
+const collected = {
+  step: { done: true, waitS: 0, started: null, collected: [{ cellId: 'r6g-r1', outcome }], startSpreadMs: null },
+};
 
 describe('progressLine', () => {
   it("prints the same lines for an AWS history as for the local runner's events of the same states", () => {
     // Arrange
     const local: ExecutionEvent[] = [
-      { type: 'StateEntered', timestamp: 1, state: { name: 'ProvisionCell', type: 'Task', input: { cell: ref } } },
+      { type: 'StateEntered', timestamp: 1, state: { name: 'ProvisionCell', type: 'Task', input: { group: ref } } },
       {
         type: 'StateExited',
         timestamp: 2,
-        state: { name: 'ProvisionCell', type: 'Task', input: { cell: ref }, output: provisioned },
+        state: { name: 'ProvisionCell', type: 'Task', input: { group: ref }, output: provisioned },
       },
-      { type: 'StateEntered', timestamp: 3, state: { name: 'RunStep', type: 'Task', input: { cell } } },
+      { type: 'StateEntered', timestamp: 3, state: { name: 'RunStep', type: 'Task', input: { group } } },
       {
         type: 'StateExited',
         timestamp: 4,
-        state: { name: 'RunStep', type: 'Task', input: { cell }, output: { cell, ...started } },
+        state: { name: 'RunStep', type: 'Task', input: { group }, output: { group, ...started } },
       },
-      { type: 'StateEntered', timestamp: 5, state: { name: 'RunStep', type: 'Task', input: { cell } } },
+      { type: 'StateEntered', timestamp: 5, state: { name: 'RunStep', type: 'Task', input: { group } } },
       {
         type: 'StateExited',
         timestamp: 6,
-        state: { name: 'RunStep', type: 'Task', input: { cell }, output: { cell, ...collected } },
+        state: { name: 'RunStep', type: 'Task', input: { group }, output: { group, ...collected } },
       },
-      { type: 'StateEntered', timestamp: 7, state: { name: 'TeardownCell', type: 'Task', input: { cell } } },
+      { type: 'StateEntered', timestamp: 7, state: { name: 'TeardownCell', type: 'Task', input: { group } } },
       {
         type: 'StateFailed',
         timestamp: 8,
-        state: { name: 'TeardownCell', type: 'Task', input: { cell } },
+        state: { name: 'TeardownCell', type: 'Task', input: { group } },
         Error: 'ResourceStillInUseError',
         Cause: 'cluster busy\nmore',
       },
@@ -70,7 +79,7 @@ describe('progressLine', () => {
         id: 1,
         timestamp: new Date(1),
         type: 'TaskStateEntered',
-        stateEnteredEventDetails: { name: 'ProvisionCell', input: JSON.stringify({ cell: ref }) },
+        stateEnteredEventDetails: { name: 'ProvisionCell', input: JSON.stringify({ group: ref }) },
       },
       {
         id: 2,
@@ -82,31 +91,31 @@ describe('progressLine', () => {
         id: 3,
         timestamp: new Date(3),
         type: 'TaskStateEntered',
-        stateEnteredEventDetails: { name: 'RunStep', input: JSON.stringify({ cell }) },
+        stateEnteredEventDetails: { name: 'RunStep', input: JSON.stringify({ group }) },
       },
       {
         id: 4,
         timestamp: new Date(4),
         type: 'TaskStateExited',
-        stateExitedEventDetails: { name: 'RunStep', output: JSON.stringify({ cell, ...started }) },
+        stateExitedEventDetails: { name: 'RunStep', output: JSON.stringify({ group, ...started }) },
       },
       {
         id: 5,
         timestamp: new Date(5),
         type: 'TaskStateEntered',
-        stateEnteredEventDetails: { name: 'RunStep', input: JSON.stringify({ cell }) },
+        stateEnteredEventDetails: { name: 'RunStep', input: JSON.stringify({ group }) },
       },
       {
         id: 6,
         timestamp: new Date(6),
         type: 'TaskStateExited',
-        stateExitedEventDetails: { name: 'RunStep', output: JSON.stringify({ cell, ...collected }) },
+        stateExitedEventDetails: { name: 'RunStep', output: JSON.stringify({ group, ...collected }) },
       },
       {
         id: 7,
         timestamp: new Date(7),
         type: 'TaskStateEntered',
-        stateEnteredEventDetails: { name: 'TeardownCell', input: JSON.stringify({ cell }) },
+        stateEnteredEventDetails: { name: 'TeardownCell', input: JSON.stringify({ group }) },
       },
       {
         id: 8,
@@ -144,13 +153,13 @@ describe('progressLine', () => {
   it('a run that prepares first (data.reuse step) says the prepare, then the step', () => {
     // Arrange
     const output = {
-      cell,
-      step: { done: false, waitS: 12, started: { phase: 'run', withPrepare: true, step }, collected: null },
+      group,
+      step: { done: false, waitS: 12, started: { phase: 'run', withPrepare: true, step }, collected: [] },
     };
 
     // Act
     const line = progressLine(
-      { type: 'StateExited', state: { name: 'RunStep', type: 'Task', input: { cell }, output } },
+      { type: 'StateExited', state: { name: 'RunStep', type: 'Task', input: { group }, output } },
       () => 1,
     );
 
@@ -171,8 +180,8 @@ describe('progressLine', () => {
         state: {
           name: 'ProvisionCell',
           type: 'Task',
-          input: { cell: { cellId: 'x' } },
-          output: { cell: { cellId: 'x' } },
+          input: { group: { groupId: 'x' } },
+          output: { group: { groupId: 'x' } },
         },
       },
       () => 3,
@@ -193,20 +202,20 @@ describe('progressLine', () => {
         state: {
           name: 'RunStep',
           type: 'Task',
-          input: { cell },
-          output: { cell, step: { done: false, waitS: 15, started: null, collected: null, running: 1 } },
+          input: { group },
+          output: { group, step: { done: false, waitS: 15, started: null, collected: [], running: 1 } },
         },
       };
       const retried: ExecutionEvent = {
         type: 'StateRetried',
         timestamp: 2,
-        state: { name: 'RunStep', type: 'Task', input: { cell } },
+        state: { name: 'RunStep', type: 'Task', input: { group } },
         retry: { attempt: 1 },
       };
       const failed: ExecutionEvent = {
         type: 'StateFailed',
         timestamp: 3,
-        state: { name: 'RunStep', type: 'Task', input: { cell } },
+        state: { name: 'RunStep', type: 'Task', input: { group } },
         Error: 'DataPrepareFailedError',
         Cause: 'prepare failed',
       };

@@ -115,12 +115,19 @@ describe('RunProgressLines', () => {
     // Arrange
     let now = 0;
     const lines = new RunProgressLines(two(), () => now);
+    /** A plain cell: a group of one. */
     const header = {
-      cellId: 'a-r1',
+      groupId: 'a-r1',
       index: 0,
-      repeat: 1,
-      variant: { instanceClass: 'db.r6g.large', readers: 0 },
-      data: { tables: 0, tableSize: 0 },
+      members: [
+        {
+          cellId: 'a-r1',
+          index: 0,
+          repeat: 1,
+          variant: { instanceClass: 'db.r6g.large', readers: 0 },
+          data: { tables: 0, tableSize: 0 },
+        },
+      ],
       stepCount: 2,
     };
     const x = {
@@ -141,7 +148,7 @@ describe('RunProgressLines', () => {
         {
           type: 'StateEntered',
           timestamp: 0,
-          state: { name: 'ProvisionCell', type: 'Task', input: { cell: { index: 0 } } },
+          state: { name: 'ProvisionCell', type: 'Task', input: { group: { index: 0 } } },
         },
       ],
       [
@@ -152,8 +159,8 @@ describe('RunProgressLines', () => {
           state: {
             name: 'RunStep',
             type: 'Task',
-            input: { cell: header },
-            output: { step: { done: false, started: { phase: 'run', step: x }, collected: null } },
+            input: { group: header },
+            output: { step: { done: false, started: { phase: 'run', step: x }, collected: [] } },
           },
         },
       ],
@@ -165,12 +172,17 @@ describe('RunProgressLines', () => {
           state: {
             name: 'RunStep',
             type: 'Task',
-            input: { cell: header },
+            input: { group: header },
             output: {
               step: {
                 done: false,
                 started: { phase: 'run', step: y },
-                collected: { stepId: 'x', index: 0, status: 'ok', error: null, tps: 100, qps: 2000 },
+                collected: [
+                  {
+                    cellId: 'a-r1',
+                    outcome: { stepId: 'x', index: 0, status: 'ok', error: null, tps: 100, qps: 2000 },
+                  },
+                ],
               },
             },
           },

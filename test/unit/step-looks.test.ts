@@ -8,7 +8,7 @@ import type { SpecInput } from '../../core/experiment/schema';
 import { validateSpec } from '../../core/experiment/validate';
 import { planRun, PlanError } from '../../core/plan/plan';
 import { preparePlan } from '../../core/plan/prepare';
-import { cellHeader, duetHeader } from '../../core/plan/segments';
+import { groupSegments } from '../../core/plan/segments';
 import {
   jobDeadlineS,
   lookAgainAfterS,
@@ -115,7 +115,7 @@ describe('step looks and segments', () => {
     const cell = cellOf({ tables: 1, tableSize: 1000, reuse: 'cell' }, 1000);
 
     // Act
-    const { segments } = cellHeader(cell, 'native');
+    const segments = groupSegments([cell], 'native');
 
     // Assert
     expect(segments.map((s) => s.to - s.from)).toEqual([200, 200, 200, 200, 200]);
@@ -127,7 +127,7 @@ describe('step looks and segments', () => {
     const cell = cellOf({ tables: 1, tableSize: 1000, reuse: 'step' }, 1000);
 
     // Act
-    const { segments } = cellHeader(cell, 'native');
+    const segments = groupSegments([cell], 'native');
 
     // Assert: 9 + 9 x looksUntil(600 + 61) = 90 events a step, 138 steps within 12,500 - 50.
     expect(worstStepEvents(cell, cell.steps[0]!, 'native')).toBe(90);
@@ -140,7 +140,7 @@ describe('step looks and segments', () => {
     const cell = cellOf({ tables: 100, tableSize: 1_000_000, reuse: 'step' }, 1000);
 
     // Act
-    const { segments } = cellHeader(cell, 'native');
+    const segments = groupSegments([cell], 'native');
 
     // Assert: contiguous, covering every step, each within the budget, and no more segments than it takes.
     expect(segments[0]!.from).toBe(0);
@@ -160,15 +160,14 @@ describe('step looks and segments', () => {
     // share their data in a real plan; different sizes show which member bounds the segments).
     const big = cellOf({ tables: 100, tableSize: 1_000_000, reuse: 'step' }, 1000);
     const small = cellOf({ tables: 1, tableSize: 1000, reuse: 'step' }, 1000);
-    const duet = { cellId: 'r1-duet', index: 0, repeat: 1, members: [small.cellId, big.cellId], stepCount: 1000 };
 
     // Act
-    const { segments } = duetHeader(duet, [small, big], 'native');
+    const segments = groupSegments([small, big], 'native');
 
     // Assert: the costlier member's segments (the small data's alone would be 7 x 138 + 34 steps).
-    expect(segments).toEqual(cellHeader(big, 'native').segments);
-    expect(segments).not.toEqual(cellHeader(small, 'native').segments);
-    expect(duetHeader(duet, [small, small], 'native').segments).toEqual(cellHeader(small, 'native').segments);
+    expect(segments).toEqual(groupSegments([big], 'native'));
+    expect(segments).not.toEqual(groupSegments([small], 'native'));
+    expect(groupSegments([small, small], 'native')).toEqual(groupSegments([small], 'native'));
     for (const s of segments) expect(worstOf(big, s.from, s.to)).toBeLessThanOrEqual(SEGMENT_EVENTS_BUDGET);
   });
 

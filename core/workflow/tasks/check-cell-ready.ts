@@ -1,15 +1,9 @@
-import { loadCellPlan } from './cell-plans';
-import { need } from './need';
-import { checkDeadline } from './ready-deadline';
-import type { CellResourcesEvent, TaskDeps } from './types';
+import { checkGroupReady } from './group-ready';
+import type { GroupResourcesEvent } from './group';
+import type { TaskDeps } from './types';
 
-export async function checkCellReadyTask(deps: TaskDeps, event: CellResourcesEvent) {
-  need(event, ['run', 'cell', 'resources'], 'check-cell-ready');
-  const state = await deps.backend.checkCellReady(
-    event.run,
-    await loadCellPlan(deps, event.run, event.cell.cellId),
-    event.resources,
+export function checkCellReadyTask(deps: TaskDeps, event: GroupResourcesEvent) {
+  return checkGroupReady(deps, event, 'check-cell-ready', 'cluster', (m) =>
+    deps.backend.checkCellReady(m.run, m.cell, m.resources),
   );
-  if (!state.ready) checkDeadline(deps, event.resources, 'cluster', state.detail);
-  return state;
 }

@@ -1,12 +1,11 @@
 import { lakeKeys, type ServerMetricRow } from '../../lake/rows';
-import { loadCellPlan } from './cell-plans';
+import type { GroupResourcesEvent } from './group';
+import { forEachMember, type MemberCall } from './member-calls';
 import { need } from './need';
 import { isComplete, writeServerMetrics } from './server-metrics';
 import { readStepOutcomes } from './step-outcomes';
 import type { StepMetricsState, StepOutcome } from './step-types';
-import type { CellResourcesEvent, TaskDeps } from './types';
-
-export type CollectLateMetricsEvent = CellResourcesEvent;
+import type { TaskDeps } from './types';
 
 export interface LateMetricsOutput {
   /** false: nothing collected yet, ask again after waitS. */
@@ -23,22 +22,34 @@ export interface LateMetricsOutput {
 const MAX_INCOMPLETE_STEP_IDS = 10;
 
 /**
- * After a cell's last step: the steps whose server metrics were incomplete when collected are
+ * After a group's last step: the steps whose server metrics were incomplete when collected are
  * collected again once their datapoints are published (StepMetricsState.dueAt). One wait for the
- * whole cell, not one per step: the state machine waits waitS and calls again while done is false.
+ * whole group, not one per step: the state machine waits waitS and calls again while done is false.
  */
-export async function collectLateMetricsTask(
-  deps: TaskDeps,
-  event: CollectLateMetricsEvent,
-): Promise<LateMetricsOutput> {
-  need(event, ['run', 'cell', 'resources'], 'collect-late-metrics');
-  const { run, resources } = event;
-  const steps = await readStepOutcomes(deps, run, event.cell.cellId);
+export async function collectLateMetricsTask(deps: TaskDeps, event: GroupResourcesEvent): Promise<LateMetricsOutput> {
+  need(event, ['run', 'group', 'resources'], 'collect-late-metrics');
+  const outputs = await forEachMember(deps, event, (m) => collectMemberLateMetrics(deps, m));
+  const waiting = outputs.filter((o) => !o.done);
+  // A step id names its member where the group has several (every member runs the same steps).
+  const named = (i: number, id: string) => (outputs.length > 1 ? `${event.group.members[i]!.cellId}/${id}` : id);
+  return {
+    done: waiting.length === 0,
+    waitS: Math.max(0, ...waiting.map((o) => o.waitS)),
+    recollected: outputs.reduce((a, o) => a + o.recollected, 0),
+    incompleteSteps: outputs.reduce((a, o) => a + o.incompleteSteps, 0),
+    incompleteStepIds: outputs
+      .flatMap((o, i) => o.incompleteStepIds.map((id) => named(i, id)))
+      .slice(0, MAX_INCOMPLETE_STEP_IDS),
+  };
+}
+
+async function collectMemberLateMetrics(deps: TaskDeps, member: MemberCall): Promise<LateMetricsOutput> {
+  const { run, cell, resources } = member;
+  const steps = await readStepOutcomes(deps, run, cell.cellId);
   const pending = steps.filter(
     (s): s is StepOutcome & { metrics: StepMetricsState } => s.metrics !== null && !s.metrics.complete,
   );
   if (pending.length === 0) return { done: true, waitS: 0, recollected: 0, incompleteSteps: 0, incompleteStepIds: [] };
-  const cell = await loadCellPlan(deps, run, event.cell.cellId);
   const due = Math.max(...pending.map((s) => Date.parse(s.metrics.dueAt)));
   const now = deps.now().getTime();
   if (now < due)

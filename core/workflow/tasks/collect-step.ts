@@ -98,8 +98,8 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
 /**
  * The prepare of a run that prepared first (its first job's, under prepareOutputPrefix), judged as
  * a prepare job's output is: DataPrepareFailedError if it failed, then the configuration check.
- * Nothing for an interrupted step or one that started no jobs. A duet judges every member's before
- * collecting any member's run (core/workflow/duet.ts).
+ * Nothing for an interrupted step or one that started no jobs. A group judges every member's before
+ * collecting any member's run (run-step.ts).
  */
 export async function checkRunPrepare(deps: TaskDeps, event: CollectStepEvent): Promise<void> {
   if (event.abortedReason !== undefined || event.jobs.length === 0) return;

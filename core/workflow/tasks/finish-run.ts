@@ -3,7 +3,7 @@ import type { RunContext } from '../../backend';
 import { lakeKeys, toJsonLines, type RunRow, type ServerConfigRow } from '../../lake/rows';
 import type { ActualCellCost } from '../../plan/bill';
 import { bundledPrices } from '../../plan/cost';
-import type { CellRef, Plan, PlanNote } from '../../plan/types';
+import type { Plan, PlanNote } from '../../plan/types';
 import { runCellCosts } from '../cell-bill';
 import { causeText } from './cause-text';
 import { readJson } from './lake-json';
@@ -18,7 +18,7 @@ export interface FinishRunEvent {
    * references); read only when the run's cell list is not in the lake (a run planned before PlanRun
    * wrote it).
    */
-  readonly cells?: readonly (string | CellRef)[];
+  readonly cells?: readonly (string | { readonly cellId: string; readonly members?: readonly string[] })[];
   readonly error?: TaskError;
 }
 
@@ -104,7 +104,7 @@ function runCosts(row: RunRow, results: readonly CellOutcome[]): Map<string, Act
 
 export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Promise<FinishRunOutput> {
   need(event, ['run'], 'finish-run');
-  // The run's cells and each cell's outcome are in the lake (a duet's members each wrote their own,
+  // The run's cells and each cell's outcome are in the lake (a group's members each wrote their own,
   // a teardown that failed wrote that): nothing of them travels in the state.
   const cells = await runCellIds(deps, event);
   const results: CellOutcome[] = [];

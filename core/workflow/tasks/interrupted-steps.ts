@@ -7,7 +7,7 @@ import type { CollectStepEvent } from './step-types';
 import type { TaskDeps } from './types';
 
 /**
- * The steps a stopped run left running (a run phase in flight in a cell's or duet's cursor), as the
+ * The steps a stopped run left running (a run phase in flight in a group's cursor), as the
  * CollectStep events that record them as failed with the reason, one per member cell; the cursors
  * say which.
  */

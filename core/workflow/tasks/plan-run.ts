@@ -3,7 +3,8 @@ import type { RunContext } from '../../backend';
 import { lakeKeys, toJsonLines, type RunRow } from '../../lake/rows';
 import { PlanError } from '../../plan/plan';
 import { preparePlan } from '../../plan/prepare';
-import type { CellRef, Plan, PlanNote } from '../../plan/types';
+import type { Plan, PlanNote } from '../../plan/types';
+import type { GroupRef } from './group';
 import { SpecError, validateSpec } from '../../experiment/validate';
 import { InvalidSpecError } from '../errors';
 import { need } from './need';
@@ -22,7 +23,7 @@ export interface PlanRunOutput {
   /**
    * The cell Map's items: their positions 0..n-1 in the plan's cells (its duets with order "duet"),
    * nothing of their names, so the parent execution's state grows by a few bytes per cell whatever
-   * the variant names: RunCells' ItemSelector makes each the child's {cell: {index}}. Which cell is
+   * the variant names: RunCells' ItemSelector makes each the child's {group: {index}}. Which group is
    * at a position (lakeKeys.workflow.item), each cell's plan with its steps
    * (lakeKeys.workflow.cellPlan) and the list of cells (lakeKeys.workflow.cellList) are in the lake.
    */
@@ -74,22 +75,21 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
           ),
       );
     }
-    // Order "duet": the Map's items are the duets (core/workflow/duet.ts), each naming its member cells.
-    for (const duet of plan.duets ?? [])
-      await deps.backend.lake.put(lakeKeys.workflow.cellPlan(plan.runId, duet.cellId), JSON.stringify(duet));
     // FinishRun reads the cells from here, not from the state.
     await deps.backend.lake.put(
       lakeKeys.workflow.cellList(plan.runId),
       JSON.stringify(plan.cells.map((c) => c.cellId)),
     );
-    // Which cell (or duet) each Map item is: the state carries only the item's position.
-    const mapItems = plan.duets ?? plan.cells;
-    for (let i = 0; i < mapItems.length; i += 16) {
+    // Which group each Map item is (a round's cells with order "duet", otherwise one cell): the state
+    // carries only the item's position.
+    const groups = mapGroups(plan);
+    for (let i = 0; i < groups.length; i += 16) {
       await Promise.all(
-        mapItems.slice(i, i + 16).map((item, j) => {
-          const ref: CellRef = { cellId: item.cellId, index: i + j };
-          return deps.backend.lake.put(lakeKeys.workflow.item(plan.runId, i + j), JSON.stringify(ref));
-        }),
+        groups
+          .slice(i, i + 16)
+          .map((group) =>
+            deps.backend.lake.put(lakeKeys.workflow.item(plan.runId, group.index), JSON.stringify(group)),
+          ),
       );
     }
     const row: RunRow = {
@@ -119,7 +119,14 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     if (e instanceof SpecError || e instanceof PlanError) throw new InvalidSpecError(e.message, { cause: e });
     throw e;
   }
-  // Positions only (a cell's or duet's index is its position: both are assigned in plan order).
-  const items = (plan.duets ?? plan.cells).map((_, i) => i);
+  // Positions only (a group's index is its position: groups are in plan order).
+  const items = mapGroups(plan).map((g) => g.index);
   return { run: runContext(plan), items, maxConcurrency: plan.maxConcurrency };
+}
+
+/** The cell Map's items in plan order: the plan's duets, or each cell as a group of one. */
+function mapGroups(plan: Plan): GroupRef[] {
+  return plan.duets !== undefined
+    ? plan.duets.map((d, index) => ({ groupId: d.cellId, index, members: d.members.map((cellId) => ({ cellId })) }))
+    : plan.cells.map((c, index) => ({ groupId: c.cellId, index, members: [{ cellId: c.cellId }] }));
 }

@@ -1,30 +1,52 @@
 import type { CellResources, RunContext } from '../../backend';
-import { cellHeader } from '../../plan/segments';
-import type { CellHeader } from '../../plan/types';
-import { loadCellPlan } from './cell-plans';
+import { groupSegments } from '../../plan/segments';
+import type { CellPlan } from '../../plan/types';
+import {
+  allMembers,
+  groupResources,
+  memberPlans,
+  namedGroup,
+  type GroupHeader,
+  type GroupItemEvent,
+  type GroupResources,
+} from './group';
 import { need } from './need';
-import type { CellEvent, TaskDeps } from './types';
+import type { TaskDeps } from './types';
 
-/** ProvisionCell's result, which replaces the cell's state. */
-export interface ProvisionedCell {
+/** ProvisionCell's result, which replaces the group's state. */
+export interface ProvisionedGroup {
   readonly run: RunContext;
-  readonly cell: CellHeader;
-  readonly resources: CellResources;
+  readonly group: GroupHeader;
+  readonly resources: GroupResources;
 }
 
-export async function provisionCellTask(deps: TaskDeps, event: CellEvent): Promise<ProvisionedCell> {
-  need(event, ['run', 'cell'], 'provision-cell');
-  const cell = await loadCellPlan(deps, event.run, event.cell.cellId);
-  const resources = await deps.backend.provisionCell(event.run, cell);
+async function provisionMember(deps: TaskDeps, run: RunContext, cell: CellPlan): Promise<CellResources> {
+  const resources = await deps.backend.provisionCell(run, cell);
+  return {
+    ...resources,
+    backendState: {
+      ...resources.backendState,
+      provisionStartedAt: resources.backendState['provisionStartedAt'] ?? deps.now().toISOString(),
+    },
+  };
+}
+
+/** The state names the group by its Map item's position: its members are read from the lake and provisioned. */
+export async function provisionCellTask(deps: TaskDeps, event: GroupItemEvent): Promise<ProvisionedGroup> {
+  need(event, ['run', 'group'], 'provision-cell');
+  const group = await namedGroup(deps, event.run, event.group);
+  const cells = await memberPlans(deps, event.run, group);
+  const provisioned = await allMembers(cells.map((cell) => provisionMember(deps, event.run, cell)));
+  const members = cells.map(({ steps, ...header }) => header);
   return {
     run: event.run,
-    cell: cellHeader(cell, deps.backend.writeForwarding),
-    resources: {
-      ...resources,
-      backendState: {
-        ...resources.backendState,
-        provisionStartedAt: resources.backendState['provisionStartedAt'] ?? deps.now().toISOString(),
-      },
+    group: {
+      groupId: group.groupId,
+      index: group.index,
+      members,
+      stepCount: cells[0]?.steps.length ?? 0,
+      segments: groupSegments(cells, deps.backend.writeForwarding),
     },
+    resources: groupResources(group.groupId, provisioned),
   };
 }

@@ -1,21 +1,13 @@
 /**
  * The RunStep Task (state-machines/benchmark.asl.json RunStep): the shell around the step scheduler
- * (core/workflow/step-scheduler.ts nextStepMove), for a cell and for a duet alike, a cell being a
- * duet of one member. It reads the cursor and the observation (the jobs' states, what starting or
- * collecting did), carries out the moves' commands (stop jobs, collect a phase, start jobs, write
- * the cursor) and returns the reply the Choice state reads. Which step comes next, when to wait,
- * when a phase is done or past its deadline: all in nextStepMove.
+ * (core/workflow/step-scheduler.ts nextStepMove) for a group of one or more cells. It reads the
+ * cursor and the observation (the jobs' states, what starting or collecting did), carries out the
+ * moves' commands (stop jobs, collect a phase, start jobs, write the cursor) and returns the reply
+ * the Choice state reads. Which step comes next, when to wait, when a phase is done or past its
+ * deadline: all in nextStepMove.
  */
-import { TransientBackendError, type CellResources, type JobHandle, type JobsState } from '../../backend';
+import { TransientBackendError, type JobHandle, type JobsState } from '../../backend';
 import { lakeKeys } from '../../lake/rows';
-import {
-  isDuet,
-  allMembers,
-  memberResources,
-  type DuetResources,
-  type DuetStepEvent,
-  type DuetStepOutput,
-} from '../duet';
 import {
   nextStepMove,
   storedCursor,
@@ -27,49 +19,42 @@ import {
   type StepReply,
   type StepSchedule,
 } from '../step-scheduler';
-import { loadCellPlan } from './cell-plans';
+import { allMembers, memberPlans, memberResources } from './group';
 import { preparedSeconds } from './client-output';
 import { checkRunPrepare, collectStepTask } from './collect-step';
 import { readJson } from './lake-json';
 import { need } from './need';
 import { jobsToStart, prepareOutputPrefix, preparingTogether } from './step-jobs';
 import { stepSummary } from './step-summary';
-import type { CollectStepEvent, RunStepEvent, RunStepOutput, StepOutcome } from './step-types';
+import type { CollectedStep, CollectStepEvent, RunStepEvent, RunStepOutput } from './step-types';
 import type { TaskDeps } from './types';
 
 /**
- * One step of a cell's (or duet's) segment forward: collect the phase in flight once every
+ * One step of a group's segment forward: collect the phase in flight once every
  * member's jobs are done, then start the next phase or step on every member in this one call.
- * Where the cell is lives in the lake (StepCursor), so the state stays small and a repeated call
+ * Where the group is lives in the lake (StepCursor), so the state stays small and a repeated call
  * neither starts jobs twice nor loses them. Every member's jobs are decided and built before any is
- * started, so a duet's starts are as close as the backend's start calls (a process spawn locally,
+ * started, so the members' starts are as close as the backend's start calls (a process spawn locally,
  * an SSM SendCommand on AWS).
  */
-export async function runStepTask(
-  deps: TaskDeps,
-  event: RunStepEvent | DuetStepEvent,
-): Promise<RunStepOutput | DuetStepOutput> {
-  need(event, ['run', 'cell', 'resources', 'segment'], 'run-step');
+export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<RunStepOutput> {
+  need(event, ['run', 'group', 'resources', 'segment'], 'run-step');
   const { run, segment } = event;
   const lake = deps.backend.lake;
-  const duet = isDuet(event.cell);
-  const memberIds = duet ? (event as DuetStepEvent).cell.members : [event.cell.cellId];
-  const cells = await Promise.all(memberIds.map((cellId) => loadCellPlan(deps, run, cellId)));
-  const resourcesOf = (cellId: string): CellResources =>
-    duet ? memberResources(event.resources as DuetResources, cellId) : (event.resources as CellResources);
+  const cells = await memberPlans(deps, run, event.group);
+  const groupId = event.group.groupId;
   const schedule: StepSchedule = {
     backend: run.backend,
-    cellId: event.cell.cellId,
-    members: cells.map((cell) => ({ cell, resources: resourcesOf(cell.cellId) })),
+    cellId: groupId,
+    members: cells.map((cell) => ({ cell, resources: memberResources(event.resources, cell.cellId) })),
     segment,
     writeForwarding: deps.backend.writeForwarding,
   };
-  const cursorKey = lakeKeys.workflow.stepCursor(run.runId, event.cell.cellId);
+  const cursorKey = lakeKeys.workflow.stepCursor(run.runId, groupId);
   const stored = await readJson<StepCursor>(deps, cursorKey);
-  let cursor: StepCursor =
-    stored !== undefined ? storedCursor(stored) : { cellId: event.cell.cellId, next: segment.from };
-  /** What this call collected, in order (a cell's reply names the last; a duet's lists them per member). */
-  const collected: { readonly cellId: string; readonly outcome: StepOutcome }[] = [];
+  let cursor: StepCursor = stored !== undefined ? storedCursor(stored) : { cellId: groupId, next: segment.from };
+  /** What this call collected, in order, per member. */
+  const collected: CollectedStep[] = [];
 
   const cellOf = (cellId: string) => {
     const cell = cells.find((c) => c.cellId === cellId);
@@ -115,7 +100,7 @@ export async function runStepTask(
         jobsToStart(deps, { run, cell, resources, step: cell.steps[stepIndex]!, phase, withPrepare }),
       ),
     );
-    // A duet's runs that prepare first await every member's prepare and start together.
+    // A group's runs that prepare first await every member's prepare and start together.
     const planned = withPrepare && cells.length > 1 ? preparingTogether(run, built) : built;
     const settled = await Promise.allSettled(
       schedule.members.map(({ cell, resources }, i) =>
@@ -145,7 +130,7 @@ export async function runStepTask(
         return start(command);
     }
   };
-  const output = (reply: StepReply): RunStepOutput | DuetStepOutput => {
+  const output = (reply: StepReply): RunStepOutput => {
     const started = reply.started
       ? {
           phase: reply.started.phase,
@@ -153,15 +138,14 @@ export async function runStepTask(
           step: stepSummary(cells[0]!.steps[reply.started.stepIndex]!),
         }
       : null;
-    const base = {
+    return {
       done: reply.done,
       waitS: reply.waitS,
       started,
+      collected,
+      startSpreadMs: reply.startSpreadMs,
       ...(reply.running !== undefined ? { running: reply.running } : {}),
     };
-    // A duet's progress lines come from collectedByMember; a cell's from collected.
-    if (duet) return { ...base, collected: null, collectedByMember: collected, startSpreadMs: reply.startSpreadMs };
-    return { ...base, collected: collected.at(-1)?.outcome ?? null };
   };
 
   let failure: unknown;

@@ -1,9 +1,10 @@
-import type { CellResources } from '../../backend';
-import { loadCellPlan } from './cell-plans';
+import { groupResources, type GroupResources, type GroupResourcesEvent } from './group';
+import { forEachMember } from './member-calls';
 import { need } from './need';
-import type { CellResourcesEvent, TaskDeps } from './types';
+import type { TaskDeps } from './types';
 
-export async function startClientsTask(deps: TaskDeps, event: CellResourcesEvent): Promise<CellResources> {
-  need(event, ['run', 'cell', 'resources'], 'start-clients');
-  return deps.backend.startClients(event.run, await loadCellPlan(deps, event.run, event.cell.cellId), event.resources);
+export async function startClientsTask(deps: TaskDeps, event: GroupResourcesEvent): Promise<GroupResources> {
+  need(event, ['run', 'group', 'resources'], 'start-clients');
+  const started = await forEachMember(deps, event, (m) => deps.backend.startClients(m.run, m.cell, m.resources));
+  return groupResources(event.group.groupId, started);
 }

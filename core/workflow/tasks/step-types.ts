@@ -1,10 +1,10 @@
 /** The events and results of a step's phases: what RunStep, its collection and the progress lines share. */
 import type { CellResources, JobHandle, RunContext } from '../../backend';
-import type { CellHeader, CellPlan, StepPlan, StepSegment } from '../../plan/types';
+import type { CellPlan, StepPlan, StepSegment } from '../../plan/types';
 import type { RunnerPhase } from '../../sysbench/types';
 import type { MemberJobsState } from '../step-scheduler';
 import type { StepSummary } from './step-summary';
-import type { CellResourcesEvent } from './types';
+import type { GroupHeader, GroupResourcesEvent } from './group';
 
 /** The calls RunStep makes for one phase of a step (and the run-local/rehearsal stop paths). */
 interface PlannedCellEvent {
@@ -24,9 +24,15 @@ export interface StartJobsEvent extends PlannedCellEvent {
   readonly withPrepare?: boolean;
 }
 
-export interface RunStepEvent extends CellResourcesEvent {
-  readonly cell: CellHeader;
+export interface RunStepEvent extends GroupResourcesEvent {
+  readonly group: GroupHeader;
   readonly segment: StepSegment;
+}
+
+/** A member's step collected by one RunStep call. */
+export interface CollectedStep {
+  readonly cellId: string;
+  readonly outcome: StepOutcome;
 }
 
 export interface RunStepOutput {
@@ -36,8 +42,10 @@ export interface RunStepOutput {
   readonly waitS: number;
   /** The phase this call started, if any; withPrepare: a run whose jobs prepare the data first. */
   readonly started: { readonly phase: RunnerPhase; readonly withPrepare?: boolean; readonly step: StepSummary } | null;
-  /** The step this call collected, if it collected a run. */
-  readonly collected: StepOutcome | null;
+  /** The steps this call collected, in order: each member's of the run it collected (none: it collected no run). */
+  readonly collected: readonly CollectedStep[];
+  /** Milliseconds between the first and last member's runner start of the phase just started (null: none started). */
+  readonly startSpreadMs: number | null;
   /** Jobs this call found still running (it collected and started nothing): the step is not done yet. */
   readonly running?: number;
 }

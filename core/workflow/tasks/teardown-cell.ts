@@ -1,19 +1,27 @@
-/** TeardownCell: the cell's resources removed, its bill recorded and its outcome written to the lake. */
+/** TeardownCell: each member's resources removed, its bill recorded and its outcome written to the lake. */
 import type { CellResources } from '../../backend';
 import { lakeKeys } from '../../lake/rows';
-import type { PlanNote } from '../../plan/types';
+import type { CellPlan, PlanNote } from '../../plan/types';
 import { measuredCellUsage, recordLifetimes, type CellBillFacts } from '../cell-bill';
 import type { StepCursor } from '../step-scheduler';
 import { causeText } from './cause-text';
-import { loadCellPlan } from './cell-plans';
 import type { LateMetricsOutput } from './collect-late-metrics';
+import {
+  allMembers,
+  memberPlans,
+  namedGroup,
+  type GroupEvent,
+  type GroupItemEvent,
+  type GroupResources,
+} from './group';
 import { readJson } from './lake-json';
 import { need } from './need';
 import { readStepOutcomes } from './step-outcomes';
-import type { CellEvent, TaskDeps, TaskError } from './types';
+import type { TaskDeps, TaskError } from './types';
 
-export interface TeardownEvent extends CellEvent {
-  readonly resources?: CellResources;
+export interface TeardownEvent extends GroupEvent {
+  /** Absent when provisioning failed. */
+  readonly resources?: GroupResources;
   readonly error?: TaskError;
   /** CollectLateMetrics' last answer, or why it failed (the step results stand; the windows stay marked). */
   readonly lateMetrics?: LateMetricsOutput;
@@ -41,14 +49,57 @@ export interface CellOutcome {
 
 const MAX_FAILED_STEPS_REPORTED = 10;
 
-export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Promise<CellOutcome> {
-  need(event, ['run', 'cell'], 'teardown-cell');
-  const cell = await loadCellPlan(deps, event.run, event.cell.cellId);
+/** What TeardownCell returns: the worst of its members' outcomes (the child's output is only the status). */
+export interface GroupOutcome {
+  readonly groupId: string;
+  readonly status: CellOutcome['status'];
+  readonly error: string | null;
+  readonly steps: number;
+  readonly failedStepCount: number;
+}
+
+/** A teardown after provisioning failed receives only the item's position, as provisioning did. */
+export async function teardownCellTask(deps: TaskDeps, event: GroupItemEvent<TeardownEvent>): Promise<GroupOutcome> {
+  need(event, ['run', 'group'], 'teardown-cell');
+  const group = await namedGroup(deps, event.run, event.group);
+  const cells = await memberPlans(deps, event.run, group);
+  const cursor = await readJson<StepCursor>(deps, lakeKeys.workflow.stepCursor(event.run.runId, group.groupId));
+  // The step's own error where the group's is only its segment Map's (on AWS: States.ExceedToleratedFailureThreshold).
+  const error = event.error === undefined ? null : causeText(cursor?.failure ?? event.error);
+  const outcomes = await allMembers(
+    cells.map((cell) =>
+      teardownMember(
+        deps,
+        { ...event, group },
+        cell,
+        event.resources?.members.find((m) => m.cellId === cell.cellId),
+        error,
+      ),
+    ),
+  );
+  const failed = outcomes.filter((o) => o.status !== 'succeeded');
+  const named = (o: CellOutcome) => (outcomes.length > 1 ? `${o.cellId}: ${o.error ?? o.status}` : o.error);
+  return {
+    groupId: group.groupId,
+    status: failed.length > 0 ? 'failed' : 'succeeded',
+    error: failed.length > 0 ? failed.map(named).join('; ') : error,
+    steps: outcomes.reduce((a, o) => a + o.steps, 0),
+    failedStepCount: outcomes.reduce((a, o) => a + o.failedStepCount, 0),
+  };
+}
+
+async function teardownMember(
+  deps: TaskDeps,
+  event: TeardownEvent,
+  cell: CellPlan,
+  resources: CellResources | undefined,
+  error: string | null,
+): Promise<CellOutcome> {
   // The bill of what really ran: what exists before this pass and what is gone after it.
   const billNotes: PlanNote[] = [];
   const recordBill = async (done: boolean) => {
     try {
-      return await recordLifetimes(deps, event.run, cell, event.resources, done);
+      return await recordLifetimes(deps, event.run, cell, resources, done);
     } catch (e) {
       billNotes.push({
         level: 'warning',
@@ -62,7 +113,7 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
   };
   await recordBill(false);
   try {
-    await deps.backend.teardownCell(event.run, cell, event.resources);
+    await deps.backend.teardownCell(event.run, cell, resources);
   } catch (e) {
     await recordBill(false);
     // The Map discards the cells' results: FinishRun learns of a teardown that failed from here (a
@@ -86,9 +137,6 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
     lifetimes === undefined
       ? undefined
       : { resources: lifetimes, measured: await measuredCellUsage(deps, event.run, cell.cellId, steps) };
-  const cursor = await readJson<StepCursor>(deps, lakeKeys.workflow.stepCursor(event.run.runId, cell.cellId));
-  // The step's own error where the cell's is only its segment Map's (on AWS: States.ExceedToleratedFailureThreshold).
-  const error = event.error === undefined ? null : cursor?.failure ? causeText(cursor.failure) : causeText(event.error);
   // Overloaded (a measurement) and skipped (by the spec's choice) steps are results, not failures.
   const failedSteps = steps.filter((s) => s.status === 'failed');
   const outcome: CellOutcome = {
@@ -99,7 +147,7 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
     failedStepCount: failedSteps.length,
     failedSteps: failedSteps.slice(0, MAX_FAILED_STEPS_REPORTED).map((s) => ({ stepId: s.stepId, error: s.error })),
     sysbenchVersion: steps.find((s) => s.sysbenchVersion)?.sysbenchVersion ?? null,
-    notes: [...(event.resources?.notes ?? []), ...lateMetricsNotes(event), ...billNotes],
+    notes: [...(resources?.notes ?? []), ...lateMetricsNotes(event, cell.cellId), ...billNotes],
     ...(bill !== undefined ? { bill } : {}),
   };
   await deps.backend.lake.put(lakeKeys.workflow.cellOutcome(event.run.runId, cell.cellId), JSON.stringify(outcome));
@@ -107,8 +155,8 @@ export async function teardownCellTask(deps: TaskDeps, event: TeardownEvent): Pr
 }
 
 /** A visible word in the run manifest when a cell's server metrics stayed incomplete. */
-function lateMetricsNotes(event: TeardownEvent): PlanNote[] {
-  const path = `cells[${event.cell.cellId}].serverMetrics`;
+function lateMetricsNotes(event: TeardownEvent, cellId: string): PlanNote[] {
+  const path = `cells[${cellId}].serverMetrics`;
   if (event.lateMetricsError) {
     return [
       {

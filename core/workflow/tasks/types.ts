@@ -1,10 +1,10 @@
 /**
- * What every Task receives (TaskDeps) and the cell events the cell Map's states pass along.
+ * What every Task receives (TaskDeps) and a Catch's error payload (the group events: ./group.ts).
  * Everything a Task returns becomes state data, so it stays small and plain JSON.
  */
-import type { Backend, CellResources, RunContext } from '../../backend';
+import type { Backend, RunContext } from '../../backend';
 import type { VerdictsRow } from '../../lake/rows';
-import type { CellHeader, CellItem, CellRef, Plan, PlanNote } from '../../plan/types';
+import type { Plan, PlanNote } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';
 
 export interface TaskDeps {
@@ -35,23 +35,6 @@ export interface TaskDeps {
    * compacts after the execution, core/lake/compact.ts, since an aborted run never reaches FinishRun).
    */
   readonly compactRun?: (run: RunContext) => Promise<string>;
-}
-
-/** What a cell's states carry of the cell once it is named: a reference, or after provisioning the header. */
-export type CellInState = CellRef | CellHeader;
-
-export interface CellEvent {
-  readonly run: RunContext;
-  readonly cell: CellInState;
-}
-
-/** A Task's event as the cell Map's child starts it: the cell may be only the item's position (CellItem). */
-export type CellItemEvent<E extends CellEvent = CellEvent> = Omit<E, 'cell'> & {
-  readonly cell: CellItem | CellInState;
-};
-
-export interface CellResourcesEvent extends CellEvent {
-  readonly resources: CellResources;
 }
 
 /** A Catch's error payload; Cause is the error message locally and a JSON string on Lambda. */
