@@ -58,7 +58,9 @@ export function verdictsSection(ctx: Context): ReportSection | null {
       charts: [],
       // Which metrics would be judged is left unsaid: a study's report need not show them all (S4 shows no TPS).
       leftOut:
-        `nothing to judge yet: no step of this run (${steps} step${steps === 1 ? '' : 's'}) has earlier runs of ` +
+        // A verdict is per workload, threads, rate and variant (repeats at one rate together): not the step results.
+        `nothing to judge yet: no step of this run (${steps} distinct step${steps === 1 ? '' : 's'}: a workload at ` +
+        `one thread count and rate, on one variant) has earlier runs of ` +
         `this experiment with a measured noise to be judged against; run the experiment again to build that ` +
         `history.`,
     };

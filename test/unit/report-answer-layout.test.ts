@@ -109,7 +109,9 @@ describe('report layout', () => {
     expect(section!.tables).toEqual([]);
     expect(section!.leftOut).toMatch(/nothing to judge yet/);
     // It names no metric: the report it sits in need not show them (S4 shows no TPS or QPS).
-    expect(section!.leftOut).toMatch(/no step of this run \(1 step\) has earlier runs/);
+    expect(section!.leftOut).toMatch(
+      /no step of this run \(1 distinct step: a workload at one thread count and rate, on one variant\) has earlier/,
+    );
     expect(section!.leftOut).not.toMatch(/TPS/);
     expect(text).not.toContain("== Verdicts against the experiment's history ==");
     expect(text).toMatch(/== Not shown ==\n {2}\* Verdicts against the experiment's history: nothing to judge yet/);
