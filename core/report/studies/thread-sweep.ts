@@ -57,7 +57,7 @@ interface SweepErrorPoint {
   readonly kind: 'connection' | 'deadlocks' | 'other';
   readonly what: string;
   readonly errors: number;
-  /** Errors per completed transaction (sysbench's events): not a share, errors can outnumber them. */
+  /** Errors per committed transaction (sysbench's events, what TPS counts): not a share, errors can outnumber them. */
   readonly perTransaction: number | null;
   readonly reconnects: number;
   readonly error: string | null;
@@ -118,6 +118,9 @@ export interface ThreadSweepFindings {
     /** The pair's overall score ratio, higher over lower. */
     readonly ratio: number;
     readonly repeatsToResolve: number | null;
+    /** How many A/A pairs and per-workload ratios the noise is sized from: few, so a rough size. */
+    readonly pairs: number;
+    readonly samples: number;
   } | null;
 }
 
@@ -171,8 +174,9 @@ function errorPointOf(g: StepGroup, leftOut: boolean): SweepErrorPoint | null {
     : /deadlock|lock wait|ignored SQL/i.test(kindText)
       ? 'deadlocks'
       : 'other';
+  // Errors and transactions over the same rows: the transactions TPS counts (sysbench's events).
   const errors = bad.reduce((a, r) => a + r.errors, 0);
-  const events = g.rows.reduce((a, r) => a + (r.events ?? 0), 0);
+  const events = bad.reduce((a, r) => a + (r.events ?? 0), 0);
   return {
     threads: g.threads,
     kind,
@@ -303,6 +307,8 @@ function aaNoise(
     higher: x!,
     lower: y!,
     ratio: score(x!)! / score(y!)!,
+    pairs: pairs.length,
+    samples: logs.length,
     repeatsToResolve: repeatsToResolve(
       { mean: best, sd: sigma * best, n: 2 },
       { mean: second, sd: sigma * second, n: 2 },
@@ -451,7 +457,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
 // Rendering
 
 /**
- * Errors per 100 completed transactions, as the table and the sentence both show it: with a third
+ * Errors per 100 committed transactions, as the table and the sentence both show it: with a third
  * decimal or two where two would round a point just over the threshold down to the threshold itself.
  */
 const per100 = (x: number | null): string => {
@@ -506,6 +512,11 @@ function fallOffText(v: SweepVariantFinding): string {
   );
 }
 
+/** What the A/A noise is sized from, and what would size it better: said where the noise is used. */
+const aaBasis = (aa: NonNullable<ThreadSweepFindings['aa']>): string =>
+  `noise sized from ${aa.pairs === 1 ? "one A/A pair's" : `${aa.pairs} A/A pairs'`} ${aa.samples} workload ` +
+  `scores, a rough size; 2+ repeats of every variant would measure it`;
+
 /**
  * The best two's ranking from one repeat a point: the ratio alone (its within-run interval misses the
  * run-to-run noise), what the A/A pair of this run shows of that noise, and the repeats that would resolve it.
@@ -522,7 +533,7 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
     (f.aa.repeatsToResolve !== null
       ? `, so about ${f.aa.repeatsToResolve} repeats a side would`
       : ', so more than 1,000 repeats a side would be needed') +
-    `.`
+    ` (${aaBasis(f.aa)}).`
   );
 }
 
@@ -597,7 +608,7 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
       v.errorPoints.filter((e) => e.kind === 'connection').map((e) => `${v.variant} ${s.label} at ${e.threads}`),
     ),
   );
-  // Deadlocks per sweep: from which thread count, and the largest share of transactions.
+  // Deadlocks per sweep: from which thread count, and the most errors per committed transaction.
   const dead = f.sweeps.flatMap((s) => {
     const points = s.variants.flatMap((v) =>
       v.errorPoints.filter((e) => e.kind === 'deadlocks').map((e) => ({ v: v.variant, e })),
@@ -611,17 +622,17 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     return [
       `${s.label} ${fromThreads(firsts, s.variants.length)} (up to ` +
         per100(worst.e.perTransaction) +
-        ` errors per 100 completed transactions, ${worst.v} at ${worst.e.threads})`,
+        ` errors per 100 committed transactions, ${worst.v} at ${worst.e.threads})`,
     ];
   });
   if (conn.length > 0) out.push(`Connection errors (a step refused or connections lost): ${conn.join(', ')} threads.`);
   else out.push('No connection errors at any thread count.');
   if (dead.length > 0)
     out.push(
-      `Deadlocks and lock waits above 0.1 per 100 completed transactions (counted by sysbench, not ` +
+      `Deadlocks and lock waits above 0.1 per 100 committed transactions (counted by sysbench, not ` +
         `connection errors): ${dead.join('; ')}.`,
     );
-  else out.push('Deadlocks and lock waits below 0.1 per 100 completed transactions at every point.');
+  else out.push('Deadlocks and lock waits below 0.1 per 100 committed transactions at every point.');
   return out;
 }
 
@@ -748,7 +759,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       notes: [
         'Fall-off: the first thread count past the peak below 90% of it. ' +
           fallOffIntervalNote(f) +
-          'Errors: failed steps, reconnects, or sysbench errors above 0.1% of ' +
+          'Errors: failed steps, reconnects, or sysbench errors above 0.1 per 100 committed ' +
           'transactions; those points are kept and marked, not dropped.',
       ],
     },
@@ -756,14 +767,15 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
   if (errorRows.length > 0)
     tables.push({
       title: 'Points with errors',
-      head: ['sweep', 'variant', 'threads', 'what', 'errors', 'per 100 transactions', 'reconnects', 'error'],
+      head: ['sweep', 'variant', 'threads', 'what', 'errors', 'per 100 committed transactions', 'reconnects', 'error'],
       rows: errorRows,
       numeric: [2, 4, 5, 6],
       notes: [
         `Marked: a failed step (e.g. a connection limit), any reconnect, or sysbench errors (deadlocks, lock ` +
           `waits, dropped connections) above ` +
           fixed(SIGNIFICANT_ERROR_SHARE * 100, 1) +
-          ` per 100 completed transactions (sysbench's events; errors can outnumber them).`,
+          ` per 100 committed transactions: the transactions TPS counts (sysbench's events), the one ` +
+          `denominator of every error rate here; errors can outnumber them.`,
       ],
     });
   tables.push({
@@ -788,7 +800,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             f.ranking.repeatsToResolve !== null
               ? String(f.ranking.repeatsToResolve)
               : f.aa?.repeatsToResolve != null
-                ? `${f.aa.repeatsToResolve} (from the A/A pair)`
+                ? `${f.aa.repeatsToResolve} (from ${f.aa.pairs === 1 ? 'one A/A pair' : 'the A/A pairs'})`
                 : '-',
           ],
         ]
@@ -846,7 +858,9 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
                   rows: ratioRows,
                   notes: [
                     'Welch interval over the repeats (none from one repeat); A/A pair: two variants that are ' +
-                      'one server here, whose score ratios measure the run-to-run noise.',
+                      'one server here, whose score ratios size the run-to-run noise' +
+                      (f.aa !== null ? ` (${aaBasis(f.aa)})` : '') +
+                      '.',
                   ],
                 },
               ]
