@@ -15,8 +15,10 @@ import { overallScores, sweepScores, type TargetScore } from '../score';
 import { analyzeSweep } from '../sweep';
 import { batchMeans, mean, summarize, welchRatioCi, repeatsToResolve } from '../stats';
 import { stepKey } from '../load';
+import { unsteadyReasons, UNSTEADY_RULE, type Unsteady } from '../steady-state';
 import { analyzeLocalCaveats, caveatsTable, parameterSentence, scaleSentence, scopeSentence } from '../local-caveats';
 import type { LocalCaveats } from '../local-caveats';
+import { parameterEffectSentence, parametersInEffect, withParameterRows, type ParameterInEffect } from '../parameter-effect';
 import {
   rangeText,
   ratioFinding,
@@ -48,6 +50,8 @@ interface SweepPointFinding {
   readonly failed: boolean;
   /** Every repeat's client saturated and was left out: no measurement of the server, not a failure. */
   readonly leftOut: boolean;
+  /** Why a repeat's intervals were not a steady state (steady-state.ts); [] when steady. */
+  readonly unsteady: readonly Unsteady[];
   /** " [client-bound 1/3, left out]" when a repeat's client saturated its CPU; '' otherwise. */
   readonly clientBound: string;
 }
@@ -82,6 +86,8 @@ interface ThreadSweepFinding {
   readonly queriesPerTransaction: number;
   readonly latencyPercentile: number;
   readonly variants: readonly SweepVariantFinding[];
+  /** Thread counts left out of every variant's score: unsteady in at least one variant. */
+  readonly unscored: readonly number[];
   readonly scores: readonly TargetScore[];
 }
 
@@ -108,6 +114,8 @@ export interface ThreadSweepFindings {
   readonly threadPool: readonly ThreadPoolVerdict[];
   readonly clientBound: string | null;
   readonly caveats: LocalCaveats;
+  /** The parameter differences as the servers ran them (null: the lake records no server values). */
+  readonly parameters: readonly ParameterInEffect[] | null;
   /**
    * With one repeat a point: two variants that are the same server here (an A/A pair) measure the
    * run-to-run noise the ranking's within-run interval cannot see, and how many repeats would resolve it.
@@ -186,6 +194,19 @@ function errorPointOf(g: StepGroup, leftOut: boolean): SweepErrorPoint | null {
     reconnects: g.rows.reduce((a, r) => a + r.reconnects, 0),
     error,
   };
+}
+
+/** Why any repeat of a point did not run at a steady state, from its per-interval TPS. */
+function unsteadyOf(ctx: Context, g: StepGroup): Unsteady[] {
+  const planned = new Map<string, number>();
+  for (const c of ctx.data.plan?.cells ?? []) for (const s of c.steps) planned.set(stepKey(c.cellId, s.stepId), s.durationS);
+  const reasons = g.ok.flatMap((r) =>
+    unsteadyReasons(
+      (ctx.data.intervals.get(stepKey(r.cell_id, g.stepId)) ?? []).map((i) => i.tps),
+      planned.get(stepKey(r.cell_id, g.stepId)) ?? null,
+    ),
+  );
+  return uniqueInOrder(reasons);
 }
 
 /** A sweep's groups and its best variant's score sum (mean QPS + mean TPS), which scores 100. */
@@ -332,49 +353,55 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     const variants: SweepVariantFinding[] = [];
     const scoreInput = new Map<string, { threads: number; tps: number | null; qps: number | null }[]>();
     const qpt = queriesPerTransaction(groups) ?? 0;
-    for (const v of ctx.variants) {
+    // A point left out because its client saturated (every repeat) is not scored: it measured the
+    // client, not the server. A failed point still counts as 0 (score.ts).
+    const leftOut = (g: StepGroup) =>
+      g.ok.length === 0 && ctx.leftOutSaturated.some((r) => r.variant === g.variant && r.step_id === g.stepId);
+    const byVariant = ctx.variants.flatMap((v) => {
       const vg = groups.filter((g) => g.variant === v.name).sort((a, b) => a.threads - b.threads);
-      if (vg.length === 0) continue;
-      // A point left out because its client saturated (every repeat) is not scored: it measured the
-      // client, not the server. A failed point still counts as 0 (score.ts).
-      const leftOut = (g: StepGroup) =>
-        g.ok.length === 0 && ctx.leftOutSaturated.some((r) => r.variant === g.variant && r.step_id === g.stepId);
-      const points = vg.map((g) => ({
+      if (vg.length === 0) return [];
+      const points: SweepPointFinding[] = vg.map((g) => ({
         threads: g.threads,
         tps: estimate(ctx, g, 'tps'),
         qps: estimate(ctx, g, 'qps'),
         latency: estimate(ctx, g, 'lat_pct_ms'),
         failed: g.ok.length === 0 && !leftOut(g),
         leftOut: leftOut(g),
+        unsteady: unsteadyOf(ctx, g),
         clientBound: clientBoundMark(ctx, g),
       }));
+      return [{ v, vg, points }];
+    });
+    // A thread count unsteady in any variant is left out of every variant's score: each workload is
+    // scored over the same thread counts, as the author's mean is. With none left, all are scored.
+    const unsteadyAt = uniqueInOrder(
+      byVariant.flatMap((x) => x.points.filter((p) => p.unsteady.length > 0).map((p) => p.threads)),
+    ).sort((a, b) => a - b);
+    const steadyLeft = byVariant.some((x) => x.points.some((p) => !unsteadyAt.includes(p.threads)));
+    const unscored = steadyLeft ? unsteadyAt : [];
+    for (const { v, vg, points } of byVariant) {
       scoreInput.set(
         v.name,
         points
-          .filter((p) => !p.leftOut)
+          .filter((p) => !p.leftOut && !unscored.includes(p.threads))
           .map((p) => ({
             threads: p.threads,
             tps: p.tps.value,
             qps: p.tps.value === null ? null : p.tps.value * qpt,
           })),
       );
-      // A left-out point is no measurement of the server: neither a peak nor a fall-off (a null
-      // throughput would read as one).
+      // A left-out or unsteady point is no measurement of the server at that load: neither a peak
+      // nor a fall-off (a null throughput would read as one).
+      const kept = vg.flatMap((g, i) => (points[i]!.leftOut || points[i]!.unsteady.length > 0 ? [] : [{ g, i }]));
       const a = analyzeSweep(
-        vg.flatMap((g, i) =>
-          points[i]!.leftOut
-            ? []
-            : [
-                {
-                  threads: g.threads,
-                  throughput: points[i]!.tps.value,
-                  failed: points[i]!.failed,
-                  errors: g.rows.filter(significantErrors).reduce((acc, r) => acc + r.errors, 0),
-                  reconnects: g.rows.reduce((acc, r) => acc + r.reconnects, 0),
-                  error: g.rows.find((r) => r.error)?.error ?? null,
-                },
-              ],
-        ),
+        kept.map(({ g, i }) => ({
+          threads: g.threads,
+          throughput: points[i]!.tps.value,
+          failed: points[i]!.failed,
+          errors: g.rows.filter(significantErrors).reduce((acc, r) => acc + r.errors, 0),
+          reconnects: g.rows.reduce((acc, r) => acc + r.reconnects, 0),
+          error: g.rows.find((r) => r.error)?.error ?? null,
+        })),
       );
       const peak = vg.find((g) => g.threads === a.peakThreads);
       const fall = vg.find((g) => g.threads === a.fallOffThreads);
@@ -397,6 +424,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
       queriesPerTransaction: qpt,
       latencyPercentile: first.latPct,
       variants,
+      unscored,
       scores: sweepScores(scoreInput),
     };
   });
@@ -409,7 +437,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
         }))
       : [];
   const scored: ScoredSweep[] = keys.map((key, i) => ({
-    groups: ctx.groups.filter((g) => sweepKey(g) === key),
+    groups: ctx.groups.filter((g) => sweepKey(g) === key && !sweeps[i]!.unscored.includes(g.threads)),
     bestSum: Math.max(0, ...sweeps[i]!.scores.map((x) => x.sum)),
     qpt: sweeps[i]!.queriesPerTransaction,
   }));
@@ -449,6 +477,10 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     threadPool,
     clientBound: clientBoundFinding(ctx, swept),
     caveats,
+    parameters: parametersInEffect(
+      ctx,
+      caveats.parameterDifferences.filter((d) => !STUDIED_PARAMETERS.includes(d.parameter)),
+    ),
     aa: aaNoise(sweeps, overall, caveats.sameServer, ranking),
   };
 }
@@ -546,10 +578,56 @@ function threadSweepAnswer(f: ThreadSweepFindings, all: readonly string[]): stri
   return [
     scopeSentence(f.caveats, variants, 'how the offerings compare on AWS'),
     ranking,
-    parameterSentence(f.caveats, STUDIED_PARAMETERS),
-    scaleSentence(f.caveats),
+    f.parameters !== null ? parameterEffectSentence(f.parameters) : parameterSentence(f.caveats, STUDIED_PARAMETERS),
+    // The unsteady steps stand in for the wall-time clause (the table keeps the wall times).
+    withUnsteady(scaleSentence(unsteadyList(f) === '' ? f.caveats : { ...f.caveats, longSteps: [] }), f),
     errorLine,
   ].filter((x): x is string => x !== undefined && x !== null);
+}
+
+const thousands = (t: number): string => t.toLocaleString('en-US');
+
+/**
+ * The unsteady points per sweep, "read-write 8 (2 variants), 1,024 (6)"; '' when none. Said once, in
+ * the Answer; the TPS table marks each point ~ and the score note names what was scored.
+ */
+function unsteadyList(f: ThreadSweepFindings): string {
+  return f.sweeps
+    .flatMap((s) => {
+      const at = uniqueInOrder(
+        s.variants.flatMap((v) => v.points.filter((p) => p.unsteady.length > 0).map((p) => p.threads)),
+      ).sort((a, b) => a - b);
+      if (at.length === 0) return [];
+      const count = (t: number): number =>
+        s.variants.filter((v) => v.points.some((p) => p.threads === t && p.unsteady.length > 0)).length;
+      return [
+        `${s.label} ${at.map((t, i) => `${thousands(t)} (${count(t)}${i === 0 ? ' variants' : ''})`).join(', ')}`,
+      ];
+    })
+    .join('; ');
+}
+
+/** The scale sentence with the unsteady steps said in it: the Answer keeps its five sentences. */
+function withUnsteady(scale: string | null, f: ThreadSweepFindings): string | null {
+  const list = unsteadyList(f);
+  if (list === '') return scale;
+  const clause =
+    `steps not at a steady state (${UNSTEADY_RULE}) are marked ~ and left out of peaks, fall-offs and ` +
+    `scores: ${list} threads`;
+  return scale === null ? `At this scale ${clause}.` : `${scale.replace(/\.$/, '')}; ${clause}.`;
+}
+
+/** The score note naming the thread counts each workload is scored over when steps were left out; [] when none. */
+function unscoredNote(f: ThreadSweepFindings): string[] {
+  if (f.sweeps.every((s) => s.unscored.length === 0)) return [];
+  const scored = (s: ThreadSweepFinding): number[] =>
+    f.threadCounts.filter(
+      (t) => !s.unscored.includes(t) && s.variants.some((v) => v.points.some((p) => p.threads === t)),
+    );
+  return [
+    `Scored over ${f.sweeps.map((s) => `${s.label} ${scored(s).map(thousands).join(', ')}`).join('; ')} threads: ` +
+      `the same for every variant, leaving out each thread count with a step not at a steady state (~).`,
+  ];
 }
 
 /** The thread pool what-if varies thread_handling on purpose; it is not a confounder. */
@@ -745,7 +823,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
           const p = v.points.find((x) => x.threads === t);
           if (p === undefined) return '-';
           if (p.tps.value === null) return p.leftOut ? LEFT_OUT_TEXT : p.failed ? 'failed' : '-';
-          return rangeText(p.tps) + p.clientBound;
+          return rangeText(p.tps) + (p.unsteady.length > 0 ? ' ~' : '') + p.clientBound;
         }),
       ]);
     }
@@ -786,6 +864,9 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
     notes: [
       'Interval: over the repeats (run to run), or, marked *, batch means of one run’s intervals.',
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
+      ...(f.sweeps.some((x) => x.variants.some((v) => v.points.some((p) => p.unsteady.length > 0)))
+        ? [`~: not a steady state (${UNSTEADY_RULE}): shown, not scored, neither a peak nor a fall-off.`]
+        : []),
     ],
   });
   const coversText = (r: RatioFinding): string =>
@@ -837,6 +918,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             ]),
             numeric: f.sweeps.map((_, i) => i + 1).concat([f.sweeps.length + 1]),
             notes: [
+              ...unscoredNote(f),
               ...leftOutScoreNote(f),
               'A failed thread count counts as 0; a client-bound one left out is not scored. ' +
                 'QPS: committed transactions’ queries (TPS x ' +
@@ -870,7 +952,10 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
   const lines = threadSweepSentences(f);
   if (f.clientBound !== null) lines.push(f.clientBound);
   const answer = threadSweepAnswer(f, lines);
-  const caveats = caveatsTable(f.caveats, STUDIED_PARAMETERS);
+  const caveats =
+    f.parameters !== null
+      ? withParameterRows(caveatsTable({ ...f.caveats, parameterDifferences: [] }), f.parameters)
+      : caveatsTable(f.caveats, STUDIED_PARAMETERS);
   return {
     id: 'sweep',
     title: 'Thread sweep',
