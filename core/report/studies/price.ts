@@ -267,8 +267,10 @@ function winnerSentence(f: PriceFindings): string | null {
           ? 'its noise is the capacity ratios’ (rate sweep section)'
           : 'one run’s point estimates: not judged against the noise';
     leads.push({
-      text:
-        `${w} ${top.variant}, ${pct(top.perMoney! / next.perMoney!, 1)} of the next (${next.variant})`,
+      // A rate sweep's ratio is shown with its interval in the rate sweep section: named there, not here.
+      text: f.sweptAtRates.includes(w)
+        ? `${w} ${top.variant}`
+        : `${w} ${top.variant}, ${pct(top.perMoney! / next.perMoney!, 1)} of the next (${next.variant})`,
       verdict,
     });
   }
