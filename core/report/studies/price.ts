@@ -242,7 +242,9 @@ function bareText(f: PriceFindings, points: number): string {
  * The question's answer, per workload: the variant with the most transactions per unit of money,
  * its ratio over the next one, and what the noise lets the run say of that lead.
  */
-function winnerSentence(f: PriceFindings): string | null {
+function winnerSentence(f: PriceFindings, ctx: Context): string | null {
+  // Across AZs each pair is its own question (S1 answers it per AZ): a winner over all of them is not.
+  if (uniqueInOrder(ctx.variants.map((v) => v.az)).length > 1) return null;
   const leads: { text: string; verdict: string }[] = [];
   for (const w of uniqueInOrder(f.rows.map((r) => r.workload))) {
     const ranked = f.rows
@@ -446,7 +448,7 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
       'Local run: the throughput was measured on this machine, not on the priced classes; the table shows the ' +
         'method, not the classes’ value.',
     );
-  const winner = winnerSentence(f);
+  const winner = winnerSentence(f, ctx);
   const findings = [...(winner !== null ? [winner] : []), ...priceSentences(f, ctx)];
   return {
     id: 'price',
