@@ -68,7 +68,7 @@ export function parametersInEffect(
         values,
         why:
           ctx.data.run.backend === 'local'
-            ? 'not applied: no such variable on MariaDB, it acts on AWS only'
+            ? 'no such variable on MariaDB: AWS only'
             : 'not applied by the engine',
       };
     const ran = uniqueInOrder(values.map((x) => x.value));
@@ -126,7 +126,17 @@ export function parameterEffectRows(ps: readonly ParameterInEffect[]): string[][
       `${g.variants.join(', ')}: parameters as run`,
       g.parts.join(', '),
     ]),
-    ...ps.filter((p) => p.effect !== 'differs').map((p) => [`${p.parameter}: not acting`, p.why ?? '']),
+    ...(ps.some((p) => p.effect !== 'differs')
+      ? [
+          [
+            'parameters not acting here',
+            ps
+              .filter((p) => p.effect !== 'differs')
+              .map((p) => `${p.parameter}: ${p.why}`)
+              .join('; '),
+          ],
+        ]
+      : []),
   ];
 }
 

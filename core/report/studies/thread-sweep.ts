@@ -546,8 +546,7 @@ function fallOffText(v: SweepVariantFinding): string {
 
 /** What the A/A noise is sized from, and what would size it better: said where the noise is used. */
 const aaBasis = (aa: NonNullable<ThreadSweepFindings['aa']>): string =>
-  `noise sized from ${aa.pairs === 1 ? "one A/A pair's" : `${aa.pairs} A/A pairs'`} ${aa.samples} workload ` +
-  `scores, a rough size; 2+ repeats of every variant would measure it`;
+  `${aa.pairs === 1 ? 'one A/A pair' : `${aa.pairs} A/A pairs`}: rough; repeats of all would size it better`;
 
 /**
  * The best two's ranking from one repeat a point: the ratio alone (its within-run interval misses the
@@ -588,7 +587,7 @@ function threadSweepAnswer(f: ThreadSweepFindings, all: readonly string[]): stri
 const thousands = (t: number): string => t.toLocaleString('en-US');
 
 /**
- * The unsteady points per sweep, "read-write 8 (2 variants), 1,024 (6)"; '' when none. Said once, in
+ * The thread counts with an unsteady point per sweep, "read-write 256, 1,024"; '' when none. Said once, in
  * the Answer; the TPS table marks each point ~ and the score note names what was scored.
  */
 function unsteadyList(f: ThreadSweepFindings): string {
@@ -598,11 +597,7 @@ function unsteadyList(f: ThreadSweepFindings): string {
         s.variants.flatMap((v) => v.points.filter((p) => p.unsteady.length > 0).map((p) => p.threads)),
       ).sort((a, b) => a - b);
       if (at.length === 0) return [];
-      const count = (t: number): number =>
-        s.variants.filter((v) => v.points.some((p) => p.threads === t && p.unsteady.length > 0)).length;
-      return [
-        `${s.label} ${at.map((t, i) => `${thousands(t)} (${count(t)}${i === 0 ? ' variants' : ''})`).join(', ')}`,
-      ];
+      return [`${s.label} ${at.map(thousands).join(', ')}`];
     })
     .join('; ');
 }
@@ -612,22 +607,8 @@ function withUnsteady(scale: string | null, f: ThreadSweepFindings): string | nu
   const list = unsteadyList(f);
   if (list === '') return scale;
   const clause =
-    `steps not at a steady state (${UNSTEADY_RULE}) are marked ~ and left out of peaks, fall-offs and ` +
-    `scores: ${list} threads`;
+    `unsteady steps (~) are in no score, peak or fall-off: ${list} threads`;
   return scale === null ? `At this scale ${clause}.` : `${scale.replace(/\.$/, '')}; ${clause}.`;
-}
-
-/** The score note naming the thread counts each workload is scored over when steps were left out; [] when none. */
-function unscoredNote(f: ThreadSweepFindings): string[] {
-  if (f.sweeps.every((s) => s.unscored.length === 0)) return [];
-  const scored = (s: ThreadSweepFinding): number[] =>
-    f.threadCounts.filter(
-      (t) => !s.unscored.includes(t) && s.variants.some((v) => v.points.some((p) => p.threads === t)),
-    );
-  return [
-    `Scored over ${f.sweeps.map((s) => `${s.label} ${scored(s).map(thousands).join(', ')}`).join('; ')} threads: ` +
-      `the same for every variant, leaving out each thread count with a step not at a steady state (~).`,
-  ];
 }
 
 /** The thread pool what-if varies thread_handling on purpose; it is not a confounder. */
@@ -700,15 +681,15 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     return [
       `${s.label} ${fromThreads(firsts, s.variants.length)} (up to ` +
         per100(worst.e.perTransaction) +
-        ` errors per 100 committed transactions, ${worst.v} at ${worst.e.threads})`,
+        `, ${worst.v} at ${worst.e.threads})`,
     ];
   });
   if (conn.length > 0) out.push(`Connection errors (a step refused or connections lost): ${conn.join(', ')} threads.`);
   else out.push('No connection errors at any thread count.');
   if (dead.length > 0)
     out.push(
-      `Deadlocks and lock waits above 0.1 per 100 committed transactions (counted by sysbench, not ` +
-        `connection errors): ${dead.join('; ')}.`,
+      `Deadlocks and lock waits above 0.1 per 100 committed transactions: ` +
+        `${dead.join('; ')}.`,
     );
   else out.push('Deadlocks and lock waits below 0.1 per 100 committed transactions at every point.');
   return out;
@@ -918,7 +899,6 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             ]),
             numeric: f.sweeps.map((_, i) => i + 1).concat([f.sweeps.length + 1]),
             notes: [
-              ...unscoredNote(f),
               ...leftOutScoreNote(f),
               'A failed thread count counts as 0; a client-bound one left out is not scored. ' +
                 'QPS: committed transactions’ queries (TPS x ' +
@@ -940,9 +920,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
                   rows: ratioRows,
                   notes: [
                     'Welch interval over the repeats (none from one repeat); A/A pair: two variants that are ' +
-                      'one server here, whose score ratios size the run-to-run noise' +
-                      (f.aa !== null ? ` (${aaBasis(f.aa)})` : '') +
-                      '.',
+                      'one server here, whose score ratios size the run-to-run noise.',
                   ],
                 },
               ]
