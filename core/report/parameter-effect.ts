@@ -66,10 +66,7 @@ export function parametersInEffect(
         parameter: d.parameter,
         effect: 'not-applied',
         values,
-        why:
-          ctx.data.run.backend === 'local'
-            ? 'no such variable on MariaDB: AWS only'
-            : 'not applied by the engine',
+        why: ctx.data.run.backend === 'local' ? 'no such variable on MariaDB: AWS only' : 'not applied by the engine',
       };
     const ran = uniqueInOrder(values.map((x) => x.value));
     if (ran.length === 1 && ran[0] !== null)

@@ -18,7 +18,12 @@ import { stepKey } from '../load';
 import { unsteadyReasons, UNSTEADY_RULE, type Unsteady } from '../steady-state';
 import { analyzeLocalCaveats, caveatsTable, parameterSentence, scaleSentence, scopeSentence } from '../local-caveats';
 import type { LocalCaveats } from '../local-caveats';
-import { parameterEffectSentence, parametersInEffect, withParameterRows, type ParameterInEffect } from '../parameter-effect';
+import {
+  parameterEffectSentence,
+  parametersInEffect,
+  withParameterRows,
+  type ParameterInEffect,
+} from '../parameter-effect';
 import {
   rangeText,
   ratioFinding,
@@ -199,7 +204,8 @@ function errorPointOf(g: StepGroup, leftOut: boolean): SweepErrorPoint | null {
 /** Why any repeat of a point did not run at a steady state, from its per-interval TPS. */
 function unsteadyOf(ctx: Context, g: StepGroup): Unsteady[] {
   const planned = new Map<string, number>();
-  for (const c of ctx.data.plan?.cells ?? []) for (const s of c.steps) planned.set(stepKey(c.cellId, s.stepId), s.durationS);
+  for (const c of ctx.data.plan?.cells ?? [])
+    for (const s of c.steps) planned.set(stepKey(c.cellId, s.stepId), s.durationS);
   const reasons = g.ok.flatMap((r) =>
     unsteadyReasons(
       (ctx.data.intervals.get(stepKey(r.cell_id, g.stepId)) ?? []).map((i) => i.tps),
@@ -606,8 +612,7 @@ function unsteadyList(f: ThreadSweepFindings): string {
 function withUnsteady(scale: string | null, f: ThreadSweepFindings): string | null {
   const list = unsteadyList(f);
   if (list === '') return scale;
-  const clause =
-    `unsteady steps (~) are in no score, peak or fall-off: ${list} threads`;
+  const clause = `unsteady steps (~) are in no score, peak or fall-off: ${list} threads`;
   return scale === null ? `At this scale ${clause}.` : `${scale.replace(/\.$/, '')}; ${clause}.`;
 }
 
@@ -687,10 +692,7 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   if (conn.length > 0) out.push(`Connection errors (a step refused or connections lost): ${conn.join(', ')} threads.`);
   else out.push('No connection errors at any thread count.');
   if (dead.length > 0)
-    out.push(
-      `Deadlocks and lock waits above 0.1 per 100 committed transactions: ` +
-        `${dead.join('; ')}.`,
-    );
+    out.push(`Deadlocks and lock waits above 0.1 per 100 committed transactions: ` + `${dead.join('; ')}.`);
   else out.push('Deadlocks and lock waits below 0.1 per 100 committed transactions at every point.');
   return out;
 }
