@@ -247,7 +247,7 @@ function withServerConfig(data: RunData): RunData {
 
 /** The Answer's clause naming the 1,024-thread steps of every sweep as unsteady. */
 const UNSTEADY_1024 =
-  /unsteady steps \(~\) are in no score, peak or fall-off: read-write 1,024; read-only 1,024; write-only 1,024 threads/;
+  /unsteady steps \(~\) are in no score, peak or fall-off: read-write [\d, ]*1,024; read-only [\d, ]*1,024; write-only [\d, ]*1,024 threads/;
 
 describe('S2 steady state and parameters in effect', () => {
   const answerOf = (data: RunData): string[] => answerLines(buildReport(data, prices));
