@@ -45,6 +45,15 @@ interface ReplicaLagSample {
   readonly lag_ms: number;
 }
 
+/** One value a cell's server ran with, read at prepare (the server_config table, core/workflow/effective-config.ts). */
+export interface ServerConfigValue {
+  readonly variant: string;
+  /** 'requested' (a parameter the variant set, checked in effect) or 'performance' (recorded whether set or not). */
+  readonly kind: string;
+  readonly name: string;
+  readonly value: string | null;
+}
+
 export interface RunData {
   readonly run: RunInfo;
   readonly spec: Spec | null;
@@ -59,6 +68,8 @@ export interface RunData {
   readonly auroraUsage?: AuroraUsage;
   /** The readers' replica lag datapoints in time order: what a step that reads a replica started from. */
   readonly replicaLag?: readonly ReplicaLagSample[];
+  /** What each variant's server ran with: which parameter differences act on these servers. */
+  readonly serverConfig?: readonly ServerConfigValue[];
 }
 
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
@@ -116,6 +127,10 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
   );
   const verdicts = await lake.query<VerdictsRow>(`SELECT * FROM verdicts WHERE run_id = ${quote(run.run_id)}`);
   const auroraUsage = await loadAuroraUsage(lake, run.run_id);
+  const serverConfig = await lake.query<ServerConfigValue>(
+    `SELECT DISTINCT variant, kind, name, value FROM server_config WHERE run_id = ${quote(run.run_id)} AND ` +
+      `kind IN ('requested', 'performance') ORDER BY variant, name`,
+  );
   return {
     run,
     spec: parseJson(run.spec) as Spec | null,
@@ -126,5 +141,6 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
     verdicts,
     auroraUsage,
     replicaLag,
+    serverConfig,
   };
 }

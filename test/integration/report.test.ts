@@ -171,7 +171,7 @@ describe('study reports from lake rows', () => {
       '2048',
       expect.stringMatching(/^ran with errors: ignored SQL errors \(deadlocks 1213/),
       '5,000',
-      // Errors per 100 completed transactions: errors can outnumber them, so not a share.
+      // Errors per 100 committed transactions: errors can outnumber them, so not a share.
       expect.stringMatching(/^\d+\.\d\d$/),
       '12',
       '',
@@ -203,10 +203,10 @@ describe('study reports from lake rows', () => {
     expect(sweep.findings).toEqual([
       'rw: a peaks at 8 threads, no fall-off past it (fall-off: below 90% of the peak).',
       'No connection errors at any thread count.',
-      'Deadlocks and lock waits below 0.1 per 100 completed transactions at every point.',
+      'Deadlocks and lock waits below 0.1 per 100 committed transactions at every point.',
     ]);
     expect(sweep.answer!.lines).toContain(
-      'Deadlocks and lock waits below 0.1 per 100 completed transactions at every point.',
+      'Deadlocks and lock waits below 0.1 per 100 committed transactions at every point.',
     );
     expect(sweep.tables.map((t) => t.title)).toEqual([
       'Peak and fall-off (TPS)',

@@ -40,7 +40,7 @@ function variant(name: string, from: number, firstShare: number): Variant {
   });
   return {
     variant: name,
-    points: [8, 64, 256, 1024].map(point),
+    points: [8, 64, 256, 1024].map((t) => ({ ...point(t), unsteady: [] })),
     peakThreads: 64,
     peakTps: 100,
     fallOffThreads: 256,
@@ -59,6 +59,7 @@ function findings(): ThreadSweepFindings {
         queriesPerTransaction: 6,
         latencyPercentile: 95,
         variants: [variant('a', 64, 0.0015), variant('b', 64, 0.001003), variant('c', 256, 0), variant('d', 256, 0)],
+        unscored: [],
         scores: [],
       },
     ],
@@ -78,6 +79,7 @@ function findings(): ThreadSweepFindings {
       threadsNotRun: [],
       longSteps: [],
     },
+    parameters: null,
     aa: null,
   };
 }

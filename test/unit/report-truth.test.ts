@@ -22,6 +22,7 @@ import {
 } from '../helpers/planted-lakes';
 import type { NoiseModel } from '../../bench/noise-model';
 import { orderCells } from '../../core/plan/plan';
+import type { RunData } from '../../core/report/load';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
 const recorded = recordedNoise();
@@ -273,6 +274,91 @@ describe('S2 on planted truths', () => {
     expect(clauses).toBe(3 * n);
     expect(wrong).toBe(0);
     expect(found / clauses).toBeGreaterThanOrEqual(0.8);
+  });
+});
+
+/** The planted S2 run with every 1,024-thread step connecting for its first three seconds (TPS near 0). */
+function rampedAt1024(data: RunData): RunData {
+  const ramped = new Set(data.steps.filter((st) => st.threads === 1024).map((st) => `${st.cell_id}/${st.step_id}`));
+  return {
+    ...data,
+    intervals: new Map(
+      [...data.intervals.entries()].map(([k, xs]) => [
+        k,
+        ramped.has(k) ? xs.map((x, i) => (i < 3 ? { ...x, tps: x.tps * 0.02 } : x)) : xs,
+      ]),
+    ),
+  };
+}
+
+/** What S2's servers ran with: aurora-mysql's commit flush 0 in effect, its Aurora-only parameter not applied. */
+function withServerConfig(data: RunData): RunData {
+  const variants = [...new Set(data.steps.map((st) => st.variant))];
+  const row = (variant: string, kind: string, name: string, value: string) => ({ variant, kind, name, value });
+  const notes = JSON.parse(data.run.notes || '[]') as unknown[];
+  return {
+    ...data,
+    run: {
+      ...data.run,
+      notes: JSON.stringify([
+        ...notes,
+        {
+          severity: 'warning',
+          path: 'variants[name=aurora-mysql].clusterParameters.innodb_trx_commit_allow_data_loss',
+          message: 'not applicable locally: MariaDB has no system variable innodb_trx_commit_allow_data_loss',
+        },
+      ]),
+    },
+    serverConfig: variants.flatMap((v) => [
+      row(v, 'requested', 'innodb_flush_log_at_trx_commit', v === 'aurora-mysql' ? '0' : '2'),
+      row(v, 'performance', 'innodb_flush_method', 'O_DIRECT'),
+      row(v, v === 'aurora-mysql' ? 'performance' : 'requested', 'sync_binlog', v === 'aurora-mysql' ? '0' : '1000'),
+    ]),
+  };
+}
+
+/** The Answer's clause naming the 1,024-thread steps of every sweep as unsteady. */
+const UNSTEADY_1024 =
+  /unsteady steps \(~\) are in no score, peak or fall-off: read-write [\d, ]*1,024; read-only [\d, ]*1,024; write-only [\d, ]*1,024 threads/;
+
+describe('S2 steady state and parameters in effect', () => {
+  const answerOf = (data: RunData): string[] => answerLines(buildReport(data, prices));
+
+  it('steps spending their first seconds connecting: in no score, said once; steady runs keep all', () => {
+    // Arrange
+    const n = 6;
+    let saidRamped = 0;
+    let scoredWithout1024 = 0;
+    let flaggedSteady = 0;
+    for (let seed = 1; seed <= n; seed++) {
+      const steady = plantedRunData(S2, () => ({ tps: 1000 }), { seed, runId: `s2-${seed}` });
+      // Act
+      const ramped = buildReport(rampedAt1024(steady), prices);
+      const lines = answerLines(ramped);
+      const score = ramped.sections.find((x) => x.id === 'sweep')!.findings;
+      if (lines.filter((l) => UNSTEADY_1024.test(l)).length === 1) saidRamped++;
+      if (score.some((x) => /^read-write: .*peaks at 256 threads/.test(x))) scoredWithout1024++;
+      if (answerOf(steady).some((l) => /unsteady steps/.test(l))) flaggedSteady++;
+    }
+    // Assert
+    expect(saidRamped).toBe(n);
+    expect(scoredWithout1024).toBe(n);
+    expect(flaggedSteady).toBeLessThanOrEqual(1);
+  });
+
+  it('a parameter the local server cannot apply is not offered as an explanation; one in effect is', () => {
+    // Arrange
+    const data = withServerConfig(plantedRunData(S2, () => ({ tps: 1000 }), { seed: 1, runId: 's2-params' }));
+    // Act
+    const line = answerOf(data).find((l) => l.startsWith('Parameters besides the one studied'))!;
+    // Assert: what may explain a difference comes before "not acting here"
+    const [acting, inert] = line.split('not acting here: ');
+    expect(acting).toContain(
+      'aurora-mysql ran innodb_flush_log_at_trx_commit 0 (others 2), sync_binlog 0 (others 1000)',
+    );
+    expect(acting).not.toContain('innodb_trx_commit_allow_data_loss');
+    expect(inert).toContain('innodb_trx_commit_allow_data_loss (no such variable on MariaDB: AWS only)');
+    expect(inert).toContain('innodb_flush_method (O_DIRECT on every server)');
   });
 });
 

@@ -42,6 +42,8 @@ interface VariantPrice {
   readonly pricedAs: string;
   /** The price is listed as unconfirmed in the price table (RegionPrices.unconfirmedPrices). */
   readonly unconfirmed: boolean;
+  /** What is priced, as a reader names it: "rds-mysql db.r6g.2xlarge", "self-managed on EC2 r6g.2xlarge". */
+  readonly label: string;
 }
 
 interface PriceRow {
@@ -94,7 +96,13 @@ function variantPrice(prices: ReturnType<typeof regionPrices>['prices'], v: Vari
   const engine = v.engine ?? { kind: 'aurora-mysql' as const, version: '' };
   const p = dbInstancePrice(prices, engine, v.instanceClass);
   const instances = 1 + v.readers;
+  // A self-managed server is an EC2 instance priced as one (core/plan/cost.ts): no db. class.
+  const label =
+    engine.kind === 'self-managed'
+      ? `self-managed on EC2 ${v.instanceClass.replace(/^db\./, '')}`
+      : `${engine.kind} ${v.instanceClass}`;
   return {
+    label,
     variant: v.name,
     engine: engine.kind,
     instanceClass: v.instanceClass,
@@ -240,6 +248,57 @@ function bareText(f: PriceFindings, points: number): string {
   return ` (${what} of one run with no interval: cannot be judged against the noise)`;
 }
 
+/**
+ * The question's answer, per workload: the variant with the most transactions per unit of money,
+ * its ratio over the next one, and what the noise lets the run say of that lead.
+ */
+function winnerSentence(f: PriceFindings, ctx: Context): string | null {
+  // Across AZs each pair is its own question (S1 answers it per AZ): a winner over all of them is not.
+  if (uniqueInOrder(ctx.variants.map((v) => v.az)).length > 1) return null;
+  const leads: { text: string; verdict: string }[] = [];
+  for (const w of uniqueInOrder(f.rows.map((r) => r.workload))) {
+    const ranked = f.rows
+      .filter((r) => r.workload === w && r.perMoney !== null && r.perMoney > 0)
+      .sort((a, b) => b.perMoney! - a.perMoney!);
+    const [top, next] = ranked;
+    if (top === undefined || next === undefined) continue;
+    // The pair's one-step price-performance finding (S1's per-AZ pairs), when the run has one.
+    const pair = f.ratios.filter(
+      (r) =>
+        r.workload === w &&
+        [r.variant, r.baseline].includes(top.variant) &&
+        [r.variant, r.baseline].includes(next.variant),
+    );
+    const p = pair.length === 1 ? pair[0]!.pricePerformance : null;
+    const verdict =
+      p?.interval?.covers === 'run-to-run'
+        ? p.direction === 'within-noise'
+          ? 'within the run-to-run noise'
+          : 'beyond the run-to-run noise'
+        : f.sweptAtRates.includes(w)
+          ? 'its noise is the capacity ratios’ (rate sweep section)'
+          : 'one run’s point estimates: not judged against the noise';
+    leads.push({
+      // A rate sweep's ratio is shown with its interval in the rate sweep section: named there, not here.
+      text: f.sweptAtRates.includes(w)
+        ? `${w} ${top.variant}`
+        : `${w} ${top.variant}, ${pct(top.perMoney! / next.perMoney!, 1)} of the next (${next.variant})`,
+      verdict,
+    });
+  }
+  if (leads.length === 0) return null;
+  // One "not judged" for every workload is said once, after the list; a verdict stays beside its ratio.
+  const same = new Set(leads.map((l) => l.verdict)).size === 1 && !leads[0]!.verdict.includes('run-to-run');
+  const unconfirmed = f.variants.some((v) => v.unconfirmed) ? ' (unconfirmed prices)' : '';
+  return (
+    `Most transactions per ${f.currency}${unconfirmed}: ` +
+    (same
+      ? `${leads.map((l) => l.text).join('; ')}; ${leads[0]!.verdict}`
+      : leads.map((l) => `${l.text}: ${l.verdict}`).join('; ')) +
+    `.`
+  );
+}
+
 /** "AZ a: r6g-a costs 89.5% of r5-a per hour; its transactions per USD are ..." per later variant of each AZ. */
 function priceSentences(f: PriceFindings, ctx: Context): string[] {
   const out: string[] = [];
@@ -270,8 +329,8 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
         .filter((x): x is string => x !== null);
       out.push(
         (az !== null ? `AZ ${az}: ` : '') +
-          `${v.variant} (${v.engine} ${v.instanceClass}) costs ${pct(v.hourly / base.hourly, 1)} ` +
-          `of ${base.variant} (${base.engine} ${base.instanceClass}) per hour` +
+          `${v.variant} (${v.label}) costs ${pct(v.hourly / base.hourly, 1)} ` +
+          `of ${base.variant} (${base.label}) per hour` +
           (v.unconfirmed || base.unconfirmed ? ' (unconfirmed price)' : '') +
           (per.length > 0 ? `; its transactions per ${f.currency} are ${per.join(', ')} of ${base.variant}'s` : '') +
           (bare.points > 0 ? bareText(f, bare.points) : '') +
@@ -392,7 +451,7 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
     return [
       r.workload,
       r.variant,
-      `${v.engine} ${v.instanceClass}${v.instances > 1 ? ` x${v.instances}` : ''}`,
+      `${v.label}${v.instances > 1 ? ` x${v.instances}` : ''}`,
       v.hourly !== null
         ? `${num(v.hourly, 3)} ${f.currency}${v.unconfirmed ? ' (unconfirmed price)' : ''}`
         : `no price (${v.pricedAs})`,
@@ -406,7 +465,9 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
       `--prices); clients are the load generator and are not counted.`,
   ];
   if (f.fallbackNote !== null) notes.push(f.fallbackNote);
-  const unconfirmed = f.variants.filter((v) => v.unconfirmed).map((v) => v.instanceClass);
+  const unconfirmed = f.variants
+    .filter((v) => v.unconfirmed)
+    .map((v) => (v.engine === 'self-managed' ? `EC2 ${v.instanceClass.replace(/^db\./, '')}` : v.instanceClass));
   if (unconfirmed.length > 0) {
     notes.push(
       `Unconfirmed price: ` +
@@ -425,7 +486,8 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
       'Local run: the throughput was measured on this machine, not on the priced classes; the table shows the ' +
         'method, not the classes’ value.',
     );
-  const findings = priceSentences(f, ctx);
+  const winner = winnerSentence(f, ctx);
+  const findings = [...(winner !== null ? [winner] : []), ...priceSentences(f, ctx)];
   return {
     id: 'price',
     title: 'Price-performance',

@@ -15,8 +15,15 @@ import { overallScores, sweepScores, type TargetScore } from '../score';
 import { analyzeSweep } from '../sweep';
 import { batchMeans, mean, summarize, welchRatioCi, repeatsToResolve } from '../stats';
 import { stepKey } from '../load';
+import { unsteadyReasons, UNSTEADY_RULE, type Unsteady } from '../steady-state';
 import { analyzeLocalCaveats, caveatsTable, parameterSentence, scaleSentence, scopeSentence } from '../local-caveats';
 import type { LocalCaveats } from '../local-caveats';
+import {
+  parameterEffectSentence,
+  parametersInEffect,
+  withParameterRows,
+  type ParameterInEffect,
+} from '../parameter-effect';
 import {
   rangeText,
   ratioFinding,
@@ -48,6 +55,8 @@ interface SweepPointFinding {
   readonly failed: boolean;
   /** Every repeat's client saturated and was left out: no measurement of the server, not a failure. */
   readonly leftOut: boolean;
+  /** Why a repeat's intervals were not a steady state (steady-state.ts); [] when steady. */
+  readonly unsteady: readonly Unsteady[];
   /** " [client-bound 1/3, left out]" when a repeat's client saturated its CPU; '' otherwise. */
   readonly clientBound: string;
 }
@@ -57,7 +66,7 @@ interface SweepErrorPoint {
   readonly kind: 'connection' | 'deadlocks' | 'other';
   readonly what: string;
   readonly errors: number;
-  /** Errors per completed transaction (sysbench's events): not a share, errors can outnumber them. */
+  /** Errors per committed transaction (sysbench's events, what TPS counts): not a share, errors can outnumber them. */
   readonly perTransaction: number | null;
   readonly reconnects: number;
   readonly error: string | null;
@@ -82,6 +91,8 @@ interface ThreadSweepFinding {
   readonly queriesPerTransaction: number;
   readonly latencyPercentile: number;
   readonly variants: readonly SweepVariantFinding[];
+  /** Thread counts left out of every variant's score: unsteady in at least one variant. */
+  readonly unscored: readonly number[];
   readonly scores: readonly TargetScore[];
 }
 
@@ -108,6 +119,8 @@ export interface ThreadSweepFindings {
   readonly threadPool: readonly ThreadPoolVerdict[];
   readonly clientBound: string | null;
   readonly caveats: LocalCaveats;
+  /** The parameter differences as the servers ran them (null: the lake records no server values). */
+  readonly parameters: readonly ParameterInEffect[] | null;
   /**
    * With one repeat a point: two variants that are the same server here (an A/A pair) measure the
    * run-to-run noise the ranking's within-run interval cannot see, and how many repeats would resolve it.
@@ -118,6 +131,9 @@ export interface ThreadSweepFindings {
     /** The pair's overall score ratio, higher over lower. */
     readonly ratio: number;
     readonly repeatsToResolve: number | null;
+    /** How many A/A pairs and per-workload ratios the noise is sized from: few, so a rough size. */
+    readonly pairs: number;
+    readonly samples: number;
   } | null;
 }
 
@@ -171,8 +187,9 @@ function errorPointOf(g: StepGroup, leftOut: boolean): SweepErrorPoint | null {
     : /deadlock|lock wait|ignored SQL/i.test(kindText)
       ? 'deadlocks'
       : 'other';
+  // Errors and transactions over the same rows: the transactions TPS counts (sysbench's events).
   const errors = bad.reduce((a, r) => a + r.errors, 0);
-  const events = g.rows.reduce((a, r) => a + (r.events ?? 0), 0);
+  const events = bad.reduce((a, r) => a + (r.events ?? 0), 0);
   return {
     threads: g.threads,
     kind,
@@ -182,6 +199,20 @@ function errorPointOf(g: StepGroup, leftOut: boolean): SweepErrorPoint | null {
     reconnects: g.rows.reduce((a, r) => a + r.reconnects, 0),
     error,
   };
+}
+
+/** Why any repeat of a point did not run at a steady state, from its per-interval TPS. */
+function unsteadyOf(ctx: Context, g: StepGroup): Unsteady[] {
+  const planned = new Map<string, number>();
+  for (const c of ctx.data.plan?.cells ?? [])
+    for (const s of c.steps) planned.set(stepKey(c.cellId, s.stepId), s.durationS);
+  const reasons = g.ok.flatMap((r) =>
+    unsteadyReasons(
+      (ctx.data.intervals.get(stepKey(r.cell_id, g.stepId)) ?? []).map((i) => i.tps),
+      planned.get(stepKey(r.cell_id, g.stepId)) ?? null,
+    ),
+  );
+  return uniqueInOrder(reasons);
 }
 
 /** A sweep's groups and its best variant's score sum (mean QPS + mean TPS), which scores 100. */
@@ -303,6 +334,8 @@ function aaNoise(
     higher: x!,
     lower: y!,
     ratio: score(x!)! / score(y!)!,
+    pairs: pairs.length,
+    samples: logs.length,
     repeatsToResolve: repeatsToResolve(
       { mean: best, sd: sigma * best, n: 2 },
       { mean: second, sd: sigma * second, n: 2 },
@@ -326,49 +359,55 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     const variants: SweepVariantFinding[] = [];
     const scoreInput = new Map<string, { threads: number; tps: number | null; qps: number | null }[]>();
     const qpt = queriesPerTransaction(groups) ?? 0;
-    for (const v of ctx.variants) {
+    // A point left out because its client saturated (every repeat) is not scored: it measured the
+    // client, not the server. A failed point still counts as 0 (score.ts).
+    const leftOut = (g: StepGroup) =>
+      g.ok.length === 0 && ctx.leftOutSaturated.some((r) => r.variant === g.variant && r.step_id === g.stepId);
+    const byVariant = ctx.variants.flatMap((v) => {
       const vg = groups.filter((g) => g.variant === v.name).sort((a, b) => a.threads - b.threads);
-      if (vg.length === 0) continue;
-      // A point left out because its client saturated (every repeat) is not scored: it measured the
-      // client, not the server. A failed point still counts as 0 (score.ts).
-      const leftOut = (g: StepGroup) =>
-        g.ok.length === 0 && ctx.leftOutSaturated.some((r) => r.variant === g.variant && r.step_id === g.stepId);
-      const points = vg.map((g) => ({
+      if (vg.length === 0) return [];
+      const points: SweepPointFinding[] = vg.map((g) => ({
         threads: g.threads,
         tps: estimate(ctx, g, 'tps'),
         qps: estimate(ctx, g, 'qps'),
         latency: estimate(ctx, g, 'lat_pct_ms'),
         failed: g.ok.length === 0 && !leftOut(g),
         leftOut: leftOut(g),
+        unsteady: unsteadyOf(ctx, g),
         clientBound: clientBoundMark(ctx, g),
       }));
+      return [{ v, vg, points }];
+    });
+    // A thread count unsteady in any variant is left out of every variant's score: each workload is
+    // scored over the same thread counts, as the author's mean is. With none left, all are scored.
+    const unsteadyAt = uniqueInOrder(
+      byVariant.flatMap((x) => x.points.filter((p) => p.unsteady.length > 0).map((p) => p.threads)),
+    ).sort((a, b) => a - b);
+    const steadyLeft = byVariant.some((x) => x.points.some((p) => !unsteadyAt.includes(p.threads)));
+    const unscored = steadyLeft ? unsteadyAt : [];
+    for (const { v, vg, points } of byVariant) {
       scoreInput.set(
         v.name,
         points
-          .filter((p) => !p.leftOut)
+          .filter((p) => !p.leftOut && !unscored.includes(p.threads))
           .map((p) => ({
             threads: p.threads,
             tps: p.tps.value,
             qps: p.tps.value === null ? null : p.tps.value * qpt,
           })),
       );
-      // A left-out point is no measurement of the server: neither a peak nor a fall-off (a null
-      // throughput would read as one).
+      // A left-out or unsteady point is no measurement of the server at that load: neither a peak
+      // nor a fall-off (a null throughput would read as one).
+      const kept = vg.flatMap((g, i) => (points[i]!.leftOut || points[i]!.unsteady.length > 0 ? [] : [{ g, i }]));
       const a = analyzeSweep(
-        vg.flatMap((g, i) =>
-          points[i]!.leftOut
-            ? []
-            : [
-                {
-                  threads: g.threads,
-                  throughput: points[i]!.tps.value,
-                  failed: points[i]!.failed,
-                  errors: g.rows.filter(significantErrors).reduce((acc, r) => acc + r.errors, 0),
-                  reconnects: g.rows.reduce((acc, r) => acc + r.reconnects, 0),
-                  error: g.rows.find((r) => r.error)?.error ?? null,
-                },
-              ],
-        ),
+        kept.map(({ g, i }) => ({
+          threads: g.threads,
+          throughput: points[i]!.tps.value,
+          failed: points[i]!.failed,
+          errors: g.rows.filter(significantErrors).reduce((acc, r) => acc + r.errors, 0),
+          reconnects: g.rows.reduce((acc, r) => acc + r.reconnects, 0),
+          error: g.rows.find((r) => r.error)?.error ?? null,
+        })),
       );
       const peak = vg.find((g) => g.threads === a.peakThreads);
       const fall = vg.find((g) => g.threads === a.fallOffThreads);
@@ -391,6 +430,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
       queriesPerTransaction: qpt,
       latencyPercentile: first.latPct,
       variants,
+      unscored,
       scores: sweepScores(scoreInput),
     };
   });
@@ -403,7 +443,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
         }))
       : [];
   const scored: ScoredSweep[] = keys.map((key, i) => ({
-    groups: ctx.groups.filter((g) => sweepKey(g) === key),
+    groups: ctx.groups.filter((g) => sweepKey(g) === key && !sweeps[i]!.unscored.includes(g.threads)),
     bestSum: Math.max(0, ...sweeps[i]!.scores.map((x) => x.sum)),
     qpt: sweeps[i]!.queriesPerTransaction,
   }));
@@ -443,6 +483,10 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     threadPool,
     clientBound: clientBoundFinding(ctx, swept),
     caveats,
+    parameters: parametersInEffect(
+      ctx,
+      caveats.parameterDifferences.filter((d) => !STUDIED_PARAMETERS.includes(d.parameter)),
+    ),
     aa: aaNoise(sweeps, overall, caveats.sameServer, ranking),
   };
 }
@@ -451,7 +495,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
 // Rendering
 
 /**
- * Errors per 100 completed transactions, as the table and the sentence both show it: with a third
+ * Errors per 100 committed transactions, as the table and the sentence both show it: with a third
  * decimal or two where two would round a point just over the threshold down to the threshold itself.
  */
 const per100 = (x: number | null): string => {
@@ -506,6 +550,10 @@ function fallOffText(v: SweepVariantFinding): string {
   );
 }
 
+/** What the A/A noise is sized from, and what would size it better: said where the noise is used. */
+const aaBasis = (aa: NonNullable<ThreadSweepFindings['aa']>): string =>
+  `${aa.pairs === 1 ? 'one A/A pair' : `${aa.pairs} A/A pairs`}: rough; repeats of all would size it better`;
+
 /**
  * The best two's ranking from one repeat a point: the ratio alone (its within-run interval misses the
  * run-to-run noise), what the A/A pair of this run shows of that noise, and the repeats that would resolve it.
@@ -522,7 +570,7 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
     (f.aa.repeatsToResolve !== null
       ? `, so about ${f.aa.repeatsToResolve} repeats a side would`
       : ', so more than 1,000 repeats a side would be needed') +
-    `.`
+    ` (${aaBasis(f.aa)}).`
   );
 }
 
@@ -535,10 +583,37 @@ function threadSweepAnswer(f: ThreadSweepFindings, all: readonly string[]): stri
   return [
     scopeSentence(f.caveats, variants, 'how the offerings compare on AWS'),
     ranking,
-    parameterSentence(f.caveats, STUDIED_PARAMETERS),
-    scaleSentence(f.caveats),
+    f.parameters !== null ? parameterEffectSentence(f.parameters) : parameterSentence(f.caveats, STUDIED_PARAMETERS),
+    // The unsteady steps stand in for the wall-time clause (the table keeps the wall times).
+    withUnsteady(scaleSentence(unsteadyList(f) === '' ? f.caveats : { ...f.caveats, longSteps: [] }), f),
     errorLine,
   ].filter((x): x is string => x !== undefined && x !== null);
+}
+
+const thousands = (t: number): string => t.toLocaleString('en-US');
+
+/**
+ * The thread counts with an unsteady point per sweep, "read-write 256, 1,024"; '' when none. Said once, in
+ * the Answer; the TPS table marks each point ~ and the score note names what was scored.
+ */
+function unsteadyList(f: ThreadSweepFindings): string {
+  return f.sweeps
+    .flatMap((s) => {
+      const at = uniqueInOrder(
+        s.variants.flatMap((v) => v.points.filter((p) => p.unsteady.length > 0).map((p) => p.threads)),
+      ).sort((a, b) => a - b);
+      if (at.length === 0) return [];
+      return [`${s.label} ${at.map(thousands).join(', ')}`];
+    })
+    .join('; ');
+}
+
+/** The scale sentence with the unsteady steps said in it: the Answer keeps its five sentences. */
+function withUnsteady(scale: string | null, f: ThreadSweepFindings): string | null {
+  const list = unsteadyList(f);
+  if (list === '') return scale;
+  const clause = `unsteady steps (~) are in no score, peak or fall-off: ${list} threads`;
+  return scale === null ? `At this scale ${clause}.` : `${scale.replace(/\.$/, '')}; ${clause}.`;
 }
 
 /** The thread pool what-if varies thread_handling on purpose; it is not a confounder. */
@@ -597,7 +672,7 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
       v.errorPoints.filter((e) => e.kind === 'connection').map((e) => `${v.variant} ${s.label} at ${e.threads}`),
     ),
   );
-  // Deadlocks per sweep: from which thread count, and the largest share of transactions.
+  // Deadlocks per sweep: from which thread count, and the most errors per committed transaction.
   const dead = f.sweeps.flatMap((s) => {
     const points = s.variants.flatMap((v) =>
       v.errorPoints.filter((e) => e.kind === 'deadlocks').map((e) => ({ v: v.variant, e })),
@@ -611,17 +686,14 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     return [
       `${s.label} ${fromThreads(firsts, s.variants.length)} (up to ` +
         per100(worst.e.perTransaction) +
-        ` errors per 100 completed transactions, ${worst.v} at ${worst.e.threads})`,
+        `, ${worst.v} at ${worst.e.threads})`,
     ];
   });
   if (conn.length > 0) out.push(`Connection errors (a step refused or connections lost): ${conn.join(', ')} threads.`);
   else out.push('No connection errors at any thread count.');
   if (dead.length > 0)
-    out.push(
-      `Deadlocks and lock waits above 0.1 per 100 completed transactions (counted by sysbench, not ` +
-        `connection errors): ${dead.join('; ')}.`,
-    );
-  else out.push('Deadlocks and lock waits below 0.1 per 100 completed transactions at every point.');
+    out.push(`Deadlocks and lock waits above 0.1 per 100 committed transactions: ` + `${dead.join('; ')}.`);
+  else out.push('Deadlocks and lock waits below 0.1 per 100 committed transactions at every point.');
   return out;
 }
 
@@ -734,7 +806,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
           const p = v.points.find((x) => x.threads === t);
           if (p === undefined) return '-';
           if (p.tps.value === null) return p.leftOut ? LEFT_OUT_TEXT : p.failed ? 'failed' : '-';
-          return rangeText(p.tps) + p.clientBound;
+          return rangeText(p.tps) + (p.unsteady.length > 0 ? ' ~' : '') + p.clientBound;
         }),
       ]);
     }
@@ -748,7 +820,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       notes: [
         'Fall-off: the first thread count past the peak below 90% of it. ' +
           fallOffIntervalNote(f) +
-          'Errors: failed steps, reconnects, or sysbench errors above 0.1% of ' +
+          'Errors: failed steps, reconnects, or sysbench errors above 0.1 per 100 committed ' +
           'transactions; those points are kept and marked, not dropped.',
       ],
     },
@@ -756,14 +828,15 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
   if (errorRows.length > 0)
     tables.push({
       title: 'Points with errors',
-      head: ['sweep', 'variant', 'threads', 'what', 'errors', 'per 100 transactions', 'reconnects', 'error'],
+      head: ['sweep', 'variant', 'threads', 'what', 'errors', 'per 100 committed transactions', 'reconnects', 'error'],
       rows: errorRows,
       numeric: [2, 4, 5, 6],
       notes: [
         `Marked: a failed step (e.g. a connection limit), any reconnect, or sysbench errors (deadlocks, lock ` +
           `waits, dropped connections) above ` +
           fixed(SIGNIFICANT_ERROR_SHARE * 100, 1) +
-          ` per 100 completed transactions (sysbench's events; errors can outnumber them).`,
+          ` per 100 committed transactions: the transactions TPS counts (sysbench's events), the one ` +
+          `denominator of every error rate here; errors can outnumber them.`,
       ],
     });
   tables.push({
@@ -774,6 +847,9 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
     notes: [
       'Interval: over the repeats (run to run), or, marked *, batch means of one run’s intervals.',
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
+      ...(f.sweeps.some((x) => x.variants.some((v) => v.points.some((p) => p.unsteady.length > 0)))
+        ? [`~: not a steady state (${UNSTEADY_RULE}): shown, not scored, neither a peak nor a fall-off.`]
+        : []),
     ],
   });
   const coversText = (r: RatioFinding): string =>
@@ -788,7 +864,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             f.ranking.repeatsToResolve !== null
               ? String(f.ranking.repeatsToResolve)
               : f.aa?.repeatsToResolve != null
-                ? `${f.aa.repeatsToResolve} (from the A/A pair)`
+                ? `${f.aa.repeatsToResolve} (from ${f.aa.pairs === 1 ? 'one A/A pair' : 'the A/A pairs'})`
                 : '-',
           ],
         ]
@@ -846,7 +922,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
                   rows: ratioRows,
                   notes: [
                     'Welch interval over the repeats (none from one repeat); A/A pair: two variants that are ' +
-                      'one server here, whose score ratios measure the run-to-run noise.',
+                      'one server here, whose score ratios size the run-to-run noise.',
                   ],
                 },
               ]
@@ -856,7 +932,10 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
   const lines = threadSweepSentences(f);
   if (f.clientBound !== null) lines.push(f.clientBound);
   const answer = threadSweepAnswer(f, lines);
-  const caveats = caveatsTable(f.caveats, STUDIED_PARAMETERS);
+  const caveats =
+    f.parameters !== null
+      ? withParameterRows(caveatsTable({ ...f.caveats, parameterDifferences: [] }), f.parameters)
+      : caveatsTable(f.caveats, STUDIED_PARAMETERS);
   return {
     id: 'sweep',
     title: 'Thread sweep',
