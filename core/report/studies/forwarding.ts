@@ -511,10 +511,12 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
     // differs from the writer step is the client and how the sessions spread over the servers.
     const oneMachine = f.localEmulation
       ? ' On one machine the readers share the writer’s CPUs and the emulation runs their writes on the ' +
-        'writer, so the capacity an added reader instance brings on Aurora cannot show here. The gain here can ' +
-        `come from ${first.readers} sysbench processes instead of one and fewer sessions per server (each ` +
-        `reader serves the reads of ${first.threadsEach} threads, not one server all ` +
-        `${first.readers * first.threadsEach}), not from added capacity.`
+        'writer, so the capacity an added reader instance brings on Aurora cannot show here.' +
+        (scaled.some((s) => s.ratio!.direction === 'higher')
+          ? ` Where the readers were higher, the gain can come from ${first.readers} sysbench processes instead ` +
+            `of one and fewer sessions per server (each reader serves the reads of ${first.threadsEach} threads, ` +
+            `not one server all ${first.readers * first.threadsEach}), not from added capacity.`
+          : '')
       : '';
     scaleOut.push(
       `Scale-out, ${first.readers} readers x ${first.threadsEach} threads summed against the writer at ` +
@@ -532,13 +534,15 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
   if (costs.length > 0 || stale.length > 0) {
     const oneRun = costs.some((c) => c.tailCost!.interval?.covers !== 'run-to-run');
     // From one repeat the within-run intervals are left to the table: they miss the run-to-run noise.
-    const shown = (e: Estimated): string => (oneRun ? rangeText({ ...e, interval: null }) : rangeText(e));
-    // Each ratio against EVENTUAL's with the verdict its table cell shows; a figure without an interval, alone.
+    // The figures bare (their intervals are the table's); each ratio against EVENTUAL's with the verdict its
+    // table cell shows, and its interval where that interval tells a difference beyond the run-to-run noise.
+    const shown = (e: Estimated): string => rangeText({ ...e, interval: null });
     const against = (r: RatioFinding | null, higherIsBetter: boolean): string => {
       if (r === null || r.estimate === null) return '';
       if (r.interval === null) return ` (${pct(r.estimate, 0)})`;
       const words = verdict(r, higherIsBetter).replace(/\*$/, '');
-      return ` (${oneRun ? pct(r.estimate, 0) : ratioText(r, 0)}, ${words})`;
+      const apart = !oneRun && (r.direction === 'higher' || r.direction === 'lower');
+      return ` (${apart ? ratioText(r, 0) : pct(r.estimate, 0)}, ${words})`;
     };
     const p = `p${f.latencyPercentile}`;
     const levelText = (c: ConsistencyLevel): string =>
