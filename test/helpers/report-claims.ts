@@ -120,7 +120,7 @@ function clauseAround(s: string, at: number): string {
 }
 
 const WITHIN = /within (the |this run's |the run-to-run )?noise/;
-const BEYOND = /beyond the (run-to-run )?noise|\b(better|worse|faster|slower)\b/;
+const BEYOND = /beyond the (run-to-run )?noise|\b(better|worse|faster|slower)\b|\b(higher|lower) in this run\b/;
 
 export interface CheckOptions {
   /** Section ids whose sentences are checked (default: all). */

@@ -242,6 +242,80 @@ describe("S3's answer", () => {
     expect(answer).toMatch(/EVENTUAL started with the replica still behind .* may come from the order the steps ran/);
   });
 
+  /** The three levels at 32 threads from 12:00:00, 100 s apart; the reader's lag at each step's start in ms. */
+  function levelsRun(startLagMs: readonly [number, number, number]): RunData {
+    const at = (s: number): string => new Date(Date.parse('2024-05-01T10:00:00.000Z') + s * 1000).toISOString();
+    const figures = [
+      { tps: 224, lat_avg_ms: 141, lat_pct_ms: 298 },
+      { tps: 190, lat_avg_ms: 166, lat_pct_ms: 293 },
+      { tps: 151, lat_avg_ms: 209, lat_pct_ms: 376 },
+    ];
+    const levels = ['EVENTUAL', 'SESSION', 'GLOBAL'].map((level, i) =>
+      step(`c-${level}`, 'reader', {
+        started_at: at(i * 100),
+        ended_at: at(i * 100 + 60),
+        step_id: `c-${level}-t32`,
+        lat_pct: 95,
+        ...figures[i],
+      }),
+    );
+    // Per-interval samples that wobble a little around each step's figures: within-run intervals exist.
+    const intervals = new Map(
+      levels.map((s) => [
+        `${s.cell_id}/${s.step_id}`,
+        warmingIntervals(s.tps!).map((x, i) => ({
+          ...x,
+          tps: s.tps! * (1 + 0.03 * Math.sin(i)),
+          lat_pct_ms: s.lat_pct_ms! * (1 + 0.03 * Math.cos(i)),
+        })),
+      ]),
+    );
+    const lag = (i: number, s: number, lag_ms: number) => ({
+      cell_id: 'wf-r1',
+      step_id: levels[i]!.step_id,
+      instance_id: 'wf-r1-reader-1',
+      ts: at(i * 100 + s),
+      lag_ms,
+    });
+    return {
+      ...runData(levels, spec),
+      intervals,
+      replicaLag: startLagMs.flatMap((ms, i) => [lag(i, 1, ms), lag(i, 30, Math.min(ms, 100))]),
+    };
+  }
+
+  it('says a waiting level started behind may owe its latency to the step order, never its stale reads', () => {
+    // Arrange: SESSION starts 0.31 s behind, EVENTUAL and GLOBAL drained
+    const { answer } = analyzed(levelsRun([0, 310, 50]));
+    // Assert
+    expect(answer).toMatch(/SESSION started with the replica still behind .*its latency difference from EVENTUAL may/);
+    expect(answer).toMatch(/its stale reads cannot \(it waits for its own writes whatever the lag\)/);
+    expect(answer).toMatch(/EVENTUAL, the baseline, started drained/);
+    expect(answer).not.toMatch(/latency and stale-read differences may come from the order/);
+  });
+
+  it('gives each level its TPS, average and tail against EVENTUAL apart, in the words of the table', () => {
+    // Act
+    const { section, answer } = analyzed(levelsRun([0, 0, 0]));
+    // Assert: TPS, average and p95 each with their own ratio (190/224, 166/141, 293/298)
+    const line = section.answer!.lines.find((l) => l.startsWith('Consistency levels'))!;
+    expect(line).toMatch(/SESSION 190 TPS \(85%, [^)]+\), 166 ms average \(118%\), 293 ms p95 \(98%, [^)]+\)/);
+    expect(line).toMatch(/GLOBAL 151 TPS \(67%, lower in this run\)/);
+    expect(answer).not.toMatch(/not judged/);
+    // The verdict each ratio carries is its table cell's.
+    const table = section.answer!.tables.find((t) => t.title.startsWith('Read consistency'))!;
+    const words = (cell: string): string => cell.replace(/^.*\) /, '').replace(/\*$/, '');
+    for (const [level, col] of [
+      ['SESSION', 'TPS vs EVENTUAL'],
+      ['GLOBAL', 'TPS vs EVENTUAL'],
+      ['SESSION', 'p95 ms vs EVENTUAL'],
+      ['GLOBAL', 'p95 ms vs EVENTUAL'],
+    ] as const) {
+      const cell = table.rows.find((r) => r[0] === level)![table.head.indexOf(col)]!;
+      expect(line).toContain(`${cell.replace(/ .*$/, '')}, ${words(cell)})`);
+    }
+  });
+
   /** A local run (the emulation): rw and wo on writer and reader at 32 threads, and a 2-reader scale-out at 64. */
   function localRun(): RunData {
     const localSpec = {
@@ -294,9 +368,58 @@ describe("S3's answer", () => {
     // wo on the reader ran every statement on the writer: not compared, and the Answer says why
     expect(f.pairs.map((p) => p.workload)).toEqual(['rw']);
     expect(f.sameServer).toEqual(['wo']);
-    expect(answer).toMatch(/Write-only on the reader \(wo\) is left out: .* the same work on the same server/);
+    expect(answer).toMatch(/Write-only \(wo\) is left out, from the latency table too: .* cannot measure forwarding/);
+    expect(answer).not.toMatch(/same work/);
     const cells = [...section.tables, ...section.answer!.tables].flatMap((t) => t.rows.map((r) => r[0]));
     expect(cells).not.toContain('wo');
+  });
+
+  it('on a local run, leaves write-only out of the latency table and its widest tail too', () => {
+    // Arrange: wo-writer has the widest tail; rw-reader a narrower one
+    const d = localRun();
+    const tail = (p50: number, p99: number) => ({
+      lat_p50_ms: p50,
+      lat_p90_ms: p99,
+      lat_p95_ms: p99,
+      lat_p99_ms: p99,
+      lat_max_ms: p99 + 1,
+    });
+    const steps = d.steps.map((s) =>
+      s.workload === 'wo-writer'
+        ? { ...s, ...tail(10, 900) }
+        : s.workload === 'rw-reader'
+          ? { ...s, ...tail(40, 160) }
+          : s,
+    );
+    // Act
+    const report = buildReport({ ...d, steps }, prices);
+    // Assert
+    const latency = report.sections.find((s) => s.id === 'latency')!;
+    expect(latency.tables[0]!.rows.map((r) => r[1])).toEqual(['rw-reader t32 → reader']);
+    expect(latency.findings.join(' ')).toMatch(/Widest tail: wf rw-reader t32/);
+    expect(latency.tables[0]!.notes!.join(' ')).toMatch(/Left out: wo-writer, wo-reader \(write-only\)/);
+    // An AWS run keeps them.
+    const aws = buildReport({ ...d, steps, run: { ...d.run, backend: 'aws' as const } }, prices);
+    expect(aws.sections.find((s) => s.id === 'latency')!.findings.join(' ')).toMatch(/Widest tail: wf wo-writer/);
+  });
+
+  it('on one machine, says where a scale-out gain can come from when the readers were higher', () => {
+    // Arrange: the readers summed 450 against the writer's 300, with intervals clear of 100%
+    const d = localRun();
+    const intervals = new Map(
+      d.steps.map((s) => [
+        `${s.cell_id}/${s.step_id}`,
+        warmingIntervals(s.tps!).map((x, i) => ({ ...x, tps: s.tps! * (1 + 0.02 * Math.sin(i)) })),
+      ]),
+    );
+    // Act
+    const { section } = analyzed({ ...d, intervals });
+    // Assert
+    const line = section.findings.find((l) => l.startsWith('Scale-out,'))!;
+    expect(line).toMatch(/ps4-2readers 150%/);
+    expect(line).toMatch(/the gain can come from 2 sysbench processes instead of one and fewer sessions per server/);
+    // Without an interval nothing is called a gain.
+    expect(analyzed(d).section.findings.join(' ')).not.toMatch(/the gain can come from/);
   });
 
   it('on one machine, says where the scale-out is stated that a reader cannot add capacity', () => {

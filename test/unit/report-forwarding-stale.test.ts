@@ -69,7 +69,7 @@ describe('write forwarding: stale reads per consistency level', () => {
       ['GLOBAL', { stale: 0, checks: 2000 }],
     ]);
     expect(section!.answer!.lines.join(' ')).toMatch(
-      /stale reads after the session's own write: EVENTUAL 50 \/ 2,000 \(2\.50%\), SESSION 0 \/ 2,000/,
+      /Stale reads after the session's own write: EVENTUAL 50 \/ 2,000 \(2\.50%\), SESSION 0 \/ 2,000/,
     );
   });
 

@@ -89,6 +89,8 @@ interface ConsistencyLevel {
   readonly tps: Estimated;
   readonly avgMs: Estimated;
   readonly tailMs: Estimated;
+  /** TPS over EVENTUAL's; null for EVENTUAL itself. */
+  readonly tpsCost: RatioFinding | null;
   /** Tail latency over EVENTUAL's; null for EVENTUAL itself. */
   readonly tailCost: RatioFinding | null;
   readonly avgCost: RatioFinding | null;
@@ -133,6 +135,19 @@ const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean =>
   a.test === b.test &&
   JSON.stringify(a.options) === JSON.stringify(b.options) &&
   a.rate === b.rate;
+
+/**
+ * The steps a local run leaves out of every comparison: write-only on the reader and its writer step. The
+ * emulation runs every write on the writer, so that reader step measures no forwarding, and its writer step
+ * is left with nothing to be compared with.
+ */
+export function leftOutLocally(ctx: Context): (g: StepGroup) => boolean {
+  if (ctx.data.run.backend !== 'local') return () => false;
+  const readers = ctx.groups.filter(
+    (g) => g.target === 'reader' && writesOnly(g) && g.options['consistency'] === undefined,
+  );
+  return (g) => readers.some((r) => r === g || (g.target === 'writer' && sameWorkloadShape(g, r)));
+}
 
 const LEVEL_ORDER = ['EVENTUAL', 'SESSION', 'GLOBAL'];
 
@@ -263,6 +278,7 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
       level: String(g.options['consistency']),
       threads: g.threads,
       tps: estimate(ctx, g, 'tps'),
+      tpsCost: vsEventual ? ratioOf(estimate(ctx, g, 'tps'), estimate(ctx, eventual, 'tps')) : null,
       avgMs: avg,
       tailMs: tail,
       tailCost: vsEventual ? ratioOf(tail, estimate(ctx, eventual, 'lat_pct_ms')) : null,
@@ -416,12 +432,23 @@ function lagSentence(levels: readonly ConsistencyLevel[]): string {
       `${waiting.map((c) => `${c.level} (up to ${upTo(c)})`).join(', ')}: each step's own writes put the replica ` +
         `behind and its reads waited for it, so its latency includes that lag.`,
     );
-  if (behind.length > 0)
+  // What a lag left by the step before can change depends on whether the level's reads wait: a waiting level
+  // (SESSION, GLOBAL) waits for its own writes whatever the lag, so it cannot turn its reads stale, only slower.
+  const started = (c: ConsistencyLevel): string =>
+    `${c.level} started with the replica still behind (over ${secs(DRAINED_LAG_MS)}, still applying the step ` +
+    `before)`;
+  for (const c of behind)
     out.push(
-      `${behind.map((c) => c.level).join(', ')} started with the replica still behind (over ` +
-        `${secs(DRAINED_LAG_MS)}, still applying the step before), so the levels' latency and stale-read ` +
-        `differences may come from the order the steps ran in, not the levels.`,
+      c.level.toUpperCase() === 'EVENTUAL'
+        ? `${started(c)}: its reads do not wait, so its stale reads, not its latency, may come from the order ` +
+            `the steps ran in, not the level.`
+        : `${started(c)}: its reads waited for that lag too, so its latency difference from EVENTUAL may come ` +
+            `from the order the steps ran in, not the level; its stale reads cannot (it waits for its own ` +
+            `writes whatever the lag).`,
     );
+  const baseline = measured.find((c) => c.level.toUpperCase() === 'EVENTUAL');
+  if (behind.some((c) => c !== baseline) && baseline !== undefined && !behind.includes(baseline))
+    out.push('EVENTUAL, the baseline, started drained.');
   return out.join(' ');
 }
 
@@ -435,8 +462,9 @@ function localScope(f: ForwardingFindings): string {
   const same =
     f.sameServer.length === 0
       ? ''
-      : ` Write-only on the reader (${f.sameServer.join(', ')}) is left out: every statement is a write, so it ` +
-        `ran on the writer, the same work on the same server as the writer step.`;
+      : ` Write-only (${f.sameServer.join(', ')}) is left out, from the latency table too: every statement is ` +
+        `a write, so locally the emulation ran its reader step's statements on the writer and it cannot ` +
+        `measure forwarding.`;
   return (
     'Locally no write is forwarded: a reader step reads on the reader and the emulation runs its writes on ' +
     'the writer ("reader" below means that); Aurora’s forwarding cost (the reader-to-writer hop, the ' +
@@ -479,10 +507,16 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
   const scaled = f.scaleOut.filter((s) => s.ratio !== null && s.ratio.estimate !== null);
   if (scaled.length > 0) {
     const first = scaled[0]!;
-    // One machine: the readers' CPUs are the writer's, so what a reader instance adds cannot show.
+    // One machine: the readers' CPUs are the writer's, so what a reader instance adds cannot show; what
+    // differs from the writer step is the client and how the sessions spread over the servers.
     const oneMachine = f.localEmulation
       ? ' On one machine the readers share the writer’s CPUs and the emulation runs their writes on the ' +
-        'writer, so the capacity an added reader instance brings on Aurora cannot show here.'
+        'writer, so the capacity an added reader instance brings on Aurora cannot show here.' +
+        (scaled.some((s) => s.ratio!.direction === 'higher')
+          ? ` Where the readers were higher, the gain can come from ${first.readers} sysbench processes instead ` +
+            `of one and fewer sessions per server (each reader serves the reads of ${first.threadsEach} threads, ` +
+            `not one server all ${first.readers * first.threadsEach}), not from added capacity.`
+          : '')
       : '';
     scaleOut.push(
       `Scale-out, ${first.readers} readers x ${first.threadsEach} threads summed against the writer at ` +
@@ -500,25 +534,35 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
   if (costs.length > 0 || stale.length > 0) {
     const oneRun = costs.some((c) => c.tailCost!.interval?.covers !== 'run-to-run');
     // From one repeat the within-run intervals are left to the table: they miss the run-to-run noise.
-    const ms = (e: Estimated): string => (oneRun ? fixed(e.value, 0) : rangeText(e));
-    const cost = costs.map(
-      (c) =>
-        `${c.level} ${ms(c.avgMs)} ms average, ${ms(c.tailMs)} ms p${f.latencyPercentile} ` +
-        (oneRun
-          ? `(${pct(c.tailCost!.estimate, 0)} of EVENTUAL's, not judged)`
-          : `(${ratioText(c.tailCost!, 0)} of EVENTUAL's, ` + verdict(c.tailCost!, false) + `)`),
-    );
+    // The figures bare (their intervals are the table's); each ratio against EVENTUAL's with the verdict its
+    // table cell shows, and its interval where that interval tells a difference beyond the run-to-run noise.
+    const shown = (e: Estimated): string => rangeText({ ...e, interval: null });
+    const against = (r: RatioFinding | null, higherIsBetter: boolean): string => {
+      if (r === null || r.estimate === null) return '';
+      if (r.interval === null) return ` (${pct(r.estimate, 0)})`;
+      const words = verdict(r, higherIsBetter).replace(/\*$/, '');
+      const apart = !oneRun && (r.direction === 'higher' || r.direction === 'lower');
+      return ` (${apart ? ratioText(r, 0) : pct(r.estimate, 0)}, ${words})`;
+    };
+    const p = `p${f.latencyPercentile}`;
+    const levelText = (c: ConsistencyLevel): string =>
+      `${c.level} ${shown(c.tps)} TPS${against(c.tpsCost, true)}, ${shown(c.avgMs)} ms average` +
+      `${against(c.avgCost, false)}, ${shown(c.tailMs)} ms ${p}${against(c.tailCost, false)}`;
     const ev = f.consistency.find((c) => c.tailCost === null);
-    const base =
-      ev !== undefined ? `EVENTUAL ${ms(ev.avgMs)} ms average, ${ms(ev.tailMs)} ms p${f.latencyPercentile}` : '';
+    const levels = [...(ev !== undefined ? [ev] : []), ...costs].map(levelText).join('; ');
     const staleText2 =
       stale.length > 0
-        ? `; stale reads after the session's own write: ` +
-          stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ')
+        ? ` Stale reads after the session's own write: ` +
+          stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ') +
+          '.'
         : '';
     out.push(
-      `Consistency levels: ${[base, ...cost].filter((x) => x !== '').join('; ')}${staleText2}` +
-        (oneRun ? '; 1 repeat cannot resolve the latency differences.' : '.'),
+      `Consistency levels at ${uniqueInOrder(f.consistency.map((c) => c.threads)).join('/')} threads, each ` +
+        `against EVENTUAL's figure: ${levels}` +
+        (oneRun
+          ? '; 1 repeat cannot resolve these differences (run 2+ repeats to measure the run-to-run noise).'
+          : '.') +
+        staleText2,
     );
     out.push(lagSentence(f.consistency));
   }
@@ -548,7 +592,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   const pctName = `p${f.latencyPercentile} ms`;
   const anyWithinRun = [
     ...f.pairs.map((p) => p.ratio),
-    ...f.consistency.flatMap((c) => (c.tailCost ? [c.tailCost] : [])),
+    ...f.consistency.flatMap((c) => [c.tpsCost, c.tailCost].filter((r): r is RatioFinding => r !== null)),
   ].some((r) => r.interval?.covers === 'within-run');
   const withinNote = anyWithinRun ? [WITHIN_RUN_WORDS] : [];
   const tables: TableBlock[] = [];
@@ -639,6 +683,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         'level',
         'threads',
         'TPS',
+        'TPS vs EVENTUAL',
         'avg ms',
         pctName,
         `${pctName} vs EVENTUAL`,
@@ -650,6 +695,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         c.level,
         String(c.threads),
         rangeText(c.tps),
+        c.tpsCost ? cell(c.tpsCost, true, 0) : '-',
         rangeText(c.avgMs),
         rangeText(c.tailMs),
         c.tailCost ? cell(c.tailCost, false, 0) : '-',
@@ -659,7 +705,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
           : 'not measured',
         staleText(c.staleReads) ?? 'not measured',
       ]),
-      numeric: [1, 2, 3, 4, 6, 7],
+      numeric: [1, 2, 4, 5, 7, 8],
       notes: [
         'Stale reads: each transaction writes a marker row and reads it back in the same session after commit ' +
           '(rw_consistency.lua); a read that does not see the write is stale.',
