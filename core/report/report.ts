@@ -38,9 +38,18 @@ function planNotes(data: RunData): string[] {
 
 /** The host warnings, as the banner shows them: first, since every figure of the run includes that load. */
 function hostWarnings(data: RunData): string[] {
+  // The note was written while the run went on, from when it registered on the host; the report's
+  // duration is the run's own start to end, so the banner says that one (the Appendix shows both ends).
+  const { started_at: started, ended_at: ended } = data.run;
+  const runS = ended ? Math.round((Date.parse(ended) - Date.parse(started)) / 1000) : NaN;
   return parsedNotes(data)
     .filter(isHostNote)
-    .map((n) => `Co-tenant load: ${n.message ?? ''}.`);
+    .map((n) => {
+      const message = Number.isFinite(runS)
+        ? (n.message ?? '').replace(/of this run's \d+ s/g, `of this run's ${runS} s`)
+        : (n.message ?? '');
+      return `Co-tenant load: ${message}.`;
+    });
 }
 
 /** "3 failed, 4 overloaded, 2 skipped": the steps that are not plain ok, by status. */

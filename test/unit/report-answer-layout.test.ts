@@ -12,6 +12,7 @@ import { serverMetricsSection } from '../../core/report/server-metrics-section';
 import { verdictsSection } from '../../core/report/verdicts-section';
 import type { VerdictsRow } from '../../core/lake/rows';
 import { runData, stepResult } from '../helpers/step-results';
+import { experiment, plantedRunData } from '../helpers/planted-lakes';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
 
@@ -137,5 +138,31 @@ describe('report layout', () => {
     expect(onlyZeros!.leftOut).toMatch(/^ReadIOPS read 0 in every datapoint of every step \(the data fits/);
     expect(withLatency!.tables[0]!.head).not.toContain('ReadIOPS /s');
     expect(withLatency!.tables[0]!.notes!.join(' ')).toMatch(/ReadIOPS read 0 in every datapoint/);
+  });
+});
+
+describe('the co-tenant banner line', () => {
+  it("states the run's own duration, start to end, not the one its host note counted while it ran", () => {
+    // Arrange: the note was written 2 s after the run's recorded end
+    const data = plantedRunData(experiment('network-throughput'), () => ({ tps: 100 }), {
+      seed: 1,
+      runId: 'cotenant',
+    });
+    const started = '2026-12-02T12:00:00.000Z';
+    const note = {
+      level: 'warning',
+      path: 'host',
+      message: "run cotenant shared host with another run: other (pid 1, a to b: 7 s of this run's 682 s)",
+    };
+    const run = {
+      ...data.run,
+      started_at: started,
+      ended_at: '2026-12-02T12:11:20.600Z',
+      notes: JSON.stringify([note]),
+    };
+    // Act
+    const report = buildReport({ ...data, run }, loadPrices(resolve(__dirname, '../..')));
+    // Assert
+    expect(report.warnings).toContainEqual(expect.stringContaining("7 s of this run's 681 s"));
   });
 });
