@@ -88,6 +88,18 @@ function meanWording(groups: readonly StepGroup[]): string {
   return 'mean over the successful repeats of each step; of a rate step, those offered the same rate';
 }
 
+/**
+ * A step's label with the clients that ran when its workload's name promises another count
+ * (scan-12-clients with 2 clients in a local rehearsal), as the network table labels it.
+ */
+function ranLabel(g: StepGroup): string {
+  const ran = g.rows[0]?.clients ?? 1;
+  const named = /(\d+)-clients?\b/.exec(g.workload);
+  return named !== null && Number(named[1]) !== ran
+    ? `${stepLabel(g)} (${ran} client${ran === 1 ? '' : 's'} ran)`
+    : stepLabel(g);
+}
+
 export function latencySection(ctx: Context): ReportSection | null {
   if (!ctx.groups.some((g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number'))) return null;
   // Overloaded steps keep their rows: past capacity is what a rate sweep measures. Steps the forwarding
@@ -105,7 +117,7 @@ export function latencySection(ctx: Context): ReportSection | null {
     const hist = histogramRows(g);
     const clientBound = g.ok.some((r) => r.saturated_clients > 0);
     const label =
-      stepLabel(g) + (anyRated && !rated(g) ? ' unlimited rate' : '') + (clientBound ? ' (client-bound)' : '');
+      ranLabel(g) + (anyRated && !rated(g) ? ' unlimited rate' : '') + (clientBound ? ' (client-bound)' : '');
     const overloaded = g.ok
       .filter((r) => r.status === 'overloaded')
       .sort((a, b) => a.repeat - b.repeat)
@@ -140,7 +152,7 @@ export function latencySection(ctx: Context): ReportSection | null {
             label: `${stepLabel(g)}, repeat ${r.repeat} at ${whole(r.offered_tps)}/s`,
             rows: [r],
           }))
-        : [{ g, label: stepLabel(g), rows: histogramRows(g) }],
+        : [{ g, label: ranLabel(g), rows: histogramRows(g) }],
     )
     .map((x) => ({ ...x, p50: meanOf(x.rows, 'lat_p50_ms'), p99: meanOf(x.rows, 'lat_p99_ms') }))
     .filter((x) => x.p50 !== null && x.p99 !== null && x.p50 > 0)
@@ -207,6 +219,10 @@ export function latencySection(ctx: Context): ReportSection | null {
                 `Left out: ${[...new Set(dropped.map((g) => g.workload))].join(', ')} (write-only): locally ` +
                   'every write runs on the writer, so these steps measure no forwarding (Answer).',
               ]
+            : []),
+          // A renamed client count beside "t1": what each counts.
+          ...(groups.some((g) => ranLabel(g) !== stepLabel(g))
+            ? ['tN: N sysbench threads a client (each thread one connection).']
             : []),
           ...(anyCapped
             ? [

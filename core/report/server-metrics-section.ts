@@ -53,7 +53,7 @@ const valueText = (metric: Shown, value: number | null): string => {
 const LOCAL_MISLEADING: Partial<Record<Shown, string>> = {
   WriteIOPS:
     'left out locally: data-file writes are deferred page flushes, which a short step ends before, so they ' +
-    'read 0/s even while the step writes',
+    'read 0/s even in a step that writes',
 };
 
 export function serverMetricsSection(ctx: Context): ReportSection | null {

@@ -160,7 +160,7 @@ describe('S4 verdicts traceable to the shown columns', () => {
     const r = buildReport(planted(truth(0.6, 75, 70), 1), prices);
     const text = [...table(r).notes!, ...(r.answer?.lines ?? [])].join('\n');
     // Assert: the client's threshold appears once; no second one ("saturated" at 90% of its cores).
-    expect([...text.matchAll(/>= 70% of its cores/g)]).toHaveLength(1);
+    expect([...text.matchAll(/client CPU% >= 70/g)]).toHaveLength(1);
     expect([...text.matchAll(/client-bound if/g)]).toHaveLength(1);
     expect(text).not.toMatch(/90% of its cores|saturated\)/);
   });

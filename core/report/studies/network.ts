@@ -118,6 +118,18 @@ export function networkSection(ctx: Context): ReportSection | null {
   const measured = ctx.groups.map((g) => ({ g, ...measureGroup(ctx, g) }));
   const clientsOf = (g: StepGroup): number => g.rows[0]?.clients ?? 1;
   /** Bytes/s of the variant's point with the most clients, against this point's. */
+  // One precision for the Gbps cells: 2 decimals, more when the smallest value needs them for 2 digits.
+  const gbpsOf = (x: number | null): number | null => (x === null ? null : bytesPerSToGbps(x));
+  const txs = measured.map((m) => gbpsOf(m.tx)).filter((x): x is number => x !== null && x > 0);
+  const txDigits = Math.min(6, Math.max(2, 1 - Math.floor(Math.log10(Math.min(...txs, 1)))));
+  // Scans send rows and receive only their queries: a receive column of zeros tells nothing, a note says why.
+  const showRx = measured.some((m) => m.rx !== null && bytesPerSToGbps(m.rx) >= 0.005);
+  const rxDigits = Math.max(3, txDigits);
+  const round = (x: number, digits: number): number => Number(x.toFixed(digits));
+  /** Transmit + receive Gbps as the table shows them (receive only when its column is shown). */
+  const shownGbps = (m: (typeof measured)[number]): number =>
+    (m.tx === null ? 0 : round(bytesPerSToGbps(m.tx), txDigits)) +
+    (showRx && m.rx !== null ? round(bytesPerSToGbps(m.rx), rxDigits) : 0);
   const moreClientsOf = (
     m: (typeof measured)[number],
   ): (MoreClients & { readonly resolveWith: number | null }) | null => {
@@ -125,8 +137,8 @@ export function networkSection(ctx: Context): ReportSection | null {
       .filter((x) => x.g.variant === m.g.variant && x.g.target === m.g.target)
       .sort((a, b) => clientsOf(b.g) - clientsOf(a.g))[0];
     if (most === undefined || clientsOf(most.g) <= clientsOf(m.g)) return null;
-    const a = (m.tx ?? 0) + (m.rx ?? 0);
-    const b = (most.tx ?? 0) + (most.rx ?? 0);
+    // From the Gbps as the table shows them, so a reader recomputes the gain from the cells.
+    const [a, b] = [shownGbps(m), shownGbps(most)];
     if (!(a > 0 && b > 0)) return null;
     // With repeats on both sides, the gain's 95% noise on the log scale (as compare's ratios); else none.
     const ci = welchRatioCi(summarize(most.bytes), summarize(m.bytes));
@@ -196,8 +208,6 @@ export function networkSection(ctx: Context): ReportSection | null {
           ).join(', ')}`,
         };
     }
-  // Scans send rows and receive only their queries: a receive column of zeros tells nothing, a note says why.
-  const showRx = results.some((r) => r.rx !== null && r.rx >= 0.005);
   for (const r of results) {
     const { g, bound, partialNet, partialCpu } = r;
     const mark = (p: boolean): string => (p ? ` ${PARTIAL_MARK}` : '');
@@ -206,10 +216,10 @@ export function networkSection(ctx: Context): ReportSection | null {
       g.variant,
       g.instanceClass,
       clientsLabel(ctx, g),
-      r.tx !== null ? `${fixed(r.tx, 2)}${mark(partialNet)}` : '-',
-      ...(showRx ? [r.rx !== null ? `${fixed(r.rx, 3)}${mark(partialNet)}` : '-'] : []),
+      r.tx !== null ? `${fixed(r.tx, txDigits)}${mark(partialNet)}` : '-',
+      ...(showRx ? [r.rx !== null ? `${fixed(r.rx, rxDigits)}${mark(partialNet)}` : '-'] : []),
       gain !== null ? `${gain.gain >= 0 ? '+' : ''}${fixed(gain.gain * 100, 0)}% with ${gain.clients}` : '-',
-      r.limit !== null ? `${r.limit}` : local ? 'n/a locally' : 'unknown',
+      r.limit !== null ? `${r.limit}` : local ? localLimitCell(ctx, g.instanceClass) : 'unknown',
       r.cpu !== null ? `${fixed(r.cpu, 0)}${mark(partialCpu)}` : '-',
       r.clientCpu !== null ? fixed(r.clientCpu, 0) : '-',
       ...(local ? [hostCell(r)] : []),
@@ -260,13 +270,19 @@ export function networkSection(ctx: Context): ReportSection | null {
           : '.')
       : 'Server CPU%: CloudWatch CPUUtilization, % of the instance’s vCPUs. Client CPU%: the client instance’s ' +
         'CPU, the mean over the clients.',
-    'Gbps with more clients: transmit + receive of the most-clients point against this one.',
+    `Gbps with more clients: the most-clients point's ${showRx ? 'transmit + receive' : 'transmit'} Gbps against ` +
+      "this one's, both as the table shows them.",
+    local
+      ? "Transmit and receive Gbps, locally: the server's own Bytes_sent and Bytes_received status counters " +
+        '(SHOW GLOBAL STATUS) per second over the step, × 8 ÷ 10^9: the bytes it sent to its clients over ' +
+        'loopback. On AWS: CloudWatch NetworkTransmitThroughput and NetworkReceiveThroughput.'
+      : 'Transmit and receive Gbps: CloudWatch NetworkTransmitThroughput and NetworkReceiveThroughput, × 8 ÷ 10^9.',
     ...(showRx || !results.some((r) => r.rx !== null)
       ? []
       : [
           "Receive Gbps left out: the server received under 0.005 Gbps at every point (the scans' queries " +
-            'only). The gain with more clients, the chart and the network-bound rule use transmit + receive, ' +
-            'which is transmit plus under 0.005 Gbps.',
+            'only). The chart and the network-bound rule use transmit + receive, which is transmit plus under ' +
+            '0.005 Gbps; the gain with more clients uses the transmit shown.',
         ]),
   ];
   if (local)
@@ -340,10 +356,11 @@ export function networkSection(ctx: Context): ReportSection | null {
     charts: [],
     answer: {
       lines: [
+        ...(local ? localQuestionLines(ctx, variants, cpus) : []),
         ...scaleDownLines(ctx, results),
-        ...gainLines(results, gains, measured),
+        ...gainLines(results, gains, measured, local ? spreadText(results, txDigits) : ''),
         ...boundLines(results),
-        ...serverCpuLines(results, local),
+        ...serverCpuLines(results, local, cpus),
       ],
       tables: [
         {
@@ -409,18 +426,16 @@ function scaleDownLines(ctx: Context, results: readonly { g: StepGroup }[]): str
  * The server's own CPU beside the verdicts: far below the CPU-bound line at every point, it says the
  * server was not what limited the scans (the client or the host was), which a reader would ask.
  */
-function serverCpuLines(results: readonly { cpu: number | null; bound: BoundResult }[], local: boolean): string[] {
+function serverCpuLines(
+  results: readonly { g: StepGroup; cpu: number | null; hostCpu: number | null; bound: BoundResult }[],
+  local: boolean,
+  machineCpus: number | null,
+): string[] {
   const cpus = results.map((r) => r.cpu).filter((c): c is number => c !== null);
   if (cpus.length === 0 || results.some((r) => r.bound.bound === 'cpu')) return [];
   const [lo, hi] = [fixed(Math.min(...cpus), 0), fixed(Math.max(...cpus), 0)];
   const far = Math.max(...cpus) < 50 ? 'far ' : '';
-  // Locally the server's CPU% is of the machine's cores, which its clients use too: it cannot reach the line.
-  if (local)
-    return [
-      `Server CPU ${lo === hi ? `${lo}%` : `from ${lo}% to ${hi}%`} of this machine's CPUs at every point: ` +
-        `the clients ran on the same cores, so the server could not reach the CPU-bound line here, and a low ` +
-        `server CPU shows the CPUs were shared, not that the server had room to spare.`,
-    ];
+  if (local) return localServerCpuLines(results, machineCpus);
   return [
     `Server CPU ${lo === hi ? `${lo}%` : `from ${lo}% to ${hi}%`} at every point, ${far}below the CPU-bound line: ` +
       `the server was not the bottleneck; what limited the scans was the client or the network (the verdicts above).`,
@@ -432,6 +447,8 @@ function gainLines(
   results: readonly { g: StepGroup }[],
   gains: ReadonlyMap<unknown, MoreClients | null>,
   measured: readonly { g: StepGroup }[],
+  /** Locally: why the classes differ (spreadText), said after the gains. */
+  sameServer: string,
 ): string[] {
   const each = results.flatMap((r) => {
     const gain = gains.get(measured.find((m) => m.g === r.g)) ?? null;
@@ -452,7 +469,7 @@ function gainLines(
             : each.every((e) => e.gain < e.threshold)
               ? 'no gain reaches its threshold (the gain threshold note), so whether more clients help is not resolved'
               : 'more clients help at some classes only (the rule column has each)'
-      }.`,
+      }.${sameServer}`,
   ];
 }
 
@@ -506,4 +523,91 @@ function unclearWhy(rules: readonly string[]): string {
     ),
   );
   return why.join('; ');
+}
+
+/** "from 17% to 19%" or "17%" of shown CPU figures. */
+function pctRange(xs: readonly number[]): string {
+  const [lo, hi] = [fixed(Math.min(...xs), 0), fixed(Math.max(...xs), 0)];
+  return lo === hi ? `${lo}%` : `from ${lo}% to ${hi}%`;
+}
+
+/**
+ * Locally the server's CPU% is of the machine's CPUs. With fewer connections than CPUs it cannot reach the
+ * CPU-bound line: each connection is one server thread (MariaDB's one-thread-per-connection default), which
+ * runs on at most one CPU. With as many connections as CPUs, the clients share those CPUs with it.
+ */
+function localServerCpuLines(
+  results: readonly { g: StepGroup; cpu: number | null; hostCpu: number | null }[],
+  machineCpus: number | null,
+): string[] {
+  const conns = (r: { g: StepGroup }): number => (r.g.rows[0]?.clients ?? 1) * r.g.threads;
+  const few = machineCpus === null ? [] : results.filter((r) => conns(r) < machineCpus && r.cpu !== null);
+  const rest = results.filter((r) => !few.includes(r) && r.cpu !== null);
+  const clientsText = (rs: readonly { g: StepGroup }[]): string =>
+    uniqueInOrder(rs.map((r) => r.g.rows[0]?.clients ?? 1)).join('/');
+  const lines: string[] = [];
+  if (few.length > 0) {
+    const n = Math.max(...few.map(conns));
+    const ceiling = fixed((100 * n) / machineCpus!, 0);
+    lines.push(
+      `At the ${clientsText(few)}-client points the server used ${pctRange(few.map((r) => r.cpu!))} of this ` +
+        `machine's ${machineCpus} CPUs: ${n === 1 ? 'one connection is one server thread, which' : `${n} connections are ${n} server threads, which together`} ` +
+        `can use at most ${n === 1 ? 'one CPU' : `${n} CPUs`} (${ceiling}% of the host), so the CPU-bound line ` +
+        'could not be reached there whatever the class.',
+    );
+  }
+  if (rest.length > 0) {
+    const hosts = rest.map((r) => r.hostCpu).filter((h): h is number => h !== null);
+    const busy = hosts.length === rest.length && hosts.every((h) => h >= 90);
+    lines.push(
+      `${few.length > 0 ? `At the ${clientsText(rest)}-client points the` : 'The'} server used ` +
+        `${pctRange(rest.map((r) => r.cpu!))} of this machine's CPUs` +
+        (busy ? ` while the host was ${pctRange(hosts)} busy` : '') +
+        ': the clients ran on the same cores, so the server could not reach the CPU-bound line here, and a low ' +
+        'server CPU shows the CPUs were shared, not that the server had room to spare.',
+    );
+  }
+  return lines;
+}
+
+/** The AWS class's network limit from the price table, for the cell of a local run where none applies. */
+function localLimitCell(ctx: Context, instanceClass: string): string {
+  const aws = networkLimitGbps(ctx.prices, instanceClass);
+  return aws === null ? 'none here' : `none here (AWS: ${aws})`;
+}
+
+/**
+ * What the study asks and why a local run cannot answer it: every class is this machine's server on the same
+ * CPUs over loopback, so the classes' network limits are never met. What an AWS run would need to show.
+ */
+function localQuestionLines(ctx: Context, variants: readonly string[], cpus: number | null): string[] {
+  const classes = uniqueInOrder(ctx.groups.map((g) => g.instanceClass));
+  const limits = uniqueInOrder(classes.map((c) => networkLimitGbps(ctx.prices, c)));
+  const limit = limits.length === 1 && limits[0] !== null ? `"up to ${limits[0]} Gbps"` : 'network limit';
+  return [
+    `This run cannot test the study's question (does each class reach its ${limit}, its CPU the limit ` +
+      'at the small classes and the network at the large ones): the traffic is loopback with no class limit, ' +
+      `and every class ran on this machine's same ${cpus === null ? '' : `${cpus} `}CPUs, so the ` +
+      `${variants.length} variants are one server here. An AWS run answers it where a class's transmit nears ` +
+      'its limit with its server CPU well below 90%.',
+  ];
+}
+
+/**
+ * Locally the classes are one server: the spread of the transmit Gbps per client count, as the table
+ * shows them, is this machine's run-to-run noise, and says so after the gains.
+ */
+function spreadText(results: readonly { g: StepGroup; tx: number | null }[], digits: number): string {
+  if (uniqueInOrder(results.map((r) => r.g.variant)).length < 2) return '';
+  const counts = uniqueInOrder(results.map((r) => r.g.rows[0]?.clients ?? 1)).sort((a, b) => a - b);
+  const spans = counts.flatMap((n) => {
+    const txs = results.filter((r) => (r.g.rows[0]?.clients ?? 1) === n && r.tx !== null).map((r) => r.tx!);
+    if (txs.length < 2) return [];
+    return [`${n} client${n === 1 ? '' : 's'} ${fixed(Math.min(...txs), digits)}–${fixed(Math.max(...txs), digits)}`];
+  });
+  if (spans.length === 0) return '';
+  return (
+    ' The classes are one server here, so their differences are this machine’s noise, not the class ' +
+    `(transmit Gbps ${spans.join(', ')}).`
+  );
 }
