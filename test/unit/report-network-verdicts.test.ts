@@ -118,7 +118,8 @@ describe('S4 verdicts traceable to the shown columns', () => {
     expect(table(r).notes!.filter((n) => /^Receive Gbps left out: /.test(n))).toHaveLength(1);
     // The note says which figures add the receive side, and the transmit column is not one of them.
     const rx = table(r).notes!.find((n) => /^Receive Gbps left out: /.test(n))!;
-    expect(rx).toMatch(/The gain with more clients, the chart and the network-bound rule use transmit \+ receive/);
+    expect(rx).toMatch(/The chart and the network-bound rule use transmit \+ receive/);
+    expect(rx).toMatch(/the gain with more clients uses the transmit shown/);
     expect(rx).not.toMatch(/the Gbps figures are transmit \+ receive/);
     // The transmit column is the server's transmit alone (receive not added), as its header says.
     const data = planted(truth(0.6, 75, 70), 1);
@@ -132,6 +133,70 @@ describe('S4 verdicts traceable to the shown columns', () => {
     for (const row of rowsOf(r))
       expect(row['transmit Gbps']).toBe(txOf(row.variant!, row['workload (clients that ran)']!.split(' ')[0]!));
     expect(JSON.stringify(r.answer!.charts[0])).toContain('Gbps (transmit + receive)');
+  });
+
+  it('states each gain as the ratio of the Gbps cells shown, so a reader recomputes it', () => {
+    let checked = 0;
+    for (let seed = 1; seed <= 10; seed++) {
+      // Act
+      const rows = rowsOf(buildReport(planted(truth(0.6, 75, 70), seed), prices));
+      // Assert: the most-clients row of the variant against this one, from the cells, at the cell's rounding.
+      for (const row of rows.filter((x) => x['Gbps with more clients'] !== '-')) {
+        const most = rows.find((x) => x.variant === row.variant && x['Gbps with more clients'] === '-')!;
+        const ratio = Number.parseFloat(most['transmit Gbps']!) / Number.parseFloat(row['transmit Gbps']!);
+        expect(Number.parseFloat(row['Gbps with more clients']!)).toBe(Math.round((ratio - 1) * 100));
+        checked++;
+      }
+    }
+    expect(checked).toBe(40);
+  });
+
+  it('says first that a local run cannot test the class limits, its classes being one server', () => {
+    // Act
+    const r = buildReport(planted(truth(0.6, 75, 70), 1), prices);
+    const lines = r.answer!.lines;
+    const rows = rowsOf(r);
+    // Assert: the question, why it cannot be answered here, what an AWS run would need to show.
+    expect(lines[0]).toMatch(
+      /^This run cannot test the study's question \(does each class reach its "up to 12\.5 Gbps"/,
+    );
+    expect(lines[0]).toMatch(/loopback with no class limit/);
+    expect(lines[0]).toMatch(/the 4 variants are one server here/);
+    expect(lines[0]).toMatch(/transmit nears its limit with its server CPU well below 90%/);
+    expect(rows.every((x) => x['limit Gbps'] === 'none here (AWS: 12.5)')).toBe(true);
+    // The per-class gains come with the spread of the shown transmit cells per client count: noise here.
+    const gains = lines.find((l) => /clients against 1 moved/.test(l))!;
+    const span = (ran: string): string => {
+      const txs = rows.filter((x) => x['workload (clients that ran)']!.includes(ran)).map((x) => x['transmit Gbps']!);
+      const sorted = [...txs].sort((a, b) => Number(a) - Number(b));
+      return `${sorted[0]}–${sorted[sorted.length - 1]}`;
+    };
+    expect(gains).toContain(
+      `their differences are this machine’s noise, not the class (transmit Gbps 1 client ${span('(1 client)')}, ` +
+        `2 clients ${span('(2 clients ran')})`,
+    );
+  });
+
+  it('holds a one-connection point to one CPU, not to CPUs shared with its clients', () => {
+    // Act
+    const lines = buildReport(planted(truth(0.6, 75, 70), 1), prices).answer!.lines;
+    // Assert: the 1-client points' ceiling is one of the 2 CPUs; only the 2-client points are said shared.
+    const one = lines.find((l) => /^At the 1-client points/.test(l))!;
+    expect(one).toMatch(/one connection is one server thread, which can use at most one CPU \(50% of the host\)/);
+    for (const l of lines.filter((x) => /CPUs were shared/.test(x))) expect(l).toMatch(/^At the 2-client points/);
+  });
+
+  it('labels the latency rows with the clients that ran, as the throughput table does, and defines tN', () => {
+    // Act
+    const r = buildReport(planted(truth(0.6, 75, 70), 1), prices);
+    const lat = r.sections.find((x) => x.id === 'latency')!.tables[0]!;
+    // Assert
+    const steps = lat.rows.map((row) => row[1]!);
+    expect(steps.filter((x) => x.startsWith('scan-12-clients'))).toEqual(
+      Array(4).fill('scan-12-clients t1 (2 clients ran)'),
+    );
+    expect(steps.filter((x) => x.startsWith('scan-1-client'))).toEqual(Array(4).fill('scan-1-client t1'));
+    expect(lat.notes).toContain('tN: N sysbench threads a client (each thread one connection).');
   });
 
   it("adds up the host's CPU%: server + clients + other, each of this machine's CPUs, as the note says", () => {
