@@ -187,8 +187,12 @@ describe('S4 verdicts traceable to the shown columns', () => {
   });
 
   it('labels the latency rows with the clients that ran, as the throughput table does, and defines tN', () => {
+    // Arrange: the planted steps with a latency histogram's percentiles.
+    const data = planted(truth(0.6, 75, 70), 1);
+    const lats = { lat_p50_ms: 10, lat_p90_ms: 12, lat_p95_ms: 14, lat_p99_ms: 20, lat_p999_ms: 25, lat_max_ms: 30 };
+    const withLat = { ...data, steps: data.steps.map((x) => ({ ...x, ...lats })) };
     // Act
-    const r = buildReport(planted(truth(0.6, 75, 70), 1), prices);
+    const r = buildReport(withLat, prices);
     const lat = r.sections.find((x) => x.id === 'latency')!.tables[0]!;
     // Assert
     const steps = lat.rows.map((row) => row[1]!);
