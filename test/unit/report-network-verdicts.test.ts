@@ -163,7 +163,7 @@ describe('S4 verdicts traceable to the shown columns', () => {
     expect(lines[0]).toMatch(/loopback with no class limit/);
     expect(lines[0]).toMatch(/the 4 variants are one server here/);
     expect(lines[0]).toMatch(/transmit nears its limit with its server CPU well below 90%/);
-    expect(rows.every((x) => x['limit Gbps'] === 'none here (AWS: 12.5)')).toBe(true);
+    expect(rows.every((x) => x['AWS limit Gbps (none here)'] === '12.5')).toBe(true);
     // The per-class gains come with the spread of the shown transmit cells per client count: noise here.
     const gains = lines.find((l) => /clients against 1 moved/.test(l))!;
     const span = (ran: string): string => {

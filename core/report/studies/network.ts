@@ -219,7 +219,7 @@ export function networkSection(ctx: Context): ReportSection | null {
       r.tx !== null ? `${fixed(r.tx, txDigits)}${mark(partialNet)}` : '-',
       ...(showRx ? [r.rx !== null ? `${fixed(r.rx, rxDigits)}${mark(partialNet)}` : '-'] : []),
       gain !== null ? `${gain.gain >= 0 ? '+' : ''}${fixed(gain.gain * 100, 0)}% with ${gain.clients}` : '-',
-      r.limit !== null ? `${r.limit}` : local ? localLimitCell(ctx, g.instanceClass) : 'unknown',
+      r.limit !== null ? `${r.limit}` : local ? `${networkLimitGbps(ctx.prices, g.instanceClass) ?? '-'}` : 'unknown',
       r.cpu !== null ? `${fixed(r.cpu, 0)}${mark(partialCpu)}` : '-',
       r.clientCpu !== null ? fixed(r.clientCpu, 0) : '-',
       ...(local ? [hostCell(r)] : []),
@@ -372,7 +372,8 @@ export function networkSection(ctx: Context): ReportSection | null {
             'transmit Gbps',
             ...(showRx ? ['receive Gbps'] : []),
             'Gbps with more clients',
-            'limit Gbps',
+            // Locally the AWS class's limit, which no loopback point meets: the header says it applies there only.
+            local ? 'AWS limit Gbps (none here)' : 'limit Gbps',
             local ? 'server CPU% of the host' : 'server CPU% of its vCPUs',
             local ? `client CPU% of its ${oneThread ? 'core' : 'cores'}` : 'client CPU%',
             ...(local ? [cpus !== null ? 'host CPU% = server + clients + other' : 'host CPU%'] : []),
@@ -568,12 +569,6 @@ function localServerCpuLines(
     );
   }
   return lines;
-}
-
-/** The AWS class's network limit from the price table, for the cell of a local run where none applies. */
-function localLimitCell(ctx: Context, instanceClass: string): string {
-  const aws = networkLimitGbps(ctx.prices, instanceClass);
-  return aws === null ? 'none here' : `none here (AWS: ${aws})`;
 }
 
 /**
