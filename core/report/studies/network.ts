@@ -550,9 +550,13 @@ function localServerCpuLines(
   if (few.length > 0) {
     const n = Math.max(...few.map(conns));
     const ceiling = fixed((100 * n) / machineCpus!, 0);
+    const threads =
+      n === 1
+        ? 'one connection is one server thread, which'
+        : `${n} connections are ${n} server threads, which together`;
     lines.push(
       `At the ${clientsText(few)}-client points the server used ${pctRange(few.map((r) => r.cpu!))} of this ` +
-        `machine's ${machineCpus} CPUs: ${n === 1 ? 'one connection is one server thread, which' : `${n} connections are ${n} server threads, which together`} ` +
+        `machine's ${machineCpus} CPUs: ${threads} ` +
         `can use at most ${n === 1 ? 'one CPU' : `${n} CPUs`} (${ceiling}% of the host), so the CPU-bound line ` +
         'could not be reached there whatever the class.',
     );
