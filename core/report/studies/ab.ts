@@ -256,12 +256,12 @@ function farRepeats(variant: string, g: StepGroup): string | null {
   return `${variant}'s repeats ${list} QPS`;
 }
 
-/** "; r6g-a's repeats 8,982 and 21,517 QPS are far apart †" for a ratio either of whose sides has one. */
+/** ", r6g-a's repeats 8,982 and 21,517 QPS far apart †" for a ratio either of whose sides has one. */
 function farText(az: AbAz, r: AbRatio): string {
   const far = az.rows
     .filter((x) => x.step === r.step && (x.variant === r.variant || x.variant === r.baseline))
     .flatMap((x) => (x.far !== null ? [x.far] : []));
-  return far.length > 0 ? `; ${far.join(', ')} are far apart †` : '';
+  return far.length > 0 ? `, ${far.join(' and ')} far apart †` : '';
 }
 
 export function analyzeAb(ctx: Context): AbFindings | null {
@@ -731,7 +731,8 @@ export function abSection(f: AbFindings): ReportSection {
   const extra = [
     ...(bias !== null ? [bias] : []),
     ...(f.ranOneAtATime ? [
-          "--scale small ran one cell at a time, not a round's clusters at once as the experiment and the original study do",
+          "--scale small ran one cell at a time, not a round's clusters at once as the experiment and the " +
+            'original study do',
         ] : []),
   ];
   const besides =

@@ -312,7 +312,8 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
           const steps = f.ratios.filter((r) => r.az === az && r.variant === v.variant && r.workload === w);
           if (steps.length === 1) {
             const caveats = beyondCaveats(f, steps[0]!);
-            return `${w} ${claimText(steps[0]!.pricePerformance, true)}${caveats.length > 0 ? ` (but ${caveats.join('; ')})` : ''}`;
+            const but = caveats.length > 0 ? ` (but ${caveats.join('; ')})` : '';
+            return `${w} ${claimText(steps[0]!.pricePerformance, true)}${but}`;
           }
           const a = f.rows.find((r) => r.workload === w && r.variant === v.variant)?.perMoney ?? null;
           const b = f.rows.find((r) => r.workload === w && r.variant === base.variant)?.perMoney ?? null;
@@ -380,7 +381,13 @@ function pricePerformanceSentence(f: PriceFindings): string {
   // "r6g-a/r5-a is 89.5%", "r6g-a/r5-a and r6g-b/r5-b are each 89.5%", "... are 89.5% and 92.0%".
   const named = pairs.length === 1 ? pairs[0]! : `${pairs.slice(0, -1).join(', ')} and ${pairs[pairs.length - 1]}`;
   const is =
-    pairs.length === 1 ? 'is' : priceRatios.length === 1 ? 'are each' : priceRatios.length === pairs.length ? 'are' : 'span';
+    pairs.length === 1
+      ? 'is'
+      : priceRatios.length === 1
+        ? 'are each'
+        : priceRatios.length === pairs.length
+          ? 'are'
+          : 'span';
   return (
     `Price: per hour, ${named} ${is} ${priceRatios.join(priceRatios.length === 2 ? ' and ' : ', ')}${unconfirmed} ` +
     `at ${f.region} prices` +
