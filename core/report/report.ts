@@ -12,6 +12,7 @@ import { loadRun, type RunData } from './load';
 import type { AnswerPart, ChartBlock, Report, ReportSection, TableBlock } from './model';
 import { analyzeSections, makeContext, type ContextOptions } from './sections';
 import { LOCAL_EMULATION_WARNING, type ForwardingFindings } from './studies/forwarding';
+import { priceRegionDeviation, type PriceFindings } from './studies/price';
 
 interface PlanNoteRow {
   readonly level?: string;
@@ -119,6 +120,10 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
         ]
       : [];
   const analyzed = analyzeSections(ctx);
+  // A deviation from the study the experiment's text cannot state: which region's prices weigh the classes.
+  const priced = analyzed.find((a) => a.id === 'price')?.findings as PriceFindings | undefined;
+  const priceDeviation = priced !== undefined ? priceRegionDeviation(priced) : null;
+  if (priceDeviation !== null) meta.splice(2, 0, ['deviation (prices)', priceDeviation]);
   const sections = analyzed.map((a) => a.section);
   const forwarding = analyzed.find((a) => a.id === 'forwarding')?.findings as ForwardingFindings | undefined;
   const warnings = [...(forwarding?.localEmulation === true ? [LOCAL_EMULATION_WARNING] : []), ...hostWarnings(data)];

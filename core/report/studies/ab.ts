@@ -73,6 +73,8 @@ interface AbRow {
   readonly noise: string;
   readonly from: string;
   readonly clientBound: string;
+  /** "r6g-a's repeats 8,982 and 21,517 QPS": a repeat far from its siblings (farRepeats), else null. */
+  readonly far: string | null;
 }
 
 interface AbRatio {
@@ -119,6 +121,8 @@ export interface AbFindings {
   readonly pairOrder: readonly PairOrder[];
   /** The price section weighs these ratios against their price ratio (and its chart is the Answer's). */
   readonly priced: boolean;
+  /** The experiment runs a round's cells at once but this run ran them one at a time (--scale small). */
+  readonly ranOneAtATime: boolean;
 }
 
 /** Whether steps of two different cells ran at the same time, from the lake's step start and end times. */
@@ -219,6 +223,47 @@ function roundsText(r: PairedRatio): string {
   return n === null ? (r.roundLogRatios.every((x) => x === 0) ? 'no difference' : '> 1,000 rounds') : `${n} rounds`;
 }
 
+/** A repeat more than this factor above or below the median of its siblings is flagged where its ratio is quoted. */
+const FAR_FACTOR = 1.5;
+
+/** The rule behind the mark, said once under the Answer's ratio table. */
+const FAR_NOTE =
+  `†: a repeat more than ${FAR_FACTOR}× above or below the median of the same variant's other repeats of the ` +
+  'step (with 2 repeats: the two more than that apart). One run then drives the ratio and the repeats to resolve ' +
+  'it: read them with the per-repeat table.';
+
+/**
+ * "r6g-a's repeats 8,982 and 21,517 QPS" when a repeat of the step lies past FAR_FACTOR from the median
+ * of the others; null otherwise. Two repeats cannot say which one is off, so both are named.
+ */
+function farRepeats(variant: string, g: StepGroup): string | null {
+  const runs = g.ok
+    .flatMap((r) => (r.qps !== null && r.qps > 0 ? [{ repeat: r.repeat, qps: r.qps }] : []))
+    .sort((a, b) => a.repeat - b.repeat);
+  if (runs.length < 2) return null;
+  const median = (xs: readonly number[]): number => {
+    const s = [...xs].sort((a, b) => a - b);
+    const m = Math.floor(s.length / 2);
+    return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+  };
+  const far = runs.some((r) => {
+    const others = median(runs.filter((x) => x !== r).map((x) => x.qps));
+    return others > 0 && (r.qps / others > FAR_FACTOR || others / r.qps > FAR_FACTOR);
+  });
+  if (!far) return null;
+  const values = runs.map((r) => whole(r.qps));
+  const list = values.length === 2 ? values.join(' and ') : `${values.slice(0, -1).join(', ')} and ${values.at(-1)}`;
+  return `${variant}'s repeats ${list} QPS`;
+}
+
+/** ", r6g-a's repeats 8,982 and 21,517 QPS far apart †" for a ratio either of whose sides has one. */
+function farText(az: AbAz, r: AbRatio): string {
+  const far = az.rows
+    .filter((x) => x.step === r.step && (x.variant === r.variant || x.variant === r.baseline))
+    .flatMap((x) => (x.far !== null ? [x.far] : []));
+  return far.length > 0 ? `, ${far.join(' and ')} far apart †` : '';
+}
+
 export function analyzeAb(ctx: Context): AbFindings | null {
   if (ctx.variants.length < 2 || isNetworkStudy(ctx)) return null;
   const duet = runOrder(ctx).order === 'duet';
@@ -247,6 +292,7 @@ export function analyzeAb(ctx: Context): AbFindings | null {
           noise: noiseText(ctx, g),
           from: sourceLabel(g, e.tps),
           clientBound: clientBoundMark(ctx, g),
+          far: farRepeats(v.name, g),
         });
         if (base === undefined || v.name === baseline.name) continue;
         const b = {
@@ -343,6 +389,12 @@ export function analyzeAb(ctx: Context): AbFindings | null {
       }),
     ),
     priced: (analyzePrice(ctx)?.ratios.length ?? 0) > 0,
+    // --scale small stores maxConcurrency 1 (core/experiment/scale.ts), so the design's "at once" is read
+    // from the experiment's text.
+    ranOneAtATime:
+      /-small$/.test(ctx.data.run.spec_name) &&
+      /\bat once\b/.test(ctx.data.spec?.description ?? '') &&
+      !cellsOverlapped(ctx.data.steps),
     kind: 'ab',
     order: runOrder(ctx).order,
     orderSentence: orderSentence(ctx),
@@ -360,6 +412,11 @@ export function analyzeAb(ctx: Context): AbFindings | null {
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
+/** What the width column's unit and its cap mean, said under each table that shows it. */
+const WIDTH_NOTE =
+  'QPS CI width: the 95% interval\'s high end minus its low end, in percentage points (pts) of the baseline; ' +
+  '"> 990 pts" where an end lies past the printed range (<10% or >1,000%), so only that lower bound is known.';
+
 /** The interval's width in points; past the printed ends ("<10%–>1,000%") only a bound of it. */
 const widthText = (r: RatioFinding): string => {
   if (r.interval === null) return '-';
@@ -375,7 +432,7 @@ function abStepSentences(f: AbFindings): string[] {
       return (
         `${r.step}${where}: ${r.variant}/${r.baseline} QPS ${ratioText(r.qps)},` +
         ` ${verdictText(r.qps, true)}; p${f.latencyPercentile} ${ratioText(r.latency)},` +
-        ` ${verdictText(r.latency, false)}.`
+        ` ${verdictText(r.latency, false)}${farText(az, r)}.`
       );
     }),
   );
@@ -402,7 +459,7 @@ function unresolvedText(open: readonly AbRatio[], duet: boolean): string {
   const known = needs.filter((x): x is string => x !== null);
   return (
     `: ${runs} ${unit} cannot resolve ${open.length === 1 ? 'this' : 'these'}` +
-    (known.length > 0 ? `; ${known.join(', ')} would` : '')
+    (known.length > 0 ? `; resolving ${open.length === 1 ? 'it' : 'them'} would take ${known.join(', ')}` : '')
   );
 }
 
@@ -435,7 +492,7 @@ function abSentences(f: AbFindings): string[] {
             : '';
         return (
           `${r.step} ${whole(row?.qps.value ?? null)} vs ${whole(base?.qps.value ?? null)} ` +
-          `(${resolved ? ratioText(r.qps) : pct(r.qps.estimate, 1)}${latency})`
+          `(${resolved ? ratioText(r.qps) : pct(r.qps.estimate, 1)}${latency}${farText(az, r)})`
         );
       });
       const judged = ratios.filter((r) => r.qps.interval?.covers === 'run-to-run');
@@ -456,7 +513,7 @@ function abSentences(f: AbFindings): string[] {
                 (open.length > 0 ? '; the rest within it' : '')) +
             unresolvedText(open, f.order === 'duet') +
             (identical(f, variant, az.baseline) && open.length > 0
-              ? ' (they are the same server here, so what more repeats resolved would be this machine, not the class)'
+              ? '; they are the same server here, so what more repeats resolved would be this machine, not the class'
               : '');
       const latencyVerdict =
         slower.length > 0
@@ -585,6 +642,7 @@ export function abSection(f: AbFindings): ReportSection {
         'TPS CV (standard deviation over the mean): "runs" across the repeats, each a fresh server; "within" ' +
           'across one run’s per-interval TPS (batch means, up to 10), averaged over the repeats.',
         ...flatNote(az.rows),
+        WIDTH_NOTE,
         `Ratios are each variant over ${az.baseline}, with a 95% interval on the log scale; "within noise": ` +
           `the interval includes 100%.`,
         ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
@@ -620,7 +678,7 @@ export function abSection(f: AbFindings): ReportSection {
       ratioCell(r.tps, true),
       ratioCell(r.latency, false),
       widthText(r.qps),
-      r.toResolve ?? 'resolved',
+      (r.toResolve ?? 'resolved') + (farText(az, r) !== '' ? ' †' : ''),
       ...(ordered
         ? [pairOrderCell(f.pairOrder.find((o) => o.variant === r.variant && o.baseline === r.baseline))]
         : []),
@@ -670,11 +728,18 @@ export function abSection(f: AbFindings): ReportSection {
   // On different servers a difference that goes one way at every step is what a real one looks like;
   // on one server (locally, an A/A test) it can only be the order or drift.
   const bias = sameServer ? orderBiasText(f.repeatOrder) : null;
+  const extra = [
+    ...(bias !== null ? [bias] : []),
+    ...(f.ranOneAtATime ? [
+          "--scale small ran one cell at a time, not a round's clusters at once as the experiment and the " +
+            'original study do',
+        ] : []),
+  ];
   const besides =
     f.confounders !== null
-      ? confoundersSentence(f.confounders, bias !== null ? [bias] : [])
-      : bias !== null
-        ? `Besides the classes: ${bias}.`
+      ? confoundersSentence(f.confounders, extra)
+      : extra.length > 0
+        ? `Besides the classes: ${extra.join('; ')}.`
         : null;
   if (besides !== null) opening.push(besides);
   const params = parameterSentence(f.caveats);
@@ -725,6 +790,8 @@ export function abSection(f: AbFindings): ReportSection {
                       'of that ratio (delta method), so it is lopsided around the ratio; "within noise": it ' +
                       'includes 100%. Repeats to resolve: per side, for a difference of the observed ' +
                       'size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
+                  WIDTH_NOTE,
+                  ...(f.azs.some((az) => az.ratios.some((r) => farText(az, r) !== '')) ? [FAR_NOTE] : []),
                   ...(ordered
                     ? [
                         'Run order: which of the pair ran second in every round ("right after": with no other ' +

@@ -30,6 +30,7 @@ import {
 } from '../context';
 import { mean } from '../stats';
 import { analyzeRate } from './rate';
+import { analyzeLocalCaveats } from '../local-caveats';
 
 interface VariantPrice {
   readonly variant: string;
@@ -64,6 +65,10 @@ interface PricePerformance {
   readonly priceRatio: number;
   /** performance / price: its interval is the performance interval over the (exact) price ratio. */
   readonly pricePerformance: RatioFinding;
+  /** Repeats on the smaller side behind the interval; null without run-to-run samples. */
+  readonly runs: number | null;
+  /** Locally the same server on both sides (an A/A test): the true performance ratio is 100%. */
+  readonly identical: boolean;
 }
 
 interface RegionRatio {
@@ -80,6 +85,8 @@ export interface PriceFindings {
   readonly otherRegions: readonly string[];
   /** Each compared pair's price ratio in every region that prices both sides. */
   readonly regionRatios: readonly RegionRatio[];
+  /** Where each other region's prices come from (the price file's `source`), when it says. */
+  readonly regionSources: Readonly<Record<string, string>>;
   readonly pricesAsOf: string;
   readonly fallbackNote: string | null;
   readonly variants: readonly VariantPrice[];
@@ -172,6 +179,7 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
     }),
   );
   const ratios: PricePerformance[] = [];
+  const caveats = analyzeLocalCaveats(ctx);
   for (const az of uniqueInOrder(ctx.variants.map((v) => v.az))) {
     const inAz = ctx.variants.filter((v) => v.az === az);
     const baseline = inAz[0]!;
@@ -184,7 +192,8 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
       for (const g of priced.filter((x) => x.variant === v.name && !inSweep(ctx, x))) {
         const base = priced.find((x) => x.variant === baseline.name && comparableKey(x) === comparableKey(g));
         if (base === undefined) continue;
-        const perf = ratioOf(estimate(ctx, g, 'tps'), estimate(ctx, base, 'tps'));
+        const [ea, eb] = [estimate(ctx, g, 'tps'), estimate(ctx, base, 'tps')];
+        const perf = ratioOf(ea, eb);
         const over = (x: number | null): number | null => (x === null ? null : x / priceRatio);
         const pricePerformance: RatioFinding = {
           estimate: over(perf.estimate),
@@ -210,6 +219,11 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
           performance: perf,
           priceRatio,
           pricePerformance,
+          runs:
+            ea.source === 'repeats' && eb.source === 'repeats'
+              ? Math.min(ea.sample?.n ?? 0, eb.sample?.n ?? 0)
+              : null,
+          identical: caveats.local && caveats.sameServer.some((s) => s.includes(v.name) && s.includes(baseline.name)),
         });
       }
     }
@@ -220,6 +234,9 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
     region: lookup.region,
     otherRegions: Object.keys(ctx.prices.regions).filter((r) => r !== lookup.region),
     regionRatios: regionRatios(ctx, lookup.region, ratios),
+    regionSources: Object.fromEntries(
+      Object.entries(ctx.prices.regions).flatMap(([r, p]) => (p.source !== undefined ? [[r, p.source]] : [])),
+    ),
     pricesAsOf: pricesAsOfText(ctx.prices),
     fallbackNote: lookup.fallbackNote ?? null,
     variants,
@@ -299,6 +316,44 @@ function winnerSentence(f: PriceFindings, ctx: Context): string | null {
   );
 }
 
+/**
+ * What qualifies a price-performance verdict beyond the noise: a fixed run order, and locally the same
+ * server on both sides, where equal performance reads 100% over the price ratio and so a "better" can be
+ * the method seeing the price difference, not the class.
+ */
+function beyondCaveats(f: PriceFindings, r: PricePerformance): string[] {
+  if (r.pricePerformance.direction !== 'higher' && r.pricePerformance.direction !== 'lower') return [];
+  const out: string[] = [];
+  const order = f.pairOrder.find((o) => o.variant === r.variant && o.baseline === r.baseline);
+  const said = order !== undefined ? pairOrderText(order) : null;
+  if (said !== null) out.push(`${said}: an order effect is not ruled out`);
+  if (r.identical) {
+    const expected = 1 / r.priceRatio;
+    const holds =
+      r.pricePerformance.interval !== null &&
+      r.pricePerformance.interval.low <= expected &&
+      expected <= r.pricePerformance.interval.high;
+    out.push(
+      `${r.variant} and ${r.baseline} are the same server here, so equal performance reads ` +
+        `${pct(expected, 1)} (100% over the ${pct(r.priceRatio, 1)} price)` +
+        (holds ? ': this is the method seeing the price difference, not a class being better value' : ''),
+    );
+  }
+  return out;
+}
+
+/** Why the other steps of an A/A pair do not show the price difference: few repeats, little power. */
+function powerText(f: PriceFindings, beyond: readonly PricePerformance[]): string {
+  if (!beyond.some((r) => r.identical)) return '';
+  const rest = f.ratios.filter((r) => r.identical && !beyond.includes(r) && r.runs !== null);
+  if (rest.length === 0) return '';
+  const runs = Math.min(...rest.map((r) => r.runs!));
+  return (
+    `; the other ${rest.length} step${rest.length === 1 ? '' : 's'} of the same servers do not resolve it: ` +
+    `${runs} repeat${runs === 1 ? '' : 's'} a side leave little power`
+  );
+}
+
 /** "AZ a: r6g-a costs 89.5% of r5-a per hour; its transactions per USD are ..." per later variant of each AZ. */
 function priceSentences(f: PriceFindings, ctx: Context): string[] {
   const out: string[] = [];
@@ -314,7 +369,11 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
         .map((w) => {
           // A workload of one step: its price-performance finding, interval and verdict with it.
           const steps = f.ratios.filter((r) => r.az === az && r.variant === v.variant && r.workload === w);
-          if (steps.length === 1) return `${w} ${claimText(steps[0]!.pricePerformance, true)}`;
+          if (steps.length === 1) {
+            const caveats = beyondCaveats(f, steps[0]!);
+            const but = caveats.length > 0 ? ` (but ${caveats.join('; ')})` : '';
+            return `${w} ${claimText(steps[0]!.pricePerformance, true)}${but}`;
+          }
           const a = f.rows.find((r) => r.workload === w && r.variant === v.variant)?.perMoney ?? null;
           const b = f.rows.find((r) => r.workload === w && r.variant === base.variant)?.perMoney ?? null;
           if (a === null || b === null || b <= 0) return null;
@@ -371,18 +430,28 @@ function pricePerformanceSentence(f: PriceFindings): string {
       : `price-performance differs beyond the noise at ` +
         beyond
           .map((r) => {
-            // A verdict on a pair that always ran in the same order carries that order beside it.
-            const order = f.pairOrder.find((o) => o.variant === r.variant && o.baseline === r.baseline);
-            const said = order !== undefined ? pairOrderText(order) : null;
-            const caveat = said !== null ? `, but ${said}: an order effect is not ruled out` : '';
-            return `${r.step}${manyAzs ? ` in AZ ${r.az}` : ''} (${verdictText(r.pricePerformance, true)}${caveat})`;
+            const caveats = beyondCaveats(f, r);
+            const but = caveats.length > 0 ? `, but ${caveats.join('; ')}` : '';
+            return `${r.step}${manyAzs ? ` in AZ ${r.az}` : ''} (${verdictText(r.pricePerformance, true)}${but})`;
           })
-          .join(', ');
+          .join(', ') +
+        powerText(f, beyond);
   const unconfirmed = f.variants.some((v) => v.unconfirmed) ? ' (unconfirmed price)' : '';
+  // "r6g-a/r5-a is 89.5%", "r6g-a/r5-a and r6g-b/r5-b are each 89.5%", "... are 89.5% and 92.0%".
+  const named = pairs.length === 1 ? pairs[0]! : `${pairs.slice(0, -1).join(', ')} and ${pairs[pairs.length - 1]}`;
+  const is =
+    pairs.length === 1
+      ? 'is'
+      : priceRatios.length === 1
+        ? 'are each'
+        : priceRatios.length === pairs.length
+          ? 'are'
+          : 'span';
   return (
-    `Price: ${pairs.join(', ')} costs ${priceRatios.join(' / ')} per hour${unconfirmed} at ${f.region} prices` +
+    `Price: per hour, ${named} ${is} ${priceRatios.join(priceRatios.length === 2 ? ' and ' : ', ')}${unconfirmed} ` +
+    `at ${f.region} prices` +
     otherRegionsText(f) +
-    `; its performance ` +
+    `; ${pairs.length === 1 ? 'its' : 'their'} performance ` +
     `(TPS) is ${range} of the baseline's; ${verdict}.` +
     (f.local ? ' (Local run: the performance is this machine’s.)' : '')
   );
@@ -418,6 +487,26 @@ function otherRegionsText(f: PriceFindings): string {
     return ratios.length > 0 ? `at ${region} prices ${ratios.join(' / ')}` : `${region} does not price these classes`;
   });
   return ` (the experiment's region; ${there.join('; ')}: see the price ratio table)`;
+}
+
+/**
+ * For the Appendix: the prices the report weighs are the experiment region's; another region the price
+ * table holds (S1's author priced cn-northwest-1) gives another ratio, named with where its prices come from.
+ */
+export function priceRegionDeviation(f: PriceFindings): string | null {
+  const ratioIn = (region: string): string =>
+    uniqueInOrder(f.regionRatios.filter((r) => r.region === region).map((r) => pct(r.ratio, 1))).join(' / ');
+  const others = f.otherRegions
+    .filter((region) => ratioIn(region) !== '')
+    .map((region) => {
+      const source = f.regionSources[region]?.split('. ')[0]?.replace(/\.$/, '');
+      return `${region} prices${source !== undefined ? ` (${source})` : ''} give ${ratioIn(region)}`;
+    });
+  if (others.length === 0 || ratioIn(f.region) === '') return null;
+  return (
+    `prices are ${f.region}'s (the experiment's region): price ratio ${ratioIn(f.region)}; ` +
+    `${others.join('; ')} (the price ratio table shows each region).`
+  );
 }
 
 /** What the table's TPS is: a rate sweep's capacity, else the mean over the workload's steps. */
