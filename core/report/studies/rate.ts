@@ -524,10 +524,13 @@ function capacityText(e: Estimated): string {
 function resolvesCell(c: CapacityRatio, repeats: number): string {
   if (c.resolves === null) return '-';
   return (
-    `beyond ${fixed(c.resolves, 2)}x either way (${repeats} repeats); ` +
+    `beyond ${factorText(c.resolves)} either way (${repeats} repeats); ` +
     `${fixed(RESOLVE_TARGET * 100, 0)}% with ~${repeatsForText(c)} repeats`
   );
 }
+
+/** A factor as "2.04x"; past 10x (as ratioText's ">1,000%") "over 10x": no figure is known that far. */
+const factorText = (x: number | null): string => (x === null ? '-' : x > 10 ? 'over 10x' : `${fixed(x, 2)}x`);
 
 const repeatsForText = (c: CapacityRatio): string => (c.repeatsFor !== null ? whole(c.repeatsFor) : 'over 1,000');
 
@@ -555,7 +558,7 @@ function resolutionSentence(f: RateFindings): string | null {
     items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}` : items[0]!;
   return (
     `With ${ns.length === 1 ? ns[0]! : `${Math.min(...ns)} to ${Math.max(...ns)}`} repeats a variant the ` +
-    `capacity intervals resolve only a ratio beyond ${list(all.map((x) => `${x.who} ${fixed(x.c.resolves, 2)}x`))} ` +
+    `capacity intervals resolve only a ratio beyond ${list(all.map((x) => `${x.who} ${factorText(x.c.resolves)}`))} ` +
     `either way; about ${list(all.map((x) => `${repeatsForText(x.c)} (${x.who})`))} repeats a variant would ` +
     `resolve a ${fixed(RESOLVE_TARGET * 100, 0)}% difference.`
   );
