@@ -127,9 +127,9 @@ describe("S5's knee", () => {
 
     // Assert
     expect(answer).toContain(
-      "Knee: r6g, its 2 repeats disagree (run-to-run noise: the same server's knee fell on either side of an " +
-        'offered rate): repeat 1 between 9,000 and 15,000/s offered (0.9x and 1.5x its own unlimited-rate TPS), ' +
-        'repeat 2 between 5,000 and 9,000/s offered (0.5x and 0.9x its own unlimited-rate TPS).',
+      "Knee: r6g, its 2 repeats disagree (run-to-run noise; multiples of each one's own unlimited-rate TPS): " +
+        'repeat 1 between 9,000 and 15,000/s offered (0.9x and 1.5x), ' +
+        'repeat 2 between 5,000 and 9,000/s offered (0.5x and 0.9x).',
     );
     expect(answer).not.toMatch(/more repeats would tell/);
     expect(answer).not.toMatch(/between 5,000 and 15,000/);
@@ -190,11 +190,11 @@ describe("S5's knee", () => {
     const ratio = f.sweeps[0]!.capacityRatios[0]!;
     expect(ratio.resolves).toBeGreaterThan(2);
     expect(ratio.repeatsFor).toBeGreaterThan(2);
-    expect(rows.find((r) => r[1] === 'r6g/r5')![5]).toMatch(
-      new RegExp(`^beyond over 10x either way \\(2 repeats\\); 10% with ~${ratio.repeatsFor} repeats$`),
+    expect(rows.find((r) => r[1] === 'r6g/r5')![4]).toMatch(
+      new RegExp(`^resolves only past >10x either way \\(2 repeats\\); 10% with ~${ratio.repeatsFor} repeats$`),
     );
     expect(answer).toMatch(
-      new RegExp(`With 2 repeats a variant the capacity intervals resolve only a ratio beyond ins over 10x ` +
+      new RegExp(`With 2 repeats a variant the capacity intervals resolve only a ratio past ins >10x ` +
         `either way; about ${ratio.repeatsFor} \\(ins\\) repeats a variant would resolve a 10% difference\\.`),
     );
   });

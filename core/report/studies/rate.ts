@@ -401,8 +401,7 @@ function reasonText(reason: NonNullable<KneeResult['reason']>, v: RateVariant): 
 
 /** "0.5x and 0.9x" of a bracket offered as multiples of the unlimited-rate TPS; null for absolute rates. */
 function multiplesText(b: RepeatBracket): string | null {
-  if (b.kind === 'between')
-    return b.lowerX !== null && b.upperX !== null ? `${b.lowerX}x and ${b.upperX}x its own unlimited-rate TPS` : null;
+  if (b.kind === 'between') return b.lowerX !== null && b.upperX !== null ? `${b.lowerX}x and ${b.upperX}x` : null;
   if (b.kind === 'below') return b.lowestX !== null ? `${b.lowestX}x, the lowest rate` : 'the lowest rate';
   return b.highestX !== null ? `${b.highestX}x, the highest rate` : 'the highest rate';
 }
@@ -429,8 +428,8 @@ function bracketText(k: KneeBracket | null, inTable = false): string {
     return (
       (inTable
         ? 'repeats disagree: '
-        : `its ${k.each.length} repeats disagree (run-to-run noise: the same server's knee fell on either side ` +
-          `of an offered rate): `) +
+        : `its ${k.each.length} repeats disagree (run-to-run noise; multiples of each one's own unlimited-rate ` +
+          `TPS): `) +
       k.each.map((e) => `repeat ${e.repeat} ${repeatBracketText(e.bracket)}`).join(', ')
     );
   const b = k.bracket;
@@ -445,8 +444,8 @@ function bracketText(k: KneeBracket | null, inTable = false): string {
       `below ${whole(b.lowest)}/s offered (the lowest rate did not keep up${all !== null ? `, ${all}` : ''}): ` +
       'add lower rates'
     );
-  const x =
-    b.lowerX !== null && b.upperX !== null ? `${b.lowerX}x and ${b.upperX}x each repeat's own unlimited-rate TPS` : null;
+  const of = inTable ? '' : " each repeat's own unlimited-rate TPS";
+  const x = b.lowerX !== null && b.upperX !== null ? `${b.lowerX}x and ${b.upperX}x${of}` : null;
   const why = [x, all].filter((t): t is string => t !== null);
   return `between ${whole(b.lower)} and ${whole(b.upper)}/s offered${why.length > 0 ? ` (${why.join(', ')})` : ''}`;
 }
@@ -524,13 +523,13 @@ function capacityText(e: Estimated): string {
 function resolvesCell(c: CapacityRatio, repeats: number): string {
   if (c.resolves === null) return '-';
   return (
-    `beyond ${factorText(c.resolves)} either way (${repeats} repeats); ` +
+    `past ${factorText(c.resolves)} either way (${repeats} repeats); ` +
     `${fixed(RESOLVE_TARGET * 100, 0)}% with ~${repeatsForText(c)} repeats`
   );
 }
 
-/** A factor as "2.04x"; past 10x (as ratioText's ">1,000%") "over 10x": no figure is known that far. */
-const factorText = (x: number | null): string => (x === null ? '-' : x > 10 ? 'over 10x' : `${fixed(x, 2)}x`);
+/** A factor as "2.04x"; past 10x (as ratioText's ">1,000%") ">10x": no figure is known that far. */
+const factorText = (x: number | null): string => (x === null ? '-' : x > 10 ? '>10x' : `${fixed(x, 2)}x`);
 
 const repeatsForText = (c: CapacityRatio): string => (c.repeatsFor !== null ? whole(c.repeatsFor) : 'over 1,000');
 
@@ -558,7 +557,7 @@ function resolutionSentence(f: RateFindings): string | null {
     items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}` : items[0]!;
   return (
     `With ${ns.length === 1 ? ns[0]! : `${Math.min(...ns)} to ${Math.max(...ns)}`} repeats a variant the ` +
-    `capacity intervals resolve only a ratio beyond ${list(all.map((x) => `${x.who} ${factorText(x.c.resolves)}`))} ` +
+    `capacity intervals resolve only a ratio past ${list(all.map((x) => `${x.who} ${factorText(x.c.resolves)}`))} ` +
     `either way; about ${list(all.map((x) => `${repeatsForText(x.c)} (${x.who})`))} repeats a variant would ` +
     `resolve a ${fixed(RESOLVE_TARGET * 100, 0)}% difference.`
   );
@@ -744,21 +743,19 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       String(v.repeats.length),
       v.capacity.value === null ? '-' : capacityText(v.capacity),
       bracketText(v.bracket, true),
-      '-',
     ]),
     ...sw.capacityRatios.map((c) => [
       sw.label,
       `${c.variant}/${c.baseline}`,
       '-',
       ratioText(c.ratio) + (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ''),
-      '-',
-      resolvesCell(c, fewestRepeats(sw)),
+      c.resolves !== null ? `resolves only ${resolvesCell(c, fewestRepeats(sw))}` : '-',
     ]),
   ]);
   // The author's table: per sweep and instance type, the capacity and where the knee lies.
   const answerTable: TableBlock = {
     title: 'Capacity (transactions/s, 95% interval over the repeats), capacity ratio and knee',
-    head: ['sweep', 'variant or ratio', 'repeats', 'capacity/s or ratio (95% interval)', 'knee', 'ratio resolves'],
+    head: ['sweep', 'variant or ratio', 'repeats', 'capacity/s or ratio (95% interval)', 'knee, or what a ratio resolves'],
     rows: capacityRows,
     numeric: [2, 3],
     notes: [
@@ -768,10 +765,11 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         'the repeats’ capacities; "within noise": the interval includes 100%. Knee: one bracket when every ' +
         'repeat’s is the same (the same offered rates, or the same multiples of each repeat’s unlimited-rate ' +
         'TPS), from the lowest rate a repeat kept up with to the highest it did not; each repeat’s when they ' +
-        'disagree (per repeat: the knee table below). Ratio resolves: the smallest factor either way its ' +
-        'interval tells from 100% (the root of its high end over its low end), and about how many repeats a ' +
-        `variant would resolve a ${fixed(RESOLVE_TARGET * 100, 0)}% difference at these repeats' spread ` +
-        '(80% power). A capacity interval that falls below 0 is shown reaching 0: it bounds nothing from below.',
+        'disagree (per repeat: the knee table below)' +
+        (relative ? '; its multiples (0.5x ...) are of each repeat’s own unlimited-rate TPS' : '') +
+        '. Resolves: the smallest factor its interval tells from 100% (the root of high over low); the ' +
+        `repeats for ${fixed(RESOLVE_TARGET * 100, 0)}% at this spread, 80% power. An interval below 0 is shown ` +
+        'reaching 0.',
     ],
   };
   const tables: TableBlock[] = [
