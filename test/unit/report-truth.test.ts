@@ -452,7 +452,11 @@ describe('S5 on planted truths', () => {
       );
       const r5 = s5Knees(r).find((k) => k.variant === 'r5-2xl')!;
       if (r5.lower === 18000 && r5.upper === 30000) right++;
-      if (answerLines(r).some((l) => /A sweep of 4 rates cannot place a knee closer than the brackets above: .*add rates between/.test(l)))
+      if (
+        answerLines(r).some((l) =>
+          /A sweep of 4 rates cannot place a knee closer than the brackets above: .*add rates between/.test(l),
+        )
+      )
         saysCannot++;
     }
     // Assert

@@ -142,13 +142,7 @@ function overPrice(perf: RatioFinding, priceRatio: number): RatioFinding {
     estimate: perf.estimate === null ? null : perf.estimate / priceRatio,
     interval: i === null ? null : { ...i, low: i.low / priceRatio, high: i.high / priceRatio },
     direction:
-      i === null
-        ? 'unknown'
-        : i.low / priceRatio > 1
-          ? 'higher'
-          : i.high / priceRatio < 1
-            ? 'lower'
-            : 'within-noise',
+      i === null ? 'unknown' : i.low / priceRatio > 1 ? 'higher' : i.high / priceRatio < 1 ? 'lower' : 'within-noise',
   };
 }
 
@@ -235,7 +229,9 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
         const h = variants.find((x) => x.variant === c.variant)?.hourly ?? null;
         const hb = variants.find((x) => x.variant === c.baseline)?.hourly ?? null;
         if (h === null || hb === null || !(hb > 0) || !(h > 0)) return [];
-        return [{ workload: sw.workload, variant: c.variant, baseline: c.baseline, perMoney: overPrice(c.ratio, h / hb) }];
+        return [
+          { workload: sw.workload, variant: c.variant, baseline: c.baseline, perMoney: overPrice(c.ratio, h / hb) },
+        ];
       }),
     ),
     local: ctx.data.run.backend === 'local',
@@ -493,9 +489,7 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
             barChart(
               'price-tx-per-money',
               `Transactions per ${f.currency}` +
-                (f.sweptRatios.length > 0
-                  ? ' (below: each ratio, 95% interval, verdict)'
-                  : ''),
+                (f.sweptRatios.length > 0 ? ' (below: each ratio, 95% interval, verdict)' : ''),
               workloads.map((w) => sweptCategory(f, w)),
               f.variants.map((v) => ({
                 name: v.variant,

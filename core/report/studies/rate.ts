@@ -173,7 +173,12 @@ function ratedGroups(groups: readonly StepGroup[], variant: string): StepGroup[]
 function curveOf(points: readonly RatePoint[], repeat: number) {
   return points
     .filter((p) => p.repeat === repeat && p.status !== 'skipped')
-    .map((p) => ({ offered: p.offered, achieved: p.achieved, p99Ms: p.latencyMs, overloaded: p.status === 'overloaded' }));
+    .map((p) => ({
+      offered: p.offered,
+      achieved: p.achieved,
+      p99Ms: p.latencyMs,
+      overloaded: p.status === 'overloaded',
+    }));
 }
 
 /** Every repeat's curve of a variant. */
@@ -429,8 +434,7 @@ function bracketText(k: KneeBracket | null, inTable = false): string {
       (inTable
         ? 'repeats disagree: '
         : `its ${k.each.length} repeats disagree (run-to-run noise; multiples of each one's own unlimited-rate ` +
-          `TPS): `) +
-      k.each.map((e) => `repeat ${e.repeat} ${repeatBracketText(e.bracket)}`).join(', ')
+          `TPS): `) + k.each.map((e) => `repeat ${e.repeat} ${repeatBracketText(e.bracket)}`).join(', ')
     );
   const b = k.bracket;
   const all = k.repeats === 2 ? 'both repeats' : k.repeats > 2 ? `all ${k.repeats} repeats` : null;
@@ -588,7 +592,9 @@ function gridSentence(f: RateFindings): string | null {
 export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const styles = ctx?.styles;
   // The client column only when some repeat's client saturated: a column of dashes says nothing.
-  const anyClientBound = f.sweeps.some((sw) => sw.variants.some((v) => v.repeats.some((r) => r.clientBoundFrom !== null)));
+  const anyClientBound = f.sweeps.some((sw) =>
+    sw.variants.some((v) => v.repeats.some((r) => r.clientBoundFrom !== null)),
+  );
   const kneeRows: string[][] = [];
   const pointRows: string[][] = [];
   const charts = f.sweeps.flatMap((sw, i) => {
@@ -755,7 +761,13 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   // The author's table: per sweep and instance type, the capacity and where the knee lies.
   const answerTable: TableBlock = {
     title: 'Capacity (transactions/s, 95% interval over the repeats), capacity ratio and knee',
-    head: ['sweep', 'variant or ratio', 'repeats', 'capacity/s or ratio (95% interval)', 'knee, or what a ratio resolves'],
+    head: [
+      'sweep',
+      'variant or ratio',
+      'repeats',
+      'capacity/s or ratio (95% interval)',
+      'knee, or what a ratio resolves',
+    ],
     rows: capacityRows,
     numeric: [2, 3],
     notes: [
