@@ -469,7 +469,10 @@ export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
   const each = v.repeats.map((r) => {
     const who = n >= 2 ? `repeat ${r.repeat} ` : '';
     if (r.kneeOffered === null)
-      return `${who}did not keep up even at the lowest rate offered (${whole(r.saturatedAtOffered)}/s)`;
+      return (
+        `${who}did not keep up even at the lowest rate offered (${whole(r.saturatedAtOffered)}/s` +
+        (r.reason !== null ? `: ${reasonText(r.reason, v)})` : ')')
+      );
     if (r.saturatedAtOffered === null) return `${who}kept up with every rate offered, up to ${whole(r.kneeOffered)}/s`;
     return (
       `${who}kept up with ${whole(r.kneeOffered)}/s and not ${whole(r.saturatedAtOffered)}/s offered` +
