@@ -411,7 +411,9 @@ export function barChart(
         top: 45,
         bottom:
           bottomFor([...series.map((s) => s.name), ...(limits !== undefined ? [limits.name] : [])], CHART_WIDTH) +
-          (categories.length > 4 ? 30 : 0),
+          (categories.length > 4 ? 30 : 0) +
+          // A category of several lines (a workload and its ratio) pushes the legend down by a line each.
+          14 * (Math.max(...categories.map((c) => c.split('\n').length)) - 1),
         containLabel: false,
       },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },

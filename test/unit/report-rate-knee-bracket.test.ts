@@ -15,12 +15,13 @@ function sweepRepeat(
   repeat: number,
   cap: number,
   at: readonly (readonly [number, number, number, ('ok' | 'overloaded')?])[],
+  variant = 'r6g',
 ) {
   return [
-    stepResult({ variant: 'r6g', repeat, step_id: 'ins-t96', workload: 'ins', threads: 96, tps: cap }),
+    stepResult({ variant, repeat, step_id: 'ins-t96', workload: 'ins', threads: 96, tps: cap }),
     ...at.map(([x, achieved, p99, status]) =>
       stepResult({
-        variant: 'r6g',
+        variant,
         repeat,
         step_id: `ins-t96-c${x * 100}`,
         workload: 'ins',
@@ -68,9 +69,10 @@ describe("S5's knee", () => {
     // Assert
     // Over the repeats: the lowest rate one kept up with and the highest one did not keep up with (lower < upper).
     expect(answer).toMatch(
-      /Knee: r6g between 4,300 and 8,100\/s offered \(0\.5x and 0\.9x the unlimited-rate TPS, both repeats\)/,
+      /Knee: r6g between 4,300 and 8,100\/s offered \(0\.5x and 0\.9x each repeat's own unlimited-rate TPS, both /,
     );
-    expect(answer).toMatch(/A sweep of 3 rates .* cannot place a knee: .* add rates between them\./);
+    expect(answer).toMatch(/A sweep of 3 rates .* cannot place a knee closer than the brackets above: .* add rates/);
+    expect(answer).not.toMatch(/cannot place a knee:/);
     expect(answer).not.toMatch(/knee \(highest offered rate kept up with\) r6g 4,300–4,500\/s/);
   });
 
@@ -125,10 +127,11 @@ describe("S5's knee", () => {
 
     // Assert
     expect(answer).toContain(
-      'Knee: r6g, its 2 repeats disagree (more repeats would tell which holds): ' +
+      "Knee: r6g, its 2 repeats disagree (run-to-run noise; multiples of each one's own unlimited-rate TPS): " +
         'repeat 1 between 9,000 and 15,000/s offered (0.9x and 1.5x), ' +
         'repeat 2 between 5,000 and 9,000/s offered (0.5x and 0.9x).',
     );
+    expect(answer).not.toMatch(/more repeats would tell/);
     expect(answer).not.toMatch(/between 5,000 and 15,000/);
     expect(knee).toMatch(/^repeats disagree: repeat 1 between 9,000 and 15,000\/s .*repeat 2 between 5,000 and 9,000/);
   });
@@ -158,5 +161,61 @@ describe("S5's knee", () => {
       ['8,000', '8,000 (unlimited)'],
     ]);
     expect(table.notes!.join(' ')).toMatch(/its rates \(0\.5x \.\.\.\) are multiples of it/);
+  });
+
+  it('shows a capacity interval that falls below 0 as reaching 0, and says what 2 repeats can resolve', () => {
+    // Arrange: r6g's two repeats reach 10,000 and 2,000/s (their interval falls far below 0); r5's 6,000 and 6,200.
+    const curve = (cap: number) =>
+      [
+        [0.5, cap * 0.5, 5],
+        [0.9, cap * 0.9, 6],
+        [1.5, cap * 0.95, 900, 'overloaded'],
+      ] as const;
+    const steps = [
+      ...sweepRepeat(1, 6000, curve(6000), 'r5'),
+      ...sweepRepeat(2, 6200, curve(6200), 'r5'),
+      ...sweepRepeat(1, 10000, curve(10000)),
+      ...sweepRepeat(2, 2000, curve(2000)),
+    ];
+
+    // Act
+    const f = analyzeRate(makeContext(runData(steps), prices))!;
+    const section = rateSection(f);
+    const answer = section.answer!.lines.join('\n');
+    const rows = section.answer!.tables[0]!.rows;
+
+    // Assert: no "(0–…)" that reads like a measured low end; the resolution is said, with the repeats it needs.
+    expect(rows.find((r) => r[1] === 'r6g')![3]).toMatch(/^6,000 \(reaches 0; up to [\d,]+\)$/);
+    expect(rows.find((r) => r[1] === 'r5')![3]).toMatch(/^6,100 \([\d,]+–[\d,]+\)$/);
+    const ratio = f.sweeps[0]!.capacityRatios[0]!;
+    expect(ratio.resolves).toBeGreaterThan(2);
+    expect(ratio.repeatsFor).toBeGreaterThan(2);
+    expect(rows.find((r) => r[1] === 'r6g/r5')![4]).toMatch(
+      new RegExp(`^resolves only past >10x either way \\(2 repeats\\); 10% with ~${ratio.repeatsFor} repeats$`),
+    );
+    expect(answer).toMatch(
+      new RegExp(
+        `With 2 repeats a variant the capacity intervals resolve only a ratio past ins >10x ` +
+          `either way; about ${ratio.repeatsFor} \\(ins\\) repeats a variant would resolve a 10% difference\\.`,
+      ),
+    );
+  });
+
+  it('leaves out the client column when no client saturated', () => {
+    // Arrange: no step has a saturated client.
+    const steps = [1, 2].flatMap((repeat) =>
+      sweepRepeat(repeat, 10000, [
+        [0.5, 5000, 5],
+        [0.9, 9000, 6],
+      ]),
+    );
+
+    // Act
+    const section = rateSection(analyzeRate(makeContext(runData(steps), prices))!);
+
+    // Assert
+    const kneeTable = section.tables.find((t) => t.title.startsWith('Knee'))!;
+    expect(kneeTable.head).not.toContain('client saturated at');
+    expect(kneeTable.rows.every((r) => r.length === kneeTable.head.length)).toBe(true);
   });
 });

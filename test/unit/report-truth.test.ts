@@ -538,7 +538,11 @@ describe('S5 on planted truths', () => {
       );
       const r5 = s5Knees(r).find((k) => k.variant === 'r5-2xl')!;
       if (r5.lower === 18000 && r5.upper === 30000) right++;
-      if (answerLines(r).some((l) => /A sweep of 4 rates cannot place a knee: .*add rates between them/.test(l)))
+      if (
+        answerLines(r).some((l) =>
+          /A sweep of 4 rates cannot place a knee closer than the brackets above: .*add rates between/.test(l),
+        )
+      )
         saysCannot++;
     }
     // Assert
@@ -581,6 +585,36 @@ describe('S5 on planted truths', () => {
     }
     // Assert
     expect(disagree).toBe(0);
+    expect(right).toBe(2 * n);
+  });
+
+  it('two variants with the same curve, only their low-load p99 apart: one p99 limit, the same knee for both', () => {
+    // Arrange: one capacity (20,000/s) and one latency curve, 15 ms up to it and 400 ms past it, except at the
+    // lowest rate: r5 drew 3 ms there, r6g 9 ms. Against its own low-load p99 r5's limit was 10 ms (the floor,
+    // so 15 ms "saturated" it at 8,000/s) and r6g's 27 ms: identical servers, different knees.
+    const rates = [2000, 8000, 16000, 24000, 32000, 48000, 64000];
+    const curve: Truth = (cell, step) => {
+      const offered = step.rate * step.clients;
+      const low = offered === rates[0] ? (cell.variant.name.startsWith('r5') ? 3 : 9) : 15;
+      return { tps: 20000, latPctMs: offered > 0 && offered < 20000 ? low : 400 };
+    };
+    const n = 4;
+    let right = 0;
+    for (let seed = 1; seed <= n; seed++) {
+      // Act
+      const r = buildReport(
+        plantedRunData(S5, curve, {
+          seed,
+          runId: `s5-limit-${seed}`,
+          noise: quiet,
+          scale: 'full',
+          spec: { ...s5With(rates), repeats: 2 },
+        }),
+        prices,
+      );
+      for (const k of s5Knees(r)) if (!k.disagree && k.lower === 16000 && k.upper === 24000) right++;
+    }
+    // Assert
     expect(right).toBe(2 * n);
   });
 });

@@ -94,6 +94,16 @@ export interface PriceFindings {
   readonly ratios: readonly PricePerformance[];
   /** Workloads priced at a rate sweep's capacity. */
   readonly sweptAtRates: readonly string[];
+  /**
+   * Per swept workload and compared pair, transactions per unit of money as a ratio: the capacity ratio over
+   * the repeats (rate sweep section) divided by the exact price ratio, with its interval and verdict.
+   */
+  readonly sweptRatios: readonly {
+    readonly workload: string;
+    readonly variant: string;
+    readonly baseline: string;
+    readonly perMoney: RatioFinding;
+  }[];
   readonly local: boolean;
   /** Per compared pair, whether its cells ran in the same order in every round (ab-confounders.ts). */
   readonly pairOrder: readonly PairOrder[];
@@ -138,6 +148,17 @@ function regionRatios(ctx: Context, region: string, ratios: readonly PricePerfor
       return [{ region: name, pair: `${a}/${b}`, ratio: ha / hb }];
     });
   });
+}
+
+/** A performance ratio per unit of money: the ratio and its interval over the (exact) price ratio. */
+function overPrice(perf: RatioFinding, priceRatio: number): RatioFinding {
+  const i = perf.interval;
+  return {
+    estimate: perf.estimate === null ? null : perf.estimate / priceRatio,
+    interval: i === null ? null : { ...i, low: i.low / priceRatio, high: i.high / priceRatio },
+    direction:
+      i === null ? 'unknown' : i.low / priceRatio > 1 ? 'higher' : i.high / priceRatio < 1 ? 'lower' : 'within-noise',
+  };
 }
 
 export function analyzePrice(ctx: Context): PriceFindings | null {
@@ -194,22 +215,7 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
         if (base === undefined) continue;
         const [ea, eb] = [estimate(ctx, g, 'tps'), estimate(ctx, base, 'tps')];
         const perf = ratioOf(ea, eb);
-        const over = (x: number | null): number | null => (x === null ? null : x / priceRatio);
-        const pricePerformance: RatioFinding = {
-          estimate: over(perf.estimate),
-          interval:
-            perf.interval === null
-              ? null
-              : { ...perf.interval, low: perf.interval.low / priceRatio, high: perf.interval.high / priceRatio },
-          direction:
-            perf.interval === null
-              ? 'unknown'
-              : perf.interval.low / priceRatio > 1
-                ? 'higher'
-                : perf.interval.high / priceRatio < 1
-                  ? 'lower'
-                  : 'within-noise',
-        };
+        const pricePerformance = overPrice(perf, priceRatio);
         ratios.push({
           az,
           step: stepLabel(g),
@@ -243,6 +249,16 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
     rows,
     ratios,
     sweptAtRates: [...sweptAtRates],
+    sweptRatios: (rate?.sweeps ?? []).flatMap((sw) =>
+      sw.capacityRatios.flatMap((c) => {
+        const h = variants.find((x) => x.variant === c.variant)?.hourly ?? null;
+        const hb = variants.find((x) => x.variant === c.baseline)?.hourly ?? null;
+        if (h === null || hb === null || !(hb > 0) || !(h > 0)) return [];
+        return [
+          { workload: sw.workload, variant: c.variant, baseline: c.baseline, perMoney: overPrice(c.ratio, h / hb) },
+        ];
+      }),
+    ),
     local: ctx.data.run.backend === 'local',
     pairOrder: analyzePairOrder(
       ctx,
@@ -533,6 +549,25 @@ function regionRatioTable(f: PriceFindings): TableBlock {
   };
 }
 
+/**
+ * A bar chart's category: the workload, and for a rate sweep each pair's transactions per unit of money as
+ * a ratio with its interval and verdict, so that no bar reads as a difference the repeats cannot tell.
+ */
+function sweptCategory(f: PriceFindings, workload: string): string {
+  const pairs = f.sweptRatios.filter((r) => r.workload === workload);
+  if (pairs.length === 0) return workload;
+  // One line each for the ratio, its interval and its verdict: three bars' labels side by side must not overlap.
+  const each = pairs.map((r) => {
+    const [estimate, interval] = ratioText(r.perMoney).split(' (');
+    return [
+      `${r.variant}/${r.baseline} ${estimate!}`,
+      ...(interval !== undefined ? [`(${interval}`] : []),
+      verdictText(r.perMoney, true),
+    ].join('\n');
+  });
+  return `${workload}\n${each.join('\n')}`;
+}
+
 export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
   const workloads = uniqueInOrder(f.rows.map((r) => r.workload));
   const rows = f.rows.map((r) => {
@@ -604,8 +639,9 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
         ? [
             barChart(
               'price-tx-per-money',
-              `Transactions per ${f.currency}`,
-              workloads,
+              `Transactions per ${f.currency}` +
+                (f.sweptRatios.length > 0 ? ' (below: each ratio, 95% interval, verdict)' : ''),
+              workloads.map((w) => sweptCategory(f, w)),
               f.variants.map((v) => ({
                 name: v.variant,
                 values: workloads.map(

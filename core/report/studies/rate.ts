@@ -26,7 +26,7 @@ import {
   type Estimated,
   type RatioFinding,
 } from '../findings';
-import { mean, meanCi, summarize, welchRatioCi } from '../stats';
+import { mean, meanCi, repeatsToResolve, summarize, welchRatioCi } from '../stats';
 import { rateSweepKeys, sweepKeyOf, uniqueInOrder, type Context, type StepGroup } from '../context';
 import { analyzeLocalCaveats, scopeSentence } from '../local-caveats';
 
@@ -126,8 +126,15 @@ interface RateSweep {
     readonly variant: string;
     readonly baseline: string;
     readonly ratio: RatioFinding;
+    /** The smallest factor (either way) the interval can tell from 1: the root of its high / low; null without. */
+    readonly resolves: number | null;
+    /** Repeats a variant that would resolve a RESOLVE_TARGET difference at these repeats' noise; null unknown. */
+    readonly repeatsFor: number | null;
   }[];
 }
+
+/** The difference the report says how many repeats would resolve (10%). */
+const RESOLVE_TARGET = 0.1;
 
 export interface RateFindings {
   readonly kind: 'rate-sweep';
@@ -157,11 +164,30 @@ function statusOf(r: StepResult): RatePoint['status'] {
         : 'failed';
 }
 
-function analyzeVariant(groups: readonly StepGroup[], variant: string, instanceClass: string): RateVariant | null {
-  const rated = groups.filter((g) => g.variant === variant && (g.rate > 0 || g.rateOfCapacity !== null));
-  if (rated.length === 0) return null;
-  const unlimited = groups.filter((g) => g.variant === variant && g.rate === 0 && g.rateOfCapacity === null);
-  const points: RatePoint[] = rated
+/** A variant's rate steps (offered a rate, absolute or relative to its capacity). */
+function ratedGroups(groups: readonly StepGroup[], variant: string): StepGroup[] {
+  return groups.filter((g) => g.variant === variant && (g.rate > 0 || g.rateOfCapacity !== null));
+}
+
+/** One repeat's curve as the knee rule reads it; skipped points were never offered and take no part. */
+function curveOf(points: readonly RatePoint[], repeat: number) {
+  return points
+    .filter((p) => p.repeat === repeat && p.status !== 'skipped')
+    .map((p) => ({
+      offered: p.offered,
+      achieved: p.achieved,
+      p99Ms: p.latencyMs,
+      overloaded: p.status === 'overloaded',
+    }));
+}
+
+/** Every repeat's curve of a variant. */
+function curvesOf(points: readonly RatePoint[]) {
+  return uniqueInOrder(points.map((p) => p.repeat)).map((repeat) => curveOf(points, repeat));
+}
+
+function pointsOf(rated: readonly StepGroup[]): RatePoint[] {
+  return rated
     .flatMap((g) =>
       g.rows.map((r) => ({
         repeat: r.repeat,
@@ -174,23 +200,30 @@ function analyzeVariant(groups: readonly StepGroup[], variant: string, instanceC
       })),
     )
     .sort((a, b) => a.offered - b.offered || a.repeat - b.repeat);
+}
+
+/**
+ * @param sweepP99Ms the p99 at low load over every variant's repeats of the sweep (analyzeRate): one latency
+ *   limit for all the variants compared, so that identical servers get the same verdict from the rule.
+ */
+function analyzeVariant(
+  groups: readonly StepGroup[],
+  variant: string,
+  instanceClass: string,
+  sweepP99Ms: number | null,
+): RateVariant | null {
+  const rated = ratedGroups(groups, variant);
+  if (rated.length === 0) return null;
+  const unlimited = groups.filter((g) => g.variant === variant && g.rate === 0 && g.rateOfCapacity === null);
+  const points = pointsOf(rated);
   const repeatIds = uniqueInOrder(points.map((p) => p.repeat)).sort((a, b) => a - b);
-  // Skipped points were never offered: they take no part in the knee.
-  const curveOf = (repeat: number) =>
-    points
-      .filter((p) => p.repeat === repeat && p.status !== 'skipped')
-      .map((p) => ({
-        offered: p.offered,
-        achieved: p.achieved,
-        p99Ms: p.latencyMs,
-        overloaded: p.status === 'overloaded',
-      }));
-  // One reference for every repeat: the same curve then gets the same verdict in each (core/report/knee.ts).
-  const reference = pooledReference(repeatIds.map(curveOf));
+  // One reference for every repeat (core/report/knee.ts): the variant's own low-load efficiency (a lag is
+  // its own), the sweep's low-load p99 (one limit for every variant).
+  const reference = { ...pooledReference(curvesOf(points)), p99Ms: sweepP99Ms };
   let latencyLimitMs: number | null = null;
   const repeats: RepeatKnee[] = repeatIds.map((repeat) => {
     const own = points.filter((p) => p.repeat === repeat && p.status !== 'skipped');
-    const knee = findKnee(curveOf(repeat), { reference });
+    const knee = findKnee(curveOf(points, repeat), { reference });
     latencyLimitMs ??= knee.latencyLimitMs;
     const probe = unlimited
       .flatMap((g) => g.ok.filter((r) => r.repeat === repeat && r.tps !== null))
@@ -296,8 +329,12 @@ export function analyzeRate(ctx: Context): RateFindings | null {
   if (found.length === 0) return null;
   const sweeps = found.map(({ label, groups }): RateSweep => {
     const first = groups[0]!;
+    // The median over every variant's repeats of the p99 at their lowest rate: one limit per workload.
+    const sweepP99Ms = pooledReference(
+      ctx.variants.flatMap((v) => curvesOf(pointsOf(ratedGroups(groups, v.name)))),
+    ).p99Ms;
     const variants = ctx.variants
-      .map((v) => analyzeVariant(groups, v.name, v.instanceClass))
+      .map((v) => analyzeVariant(groups, v.name, v.instanceClass, sweepP99Ms))
       .filter((v): v is RateVariant => v !== null);
     const capsOf = (v: RateVariant): number[] =>
       v.repeats.map((r) => r.capacity).filter((c): c is number => c !== null);
@@ -308,9 +345,25 @@ export function analyzeRate(ctx: Context): RateFindings | null {
       baseline === undefined
         ? []
         : variants.slice(1).map((v) => {
-            const ci = welchRatioCi(summarize(capsOf(v)), summarize(capsOf(baseline)));
+            const [a, b] = [summarize(capsOf(v)), summarize(capsOf(baseline))];
+            const ci = welchRatioCi(a, b);
             // With fewer than two repeats a side the interval is NaN: ratioFinding says "unknown".
-            return { variant: v.variant, baseline: baseline.variant, ratio: ratioFinding(ci, 'run-to-run') };
+            const ratio = ratioFinding(ci, 'run-to-run');
+            const i = ratio.interval;
+            // A difference of RESOLVE_TARGET at each side's observed spread (coefficient of variation).
+            const cv = (x: typeof a) => (x.mean > 0 ? x.sd / x.mean : NaN);
+            const k = 1 + RESOLVE_TARGET;
+            const repeatsFor =
+              a.n >= 2 && b.n >= 2
+                ? repeatsToResolve({ n: a.n, mean: k, sd: k * cv(a) }, { n: b.n, mean: 1, sd: cv(b) })
+                : null;
+            return {
+              variant: v.variant,
+              baseline: baseline.variant,
+              ratio,
+              resolves: i !== null && i.low > 0 ? Math.sqrt(i.high / i.low) : null,
+              repeatsFor,
+            };
           });
     return {
       label,
@@ -380,8 +433,8 @@ function bracketText(k: KneeBracket | null, inTable = false): string {
     return (
       (inTable
         ? 'repeats disagree: '
-        : `its ${k.each.length} repeats disagree (more repeats would tell which holds): `) +
-      k.each.map((e) => `repeat ${e.repeat} ${repeatBracketText(e.bracket)}`).join(', ')
+        : `its ${k.each.length} repeats disagree (run-to-run noise; multiples of each one's own unlimited-rate ` +
+          `TPS): `) + k.each.map((e) => `repeat ${e.repeat} ${repeatBracketText(e.bracket)}`).join(', ')
     );
   const b = k.bracket;
   const all = k.repeats === 2 ? 'both repeats' : k.repeats > 2 ? `all ${k.repeats} repeats` : null;
@@ -395,7 +448,8 @@ function bracketText(k: KneeBracket | null, inTable = false): string {
       `below ${whole(b.lowest)}/s offered (the lowest rate did not keep up${all !== null ? `, ${all}` : ''}): ` +
       'add lower rates'
     );
-  const x = b.lowerX !== null && b.upperX !== null ? `${b.lowerX}x and ${b.upperX}x the unlimited-rate TPS` : null;
+  const of = inTable ? '' : " each repeat's own unlimited-rate TPS";
+  const x = b.lowerX !== null && b.upperX !== null ? `${b.lowerX}x and ${b.upperX}x${of}` : null;
   const why = [x, all].filter((t): t is string => t !== null);
   return `between ${whole(b.lower)} and ${whole(b.upper)}/s offered${why.length > 0 ? ` (${why.join(', ')})` : ''}`;
 }
@@ -415,7 +469,10 @@ export function rateVariantSentence(sweep: RateSweep, v: RateVariant): string {
   const each = v.repeats.map((r) => {
     const who = n >= 2 ? `repeat ${r.repeat} ` : '';
     if (r.kneeOffered === null)
-      return `${who}did not keep up even at the lowest rate offered (${whole(r.saturatedAtOffered)}/s)`;
+      return (
+        `${who}did not keep up even at the lowest rate offered (${whole(r.saturatedAtOffered)}/s` +
+        (r.reason !== null ? `: ${reasonText(r.reason, v)})` : ')')
+      );
     if (r.saturatedAtOffered === null) return `${who}kept up with every rate offered, up to ${whole(r.kneeOffered)}/s`;
     return (
       `${who}kept up with ${whole(r.kneeOffered)}/s and not ${whole(r.saturatedAtOffered)}/s offered` +
@@ -457,6 +514,62 @@ function rateSweepSentence(sweep: RateSweep): string {
   );
 }
 
+type CapacityRatio = RateSweep['capacityRatios'][number];
+
+/**
+ * A capacity with its interval; an interval whose low end falls below 0 (two repeats far apart) is shown
+ * reaching 0, not cut silently: no rate is negative, and such an interval bounds nothing from below.
+ */
+function capacityText(e: Estimated): string {
+  if (e.value === null || e.interval === null || e.interval.low > 0) return rangeText(e);
+  const d = Math.abs(e.value) >= 100 ? 0 : 2;
+  return `${fixed(e.value, d)} (reaches 0; up to ${fixed(e.interval.high, d)})`;
+}
+
+/** "beyond 2.04x either way (2 repeats); 10% with ~21 repeats": what a ratio's repeats can tell. */
+function resolvesCell(c: CapacityRatio, repeats: number): string {
+  if (c.resolves === null) return '-';
+  return (
+    `past ${factorText(c.resolves)} either way (${repeats} repeats); ` +
+    `${fixed(RESOLVE_TARGET * 100, 0)}% with ~${repeatsForText(c)} repeats`
+  );
+}
+
+/** A factor as "2.04x"; past 10x (as ratioText's ">1,000%") ">10x": no figure is known that far. */
+const factorText = (x: number | null): string => (x === null ? '-' : x > 10 ? '>10x' : `${fixed(x, 2)}x`);
+
+const repeatsForText = (c: CapacityRatio): string => (c.repeatsFor !== null ? whole(c.repeatsFor) : 'over 1,000');
+
+/** The fewest repeats of a sweep's variants: what its capacity ratios rest on. */
+const fewestRepeats = (sw: RateSweep): number => Math.min(...sw.variants.map((v) => v.repeats.length));
+
+/**
+ * What the capacity ratios' repeats can resolve, once: the smallest factor each interval tells from 100%,
+ * and about how many repeats a variant would resolve a RESOLVE_TARGET difference. A few repeats far apart
+ * resolve only a large difference: "within noise" then says little.
+ */
+function resolutionSentence(f: RateFindings): string | null {
+  const all = f.sweeps.flatMap((sw) =>
+    sw.capacityRatios
+      .filter((c) => c.resolves !== null)
+      .map((c) => ({
+        c,
+        n: fewestRepeats(sw),
+        who: sw.capacityRatios.length > 1 ? `${sw.workload} ${c.variant}/${c.baseline}` : sw.workload,
+      })),
+  );
+  if (all.length === 0) return null;
+  const ns = uniqueInOrder(all.map((x) => x.n));
+  const list = (items: string[]): string =>
+    items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}` : items[0]!;
+  return (
+    `With ${ns.length === 1 ? ns[0]! : `${Math.min(...ns)} to ${Math.max(...ns)}`} repeats a variant the ` +
+    `capacity intervals resolve only a ratio past ${list(all.map((x) => `${x.who} ${factorText(x.c.resolves)}`))} ` +
+    `either way; about ${list(all.map((x) => `${repeatsForText(x.c)} (${x.who})`))} repeats a variant would ` +
+    `resolve a ${fixed(RESOLVE_TARGET * 100, 0)}% difference.`
+  );
+}
+
 /**
  * What the grid of rates can say: a knee bracketed by rates further apart than COARSE_BRACKET is not
  * placed, and the Answer says so once (a local rehearsal offers four multiples of its capacity).
@@ -473,14 +586,18 @@ function gridSentence(f: RateFindings): string | null {
     multiples.length > 0 ? ` (${multiples.map((x) => `${x}x`).join(', ')} each repeat's unlimited-rate TPS)` : '';
   const apart = `more than ${fixed((COARSE_BRACKET - 1) * 100, 0)}% apart`;
   return coarse.length === all.length
-    ? `A sweep of ${grid} rates${which} cannot place a knee: each knee above lies between two offered rates ` +
-        `${apart}; add rates between them.`
+    ? `A sweep of ${grid} rates${which} cannot place a knee closer than the brackets above: each lies between ` +
+        `two offered rates ${apart}; add rates between them.`
     : `${coarse.length} of ${all.length} knees lie between two offered rates ${apart}, which a sweep of ${grid} ` +
         `rates${which} cannot narrow: add rates between them.`;
 }
 
 export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const styles = ctx?.styles;
+  // The client column only when some repeat's client saturated: a column of dashes says nothing.
+  const anyClientBound = f.sweeps.some((sw) =>
+    sw.variants.some((v) => v.repeats.some((r) => r.clientBoundFrom !== null)),
+  );
   const kneeRows: string[][] = [];
   const pointRows: string[][] = [];
   const charts = f.sweeps.flatMap((sw, i) => {
@@ -506,7 +623,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
           r.capacity !== null
             ? `${whole(r.capacity)} (${r.capacityFrom === 'unlimited-rate step' ? 'unlimited' : 'max'})`
             : '-',
-          r.clientBoundFrom !== null ? whole(r.clientBoundFrom) : '-',
+          ...(anyClientBound ? [r.clientBoundFrom !== null ? whole(r.clientBoundFrom) : '-'] : []),
         ]);
       }
       for (const p of v.points) {
@@ -597,6 +714,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   });
   const lines = f.sweeps.flatMap((sw) => sw.variants.map((v) => rateVariantSentence(sw, v)));
   const grid = gridSentence(f);
+  const resolution = resolutionSentence(f);
   const variants = uniqueInOrder(f.sweeps.flatMap((sw) => sw.variants.map((v) => v.variant)));
   const classes = uniqueInOrder(f.sweeps.flatMap((sw) => sw.variants.map((v) => v.instanceClass)));
   const scope =
@@ -606,6 +724,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const opening = [
     ...(scope !== null ? [scope] : []),
     ...f.sweeps.map(rateSweepSentence),
+    ...(resolution !== null ? [resolution] : []),
     ...(grid !== null ? [grid] : []),
   ];
   const pct0 = f.sweeps[0]!.latencyPercentile;
@@ -631,7 +750,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       sw.label,
       v.variant,
       String(v.repeats.length),
-      v.capacity.value === null ? '-' : rangeText(v.capacity),
+      v.capacity.value === null ? '-' : capacityText(v.capacity),
       bracketText(v.bracket, true),
     ]),
     ...sw.capacityRatios.map((c) => [
@@ -639,13 +758,19 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       `${c.variant}/${c.baseline}`,
       '-',
       ratioText(c.ratio) + (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ''),
-      '-',
+      c.resolves !== null ? `resolves only ${resolvesCell(c, fewestRepeats(sw))}` : '-',
     ]),
   ]);
   // The author's table: per sweep and instance type, the capacity and where the knee lies.
   const answerTable: TableBlock = {
     title: 'Capacity (transactions/s, 95% interval over the repeats), capacity ratio and knee',
-    head: ['sweep', 'variant or ratio', 'repeats', 'capacity/s or ratio (95% interval)', 'knee'],
+    head: [
+      'sweep',
+      'variant or ratio',
+      'repeats',
+      'capacity/s or ratio (95% interval)',
+      'knee, or what a ratio resolves',
+    ],
     rows: capacityRows,
     numeric: [2, 3],
     notes: [
@@ -655,7 +780,11 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         'the repeats’ capacities; "within noise": the interval includes 100%. Knee: one bracket when every ' +
         'repeat’s is the same (the same offered rates, or the same multiples of each repeat’s unlimited-rate ' +
         'TPS), from the lowest rate a repeat kept up with to the highest it did not; each repeat’s when they ' +
-        'disagree (per repeat: the knee table below).',
+        'disagree (per repeat: the knee table below)' +
+        (relative ? '; its multiples (0.5x ...) are of each repeat’s own unlimited-rate TPS' : '') +
+        '. Resolves: the smallest factor its interval tells from 100% (the root of high over low); the ' +
+        `repeats for ${fixed(RESOLVE_TARGET * 100, 0)}% at this spread, 80% power. An interval below 0 is shown ` +
+        'reaching 0.',
     ],
   };
   const tables: TableBlock[] = [
@@ -670,20 +799,29 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         `p${pct0} limit ms`,
         'unlimited-rate TPS',
         'capacity/s',
-        'client saturated at',
+        ...(anyClientBound ? ['client saturated at'] : []),
       ],
       rows: kneeRows,
-      numeric: [2, 3, 5, 6, 7, 8],
+      numeric: anyClientBound ? [2, 3, 5, 6, 7, 8] : [2, 3, 5, 6, 7],
       notes: [
         `The knee lies between a row's two offered rates. Kept up: the highest offered rate where achieved ` +
           `>= 95% of offered (times the variant's efficiency at low load), p${pct0} at most its limit, and the ` +
-          `step not overloaded. p${pct0} limit: 3x the variant's p${pct0} at low load (the median over its ` +
-          `repeats of the p${pct0} at each one's lowest offered rate), at least ${DEFAULT_LATENCY_FLOOR_MS} ms: ` +
-          `one limit for every repeat, so the same curve gets the same verdict in each.`,
+          `step not overloaded. p${pct0} limit: one per workload, for every variant and repeat: 3x its ` +
+          `p${pct0} at low load (the median over every variant's repeats of the p${pct0} at each one's lowest ` +
+          `offered rate), at least ${DEFAULT_LATENCY_FLOOR_MS} ms, so the same curve gets the same verdict in ` +
+          `each, whichever server drew it.`,
         'Unlimited-rate TPS: what the repeat achieved with no rate set' +
           (relative ? '; its rates (0.5x ...) are multiples of it. ' : '. ') +
           'Capacity: the highest rate the repeat achieved, at its unlimited-rate step (unlimited) or at an ' +
-          'offered rate (max).',
+          'offered rate (max).' +
+          (relative
+            ? ' The multiples are of each repeat’s own unlimited-rate TPS: the same multiple is a different rate ' +
+              'in another repeat or variant; compare the offered rates.'
+            : '') +
+          (anyClientBound
+            ? ` Client saturated at: the lowest offered rate at which a sysbench client's CPU saturated (from ` +
+              `then on the knee may be the client's).`
+            : ''),
       ],
     },
     {
