@@ -94,16 +94,6 @@ export interface PriceFindings {
   readonly ratios: readonly PricePerformance[];
   /** Workloads priced at a rate sweep's capacity. */
   readonly sweptAtRates: readonly string[];
-  /**
-   * Per swept workload and compared pair, transactions per unit of money as a ratio: the capacity ratio over
-   * the repeats (rate sweep section) divided by the exact price ratio, with its interval and verdict.
-   */
-  readonly sweptRatios: readonly {
-    readonly workload: string;
-    readonly variant: string;
-    readonly baseline: string;
-    readonly perMoney: RatioFinding;
-  }[];
   readonly local: boolean;
   /** Per compared pair, whether its cells ran in the same order in every round (ab-confounders.ts). */
   readonly pairOrder: readonly PairOrder[];
@@ -226,9 +216,7 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
           priceRatio,
           pricePerformance,
           runs:
-            ea.source === 'repeats' && eb.source === 'repeats'
-              ? Math.min(ea.sample?.n ?? 0, eb.sample?.n ?? 0)
-              : null,
+            ea.source === 'repeats' && eb.source === 'repeats' ? Math.min(ea.sample?.n ?? 0, eb.sample?.n ?? 0) : null,
           identical: caveats.local && caveats.sameServer.some((s) => s.includes(v.name) && s.includes(baseline.name)),
         });
       }
@@ -249,16 +237,6 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
     rows,
     ratios,
     sweptAtRates: [...sweptAtRates],
-    sweptRatios: (rate?.sweeps ?? []).flatMap((sw) =>
-      sw.capacityRatios.flatMap((c) => {
-        const h = variants.find((x) => x.variant === c.variant)?.hourly ?? null;
-        const hb = variants.find((x) => x.variant === c.baseline)?.hourly ?? null;
-        if (h === null || hb === null || !(hb > 0) || !(h > 0)) return [];
-        return [
-          { workload: sw.workload, variant: c.variant, baseline: c.baseline, perMoney: overPrice(c.ratio, h / hb) },
-        ];
-      }),
-    ),
     local: ctx.data.run.backend === 'local',
     pairOrder: analyzePairOrder(
       ctx,
@@ -549,25 +527,6 @@ function regionRatioTable(f: PriceFindings): TableBlock {
   };
 }
 
-/**
- * A bar chart's category: the workload, and for a rate sweep each pair's transactions per unit of money as
- * a ratio with its interval and verdict, so that no bar reads as a difference the repeats cannot tell.
- */
-function sweptCategory(f: PriceFindings, workload: string): string {
-  const pairs = f.sweptRatios.filter((r) => r.workload === workload);
-  if (pairs.length === 0) return workload;
-  // One line each for the ratio, its interval and its verdict: three bars' labels side by side must not overlap.
-  const each = pairs.map((r) => {
-    const [estimate, interval] = ratioText(r.perMoney).split(' (');
-    return [
-      `${r.variant}/${r.baseline} ${estimate!}`,
-      ...(interval !== undefined ? [`(${interval}`] : []),
-      verdictText(r.perMoney, true),
-    ].join('\n');
-  });
-  return `${workload}\n${each.join('\n')}`;
-}
-
 export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
   const workloads = uniqueInOrder(f.rows.map((r) => r.workload));
   const rows = f.rows.map((r) => {
@@ -639,9 +598,8 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
         ? [
             barChart(
               'price-tx-per-money',
-              `Transactions per ${f.currency}` +
-                (f.sweptRatios.length > 0 ? ' (below: each ratio, 95% interval, verdict)' : ''),
-              workloads.map((w) => sweptCategory(f, w)),
+              `Transactions per ${f.currency}`,
+              workloads,
               f.variants.map((v) => ({
                 name: v.variant,
                 values: workloads.map(
