@@ -46,16 +46,6 @@ describe('S5 reads like S1', () => {
     expect(comparison).not.toMatch(/r5-\w+\/r6g-\w+/);
   });
 
-  it("the price chart of a rate sweep shows each workload's ratio per money with its interval and verdict", () => {
-    // A bar of point estimates alone reads as a difference; the repeats' interval says whether it is one.
-    const price = section(reportOf('rate-sweep'), 'price');
-    const chart = price.charts.find((c) => c.id === 'price-tx-per-money')!;
-    const categories = (chart.option as { xAxis: { data: string[] } }).xAxis.data;
-    expect(categories.length).toBeGreaterThan(0);
-    for (const c of categories)
-      expect(c).toMatch(/^[\w-]+\nr6g-\w+\/r5-\w+ [\d.]+%\n\(<?[\d.]+%–>?[\d.,]+%\)\n(within noise|better|worse)$/);
-  });
-
   it('the price table of a rate sweep says its TPS is the capacity', () => {
     const titles = section(reportOf('rate-sweep'), 'price').tables.map((t) => t.title);
     expect(titles.join('\n')).toContain('capacity');
