@@ -398,7 +398,10 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
       );
       // A left-out or unsteady point is no measurement of the server at that load: neither a peak
       // nor a fall-off (a null throughput would read as one).
-      const kept = vg.flatMap((g, i) => (points[i]!.leftOut || points[i]!.unsteady.length > 0 ? [] : [{ g, i }]));
+      // One rule with the score: a thread count unsteady in any variant is no variant's peak or fall-off.
+      const kept = vg.flatMap((g, i) =>
+        points[i]!.leftOut || points[i]!.unsteady.length > 0 || unscored.includes(g.threads) ? [] : [{ g, i }],
+      );
       const a = analyzeSweep(
         kept.map(({ g, i }) => ({
           threads: g.threads,
@@ -584,37 +587,45 @@ function threadSweepAnswer(f: ThreadSweepFindings, all: readonly string[]): stri
     scopeSentence(f.caveats, variants, 'how the offerings compare on AWS'),
     ranking,
     f.parameters !== null ? parameterEffectSentence(f.parameters) : parameterSentence(f.caveats, STUDIED_PARAMETERS),
-    // The unsteady steps stand in for the wall-time clause (the table keeps the wall times).
-    withUnsteady(scaleSentence(unsteadyList(f) === '' ? f.caveats : { ...f.caveats, longSteps: [] }), f),
+    // The score's title names the unsteady steps in place of the wall-time clause (the table keeps the wall times).
+    scaleSentence(anyUnsteady(f) ? { ...f.caveats, longSteps: [] } : f.caveats),
     errorLine,
   ].filter((x): x is string => x !== undefined && x !== null);
 }
 
 const thousands = (t: number): string => t.toLocaleString('en-US');
 
+/** Whether any point of any sweep is unsteady (the score's title then names what was scored). */
+const anyUnsteady = (f: ThreadSweepFindings): boolean =>
+  f.sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.unsteady.length > 0)));
+
 /**
- * The thread counts with an unsteady point per sweep, "read-write 256, 1,024"; '' when none. Said once, in
- * the Answer; the TPS table marks each point ~ and the score note names what was scored.
+ * The score title's scope: the thread counts scored, and those left out as unsteady in some variant (the
+ * one rule for score, peak and fall-off, said once here). "over 2, 8, 64 threads (write-only also 256; ...)".
  */
-function unsteadyList(f: ThreadSweepFindings): string {
-  return f.sweeps
-    .flatMap((s) => {
-      const at = uniqueInOrder(
-        s.variants.flatMap((v) => v.points.filter((p) => p.unsteady.length > 0).map((p) => p.threads)),
-      ).sort((a, b) => a - b);
-      if (at.length === 0) return [];
-      return [`${s.label} ${at.map(thousands).join(', ')}`];
-    })
-    .join('; ');
+function scoredScope(f: ThreadSweepFindings): string {
+  const scored = f.sweeps.map((s) =>
+    uniqueInOrder(s.variants.flatMap((v) => v.points.map((p) => p.threads)))
+      .filter((t) => !s.unscored.includes(t))
+      .sort((a, b) => a - b),
+  );
+  const common = (scored[0] ?? []).filter((t) => scored.every((xs) => xs.includes(t)));
+  const extra = f.sweeps.flatMap((s, i) => {
+    const more = scored[i]!.filter((t) => !common.includes(t));
+    return more.length > 0 ? [`${s.label} also ${more.map(thousands).join(', ')}`] : [];
+  });
+  const out = uniqueInOrder(f.sweeps.flatMap((s) => [...s.unscored])).sort((a, b) => a - b);
+  if (out.length === 0) return '';
+  const high = out.some((t) => t > Math.max(0, ...common));
+  const list = out.map(thousands);
+  const named = list.length === 1 ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list.at(-1)!}`;
+  return (
+    ` over ${common.map(thousands).join(', ')} threads${extra.length > 0 ? ` (${extra.join('; ')})` : ''}: ` +
+    `${named} threads, where some variant was unsteady (~), are in no score, peak or fall-off` +
+    `${high ? ', so the high counts the thread-pool question is about are not scored' : ''}. Score:`
+  );
 }
 
-/** The scale sentence with the unsteady steps said in it: the Answer keeps its five sentences. */
-function withUnsteady(scale: string | null, f: ThreadSweepFindings): string | null {
-  const list = unsteadyList(f);
-  if (list === '') return scale;
-  const clause = `unsteady steps (~) are in no score, peak or fall-off: ${list} threads`;
-  return scale === null ? `At this scale ${clause}.` : `${scale.replace(/\.$/, '')}; ${clause}.`;
-}
 
 /** The thread pool what-if varies thread_handling on purpose; it is not a confounder. */
 const STUDIED_PARAMETERS = ['thread_handling'];
@@ -848,7 +859,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       'Interval: over the repeats (run to run), or, marked *, batch means of one run’s intervals.',
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
       ...(f.sweeps.some((x) => x.variants.some((v) => v.points.some((p) => p.unsteady.length > 0)))
-        ? [`~: not a steady state (${UNSTEADY_RULE}): shown, not scored, neither a peak nor a fall-off.`]
+        ? [`~: not a steady state (${UNSTEADY_RULE}); see the score's title for what is scored.`]
         : []),
     ],
   });
@@ -884,8 +895,11 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       ? [
           {
             title:
-              '100-point score per workload (mean committed QPS + mean TPS over its sweep; the best variant of each ' +
-              'workload scores 100) and overall (the mean of those)',
+              scoredScope(f) === ''
+                ? '100-point score per workload (mean committed QPS + mean TPS over its sweep; the best variant ' +
+                  'of each workload scores 100) and overall (the mean of those)'
+                : `100-point score per workload${scoredScope(f)} mean committed QPS + mean TPS over those counts, ` +
+                  'the best variant of each workload 100; overall: the mean of those',
             head: ['variant', ...f.sweeps.map((s) => s.label), 'overall'],
             rows: f.overall.map((o) => [
               o.variant,
