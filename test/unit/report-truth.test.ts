@@ -372,15 +372,19 @@ describe('S2 steady state and parameters in effect', () => {
     // Arrange
     const data = withServerConfig(plantedRunData(S2, () => ({ tps: 1000 }), { seed: 1, runId: 's2-params' }));
     // Act
-    const line = answerOf(data).find((l) => l.startsWith('Parameters besides the one studied'))!;
-    // Assert: what may explain a difference comes before "not acting here"
-    const [acting, inert] = line.split('not acting here: ');
+    const line = answerOf(data).find((l) => l.startsWith('Parameters besides thread_handling (the one studied)'))!;
+    // Assert: what may explain a difference comes before "not differing here"
+    const [acting, inert] = line.split('not differing here: ');
     expect(acting).toContain(
       'aurora-mysql ran innodb_flush_log_at_trx_commit 0 (others 2), sync_binlog 0 (others 1000)',
     );
     expect(acting).not.toContain('innodb_trx_commit_allow_data_loss');
     expect(inert).toContain('innodb_trx_commit_allow_data_loss (no such variable on MariaDB: AWS only)');
-    expect(inert).toContain('innodb_flush_method (O_DIRECT on every server)');
+    expect(inert).toContain('innodb_flush_method (the same on every server: O_DIRECT)');
+    // The commit parameters cannot act where nothing commits (read-only runs with --skip-trx).
+    expect(acting).toContain(
+      'innodb_flush_log_at_trx_commit, sync_binlog only in read-write, write-only: read-only (--skip-trx) commits nothing',
+    );
   });
 });
 

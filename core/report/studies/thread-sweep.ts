@@ -121,6 +121,8 @@ export interface ThreadSweepFindings {
   readonly caveats: LocalCaveats;
   /** The parameter differences as the servers ran them (null: the lake records no server values). */
   readonly parameters: readonly ParameterInEffect[] | null;
+  /** Sweeps whose transactions commit, and those that commit nothing (sysbench --skip-trx). */
+  readonly commits: { readonly committing: readonly string[]; readonly notCommitting: readonly string[] };
   /**
    * With one repeat a point: two variants that are the same server here (an A/A pair) measure the
    * run-to-run noise the ranking's within-run interval cannot see, and how many repeats would resolve it.
@@ -491,6 +493,17 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
       caveats.parameterDifferences.filter((d) => !STUDIED_PARAMETERS.includes(d.parameter)),
     ),
     aa: aaNoise(sweeps, overall, caveats.sameServer, ranking),
+    commits: commitsOf(ctx, sweeps),
+  };
+}
+
+/** Which sweeps commit: a workload run with --skip-trx sends no BEGIN/COMMIT (sysbench oltp_common.lua). */
+function commitsOf(ctx: Context, sweeps: readonly ThreadSweepFinding[]): ThreadSweepFindings['commits'] {
+  const skip = (label: string): boolean =>
+    ctx.data.spec?.workloads.find((w) => w.name === label)?.options?.['skip_trx'] === true;
+  return {
+    committing: sweeps.filter((s) => !skip(s.label)).map((s) => s.label),
+    notCommitting: sweeps.filter((s) => skip(s.label)).map((s) => s.label),
   };
 }
 
@@ -586,7 +599,9 @@ function threadSweepAnswer(f: ThreadSweepFindings, all: readonly string[]): stri
   return [
     scopeSentence(f.caveats, variants, 'how the offerings compare on AWS'),
     ranking,
-    f.parameters !== null ? parameterEffectSentence(f.parameters) : parameterSentence(f.caveats, STUDIED_PARAMETERS),
+    f.parameters !== null
+      ? parameterEffectSentence(f.parameters, { studied: STUDIED_PARAMETERS, ...f.commits })
+      : parameterSentence(f.caveats, STUDIED_PARAMETERS),
     // The score's title names the unsteady steps in place of the wall-time clause (the table keeps the wall times).
     scaleSentence(anyUnsteady(f) ? { ...f.caveats, longSteps: [] } : f.caveats),
     errorLine,
