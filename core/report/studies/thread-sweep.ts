@@ -136,7 +136,46 @@ export interface ThreadSweepFindings {
     /** How many A/A pairs and per-workload ratios the noise is sized from: few, so a rough size. */
     readonly pairs: number;
     readonly samples: number;
+    /** The widest overall score ratio between variants that differ here only in a parameter no step can feel. */
+    readonly near: { readonly higher: string; readonly lower: string; readonly ratio: number } | null;
   } | null;
+}
+
+/**
+ * Parameters that cannot act within a short local step: innodb_flush_neighbors shapes page flushes, and
+ * a step that fits the buffer pool ends before its deferred flushes (MariaDB KB, "InnoDB System Variables").
+ */
+const NO_STEP_EFFECT = new Set(['innodb_flush_neighbors']);
+
+/** Local variants that ran identically but for NO_STEP_EFFECT parameters: their score gap is noise too. */
+function nearAA(
+  ctx: Context,
+  overall: readonly { variant: string; score: number }[],
+  parameters: readonly ParameterInEffect[] | null,
+): { higher: string; lower: string; ratio: number } | null {
+  if (ctx.data.run.backend !== 'local' || parameters === null) return null;
+  const studied = (name: string): string => {
+    const v = ctx.data.spec?.variants.find((x) => x.name === name);
+    const p = { ...(v?.clusterParameters ?? {}), ...(v?.instanceParameters ?? {}) } as Record<string, unknown>;
+    return STUDIED_PARAMETERS.map((k) => String(p[k] ?? '')).join('\u0000');
+  };
+  const ran = (name: string): string =>
+    parameters
+      .filter((p) => p.effect === 'differs' && !NO_STEP_EFFECT.has(p.parameter))
+      .map((p) => String(p.values.find((x) => x.variant === name)?.value ?? ''))
+      .join('\u0000');
+  let out: { higher: string; lower: string; ratio: number } | null = null;
+  for (const a of overall)
+    for (const b of overall)
+      if (
+        a.score > b.score &&
+        b.score > 0 &&
+        studied(a.variant) === studied(b.variant) &&
+        ran(a.variant) === ran(b.variant)
+      )
+        if (out === null || a.score / b.score > out.ratio)
+          out = { higher: a.variant, lower: b.variant, ratio: a.score / b.score };
+  return out;
 }
 
 /**
@@ -316,7 +355,7 @@ function aaNoise(
   overall: readonly { variant: string; score: number }[],
   pairs: readonly (readonly string[])[],
   ranking: ThreadSweepFindings['ranking'],
-): ThreadSweepFindings['aa'] {
+): Omit<NonNullable<ThreadSweepFindings['aa']>, 'near'> | null {
   if (ranking === null || ranking.ratio.interval?.covers === 'run-to-run') return null;
   const score = (v: string): number | undefined => overall.find((o) => o.variant === v)?.score;
   const logs = pairs.flatMap((g) =>
@@ -344,6 +383,13 @@ function aaNoise(
     ),
   };
 }
+
+/** The A/A noise with the widest near-A/A gap beside it, when wider than the A/A pair's own. */
+const withNear = (
+  aa: Omit<NonNullable<ThreadSweepFindings['aa']>, 'near'> | null,
+  near: { higher: string; lower: string; ratio: number } | null,
+): ThreadSweepFindings['aa'] =>
+  aa === null ? null : { ...aa, near: near !== null && near.ratio > aa.ratio ? near : null };
 
 export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
   const keys = uniqueInOrder(ctx.groups.map(sweepKey)).filter(
@@ -479,6 +525,10 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
       threadPool.push({ pool: pool.name, perConnection: other.name, ratio: scoreRatio(ctx, scored, a, b).ratio });
   }
   const caveats = analyzeLocalCaveats(ctx);
+  const parameters = parametersInEffect(
+    ctx,
+    caveats.parameterDifferences.filter((d) => !STUDIED_PARAMETERS.includes(d.parameter)),
+  );
   return {
     kind: 'thread-sweep',
     sweeps,
@@ -488,11 +538,8 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     threadPool,
     clientBound: clientBoundFinding(ctx, swept),
     caveats,
-    parameters: parametersInEffect(
-      ctx,
-      caveats.parameterDifferences.filter((d) => !STUDIED_PARAMETERS.includes(d.parameter)),
-    ),
-    aa: aaNoise(sweeps, overall, caveats.sameServer, ranking),
+    parameters,
+    aa: withNear(aaNoise(sweeps, overall, caveats.sameServer, ranking), nearAA(ctx, overall, parameters)),
     commits: commitsOf(ctx, sweeps),
   };
 }
@@ -583,10 +630,15 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
   return (
     `${head}: ${f.aa.higher} scores ${pct(f.aa.ratio, 1)} of ${f.aa.lower}'s, one server here (an A/A ` +
     `difference: noise alone)` +
-    (f.aa.repeatsToResolve !== null
-      ? `, so about ${f.aa.repeatsToResolve} repeats a side would`
-      : ', so more than 1,000 repeats a side would be needed') +
-    ` (${aaBasis(f.aa)}).`
+    (f.aa.near !== null
+      ? `, and ${f.aa.near.higher} ${pct(f.aa.near.ratio, 1)} of ${f.aa.near.lower}'s, which differ here only in ` +
+        `${[...NO_STEP_EFFECT].join(', ')} (no effect within a step): the noise is at least that` +
+        (f.aa.repeatsToResolve !== null
+          ? `; the ${f.aa.repeatsToResolve} repeats a side the A/A pair alone suggests are too few.`
+          : '.')
+      : f.aa.repeatsToResolve !== null
+        ? `; about ${f.aa.repeatsToResolve} repeats a side would resolve it (${aaBasis(f.aa)}).`
+        : `; more than 1,000 repeats a side would be needed (${aaBasis(f.aa)}).`)
   );
 }
 
@@ -640,7 +692,6 @@ function scoredScope(f: ThreadSweepFindings): string {
     `${high ? ', so the high counts the thread-pool question is about are not scored' : ''}. Score:`
   );
 }
-
 
 /** The thread pool what-if varies thread_handling on purpose; it is not a confounder. */
 const STUDIED_PARAMETERS = ['thread_handling'];
@@ -890,7 +941,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             f.ranking.repeatsToResolve !== null
               ? String(f.ranking.repeatsToResolve)
               : f.aa?.repeatsToResolve != null
-                ? `${f.aa.repeatsToResolve} (from ${f.aa.pairs === 1 ? 'one A/A pair' : 'the A/A pairs'})`
+                ? `${f.aa.near !== null ? 'more than ' : ''}${f.aa.repeatsToResolve} (from ${f.aa.pairs === 1 ? 'one A/A pair' : 'the A/A pairs'})`
                 : '-',
           ],
         ]
