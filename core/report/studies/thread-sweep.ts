@@ -767,7 +767,10 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     ];
   });
   if (conn.length > 0) out.push(`Connection errors (a step refused or connections lost): ${conn.join(', ')} threads.`);
-  else out.push('No connection errors at any thread count.');
+  else
+    out.push(
+      `No connection errors up to ${thousands(Math.max(0, ...f.threadCounts))} threads (the most this run tried).`,
+    );
   if (dead.length > 0)
     out.push(`Deadlocks and lock waits above 0.1 per 100 committed transactions: ` + `${dead.join('; ')}.`);
   else out.push('Deadlocks and lock waits below 0.1 per 100 committed transactions at every point.');
