@@ -157,12 +157,12 @@ function nearAA(
   const studied = (name: string): string => {
     const v = ctx.data.spec?.variants.find((x) => x.name === name);
     const p = { ...(v?.clusterParameters ?? {}), ...(v?.instanceParameters ?? {}) } as Record<string, unknown>;
-    return STUDIED_PARAMETERS.map((k) => String(p[k] ?? '')).join('\u0000');
+    return STUDIED_PARAMETERS.map((k) => JSON.stringify(p[k] ?? null)).join('\u0000');
   };
   const ran = (name: string): string =>
     parameters
       .filter((p) => p.effect === 'differs' && !NO_STEP_EFFECT.has(p.parameter))
-      .map((p) => String(p.values.find((x) => x.variant === name)?.value ?? ''))
+      .map((p) => p.values.find((x) => x.variant === name)?.value ?? '')
       .join('\u0000');
   let out: { higher: string; lower: string; ratio: number } | null = null;
   for (const a of overall)
@@ -547,7 +547,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
 /** Which sweeps commit: a workload run with --skip-trx sends no BEGIN/COMMIT (sysbench oltp_common.lua). */
 function commitsOf(ctx: Context, sweeps: readonly ThreadSweepFinding[]): ThreadSweepFindings['commits'] {
   const skip = (label: string): boolean =>
-    ctx.data.spec?.workloads.find((w) => w.name === label)?.options?.['skip_trx'] === true;
+    ctx.data.spec?.workloads.find((w) => w.name === label)?.options['skip_trx'] === true;
   return {
     committing: sweeps.filter((s) => !skip(s.label)).map((s) => s.label),
     notCommitting: sweeps.filter((s) => skip(s.label)).map((s) => s.label),
@@ -944,7 +944,8 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             f.ranking.repeatsToResolve !== null
               ? String(f.ranking.repeatsToResolve)
               : f.aa?.repeatsToResolve != null
-                ? `${f.aa.near !== null ? 'more than ' : ''}${f.aa.repeatsToResolve} (from ${f.aa.pairs === 1 ? 'one A/A pair' : 'the A/A pairs'})`
+                ? `${f.aa.near !== null ? 'more than ' : ''}${f.aa.repeatsToResolve} ` +
+                  `(from ${f.aa.pairs === 1 ? 'one A/A pair' : 'the A/A pairs'})`
                 : '-',
           ],
         ]
