@@ -23,7 +23,7 @@ export interface ParameterInEffect {
   readonly effect: 'differs' | 'same' | 'not-applied';
   /** Each variant's value as it ran: recorded, else as set (null: not recorded). */
   readonly values: readonly { readonly variant: string; readonly value: string | null }[];
-  /** Why it does not act: "no such variable here, AWS only", "O_DIRECT on every server". */
+  /** Why it does not differ: "no such variable on MariaDB: AWS only", "the same on every server: O_DIRECT". */
   readonly why: string | null;
 }
 
@@ -70,7 +70,7 @@ export function parametersInEffect(
       };
     const ran = uniqueInOrder(values.map((x) => x.value));
     if (ran.length === 1 && ran[0] !== null)
-      return { parameter: d.parameter, effect: 'same', values, why: `${ran[0]} on every server` };
+      return { parameter: d.parameter, effect: 'same', values, why: `the same on every server: ${ran[0]}` };
     return { parameter: d.parameter, effect: 'differs', values, why: null };
   });
 }
@@ -99,21 +99,44 @@ function departures(ps: readonly ParameterInEffect[]): { variants: string[]; par
 }
 
 /**
- * The confounder sentence from what the servers ran with: the differences that act, then those that
- * do not and why; null when the variants differ in nothing.
+ * Parameters that act only when a transaction commits: innodb_flush_log_at_trx_commit flushes the redo log
+ * at commit and sync_binlog syncs the binary log, written at commit (MySQL Reference Manual, "InnoDB Startup
+ * Options and System Variables", "Binary Logging Options and Variables"). A workload that commits nothing
+ * (sysbench --skip-trx over SELECTs) is out of their reach.
  */
-export function parameterEffectSentence(ps: readonly ParameterInEffect[]): string | null {
+const COMMIT_ONLY = new Set(['innodb_flush_log_at_trx_commit', 'sync_binlog']);
+
+export interface EffectScope {
+  /** The parameters the study varies on purpose: named as the one studied, not a confounder. */
+  readonly studied: readonly string[];
+  /** The workloads that commit (where the commit-only parameters can act) and those that do not. */
+  readonly committing: readonly string[];
+  readonly notCommitting: readonly string[];
+}
+
+/**
+ * The confounder sentence from what the servers ran with: the differences that act, where the commit
+ * ones can act, then those that do not differ and why; null when the variants differ in nothing.
+ */
+export function parameterEffectSentence(ps: readonly ParameterInEffect[], scope: EffectScope): string | null {
   if (ps.length === 0) return null;
-  const acting = departures(ps.filter((p) => p.effect === 'differs')).map(
-    (g) => `${g.variants.join(', ')} ran ${g.parts.join(', ')}`,
-  );
+  const differs = ps.filter((p) => p.effect === 'differs');
+  const acting = departures(differs).map((g) => `${g.variants.join(', ')} ran ${g.parts.join(', ')}`);
+  const commit = differs.filter((p) => COMMIT_ONLY.has(p.parameter)).map((p) => p.parameter);
+  const where =
+    commit.length > 0 && scope.notCommitting.length > 0 && scope.committing.length > 0
+      ? ` (${commit.join(', ')} only in ${scope.committing.join(', ')}: ${scope.notCommitting.join(', ')} ` +
+        `(--skip-trx) commits nothing)`
+      : '';
   const inert = ps.filter((p) => p.effect !== 'differs').map((p) => `${p.parameter} (${p.why})`);
+  const studied = scope.studied.length > 0 ? `${scope.studied.join(', ')} (the one studied)` : 'the one studied';
   const head =
     acting.length > 0
-      ? `Parameters besides the one studied, as these servers ran them: ${acting.join('; ')}; a difference ` +
-        `between the variants may come from ${acting.length === 1 && !acting[0]!.includes(', ') ? 'it' : 'these'}`
+      ? `Parameters besides ${studied}, as these servers ran them: ${acting.join('; ')}; a difference ` +
+        `between the variants may come from ${acting.length === 1 && !acting[0]!.includes(', ') ? 'it' : 'these'}` +
+        where
       : 'The variants’ other parameter differences do not act on these servers';
-  return `${head}${inert.length > 0 ? `; not acting here: ${inert.join(', ')}` : ''}.`;
+  return `${head}${inert.length > 0 ? `; not differing here: ${inert.join(', ')}` : ''}.`;
 }
 
 /** The caveat table's parameter rows: every value the sentence quotes is one of these cells. */
@@ -126,7 +149,7 @@ export function parameterEffectRows(ps: readonly ParameterInEffect[]): string[][
     ...(ps.some((p) => p.effect !== 'differs')
       ? [
           [
-            'parameters not acting here',
+            'parameters not differing here',
             ps
               .filter((p) => p.effect !== 'differs')
               .map((p) => `${p.parameter}: ${p.why}`)

@@ -64,6 +64,10 @@ function stepCounts(data: RunData): string {
 
 /** A scaled-down run's experiment text describes the full design, not what ran. */
 const AS_DESIGNED = 'as designed, at full scale (this run: --scale small, see the notes): ';
+/** Older experiment texts call what the full-scale study looks for "Findings detected": not this run's findings. */
+const asDesigned = (description: string): string =>
+  AS_DESIGNED +
+  description.replace('Findings detected: ', 'What the full-scale study looks for (this run could not reach it): ');
 
 export function buildReport(data: RunData, prices: PriceTable, options: ContextOptions = {}): Report {
   const ctx = makeContext(data, prices, options);
@@ -73,7 +77,9 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
     [
       'experiment',
       r.spec_name +
-        (data.spec?.description ? ` — ${/-small$/.test(r.spec_name) ? AS_DESIGNED : ''}${data.spec.description}` : ''),
+        (data.spec?.description
+          ? ` — ${/-small$/.test(r.spec_name) ? asDesigned(data.spec.description) : data.spec.description}`
+          : ''),
     ],
     [
       'backend',

@@ -64,6 +64,7 @@ function findings(): ThreadSweepFindings {
       },
     ],
     threadCounts: [8, 64, 256, 1024],
+    commits: { committing: ['write-only'], notCommitting: [] },
     overall: [
       { variant: 'a', score: 100 },
       { variant: 'b', score: 80 },

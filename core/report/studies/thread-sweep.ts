@@ -121,6 +121,8 @@ export interface ThreadSweepFindings {
   readonly caveats: LocalCaveats;
   /** The parameter differences as the servers ran them (null: the lake records no server values). */
   readonly parameters: readonly ParameterInEffect[] | null;
+  /** Sweeps whose transactions commit, and those that commit nothing (sysbench --skip-trx). */
+  readonly commits: { readonly committing: readonly string[]; readonly notCommitting: readonly string[] };
   /**
    * With one repeat a point: two variants that are the same server here (an A/A pair) measure the
    * run-to-run noise the ranking's within-run interval cannot see, and how many repeats would resolve it.
@@ -134,7 +136,46 @@ export interface ThreadSweepFindings {
     /** How many A/A pairs and per-workload ratios the noise is sized from: few, so a rough size. */
     readonly pairs: number;
     readonly samples: number;
+    /** The widest overall score ratio between variants that differ here only in a parameter no step can feel. */
+    readonly near: { readonly higher: string; readonly lower: string; readonly ratio: number } | null;
   } | null;
+}
+
+/**
+ * Parameters that cannot act within a short local step: innodb_flush_neighbors shapes page flushes, and
+ * a step that fits the buffer pool ends before its deferred flushes (MariaDB KB, "InnoDB System Variables").
+ */
+const NO_STEP_EFFECT = new Set(['innodb_flush_neighbors']);
+
+/** Local variants that ran identically but for NO_STEP_EFFECT parameters: their score gap is noise too. */
+function nearAA(
+  ctx: Context,
+  overall: readonly { variant: string; score: number }[],
+  parameters: readonly ParameterInEffect[] | null,
+): { higher: string; lower: string; ratio: number } | null {
+  if (ctx.data.run.backend !== 'local' || parameters === null) return null;
+  const studied = (name: string): string => {
+    const v = ctx.data.spec?.variants.find((x) => x.name === name);
+    const p = { ...(v?.clusterParameters ?? {}), ...(v?.instanceParameters ?? {}) } as Record<string, unknown>;
+    return STUDIED_PARAMETERS.map((k) => JSON.stringify(p[k] ?? null)).join('\u0000');
+  };
+  const ran = (name: string): string =>
+    parameters
+      .filter((p) => p.effect === 'differs' && !NO_STEP_EFFECT.has(p.parameter))
+      .map((p) => p.values.find((x) => x.variant === name)?.value ?? '')
+      .join('\u0000');
+  let out: { higher: string; lower: string; ratio: number } | null = null;
+  for (const a of overall)
+    for (const b of overall)
+      if (
+        a.score > b.score &&
+        b.score > 0 &&
+        studied(a.variant) === studied(b.variant) &&
+        ran(a.variant) === ran(b.variant)
+      )
+        if (out === null || a.score / b.score > out.ratio)
+          out = { higher: a.variant, lower: b.variant, ratio: a.score / b.score };
+  return out;
 }
 
 /**
@@ -314,7 +355,7 @@ function aaNoise(
   overall: readonly { variant: string; score: number }[],
   pairs: readonly (readonly string[])[],
   ranking: ThreadSweepFindings['ranking'],
-): ThreadSweepFindings['aa'] {
+): Omit<NonNullable<ThreadSweepFindings['aa']>, 'near'> | null {
   if (ranking === null || ranking.ratio.interval?.covers === 'run-to-run') return null;
   const score = (v: string): number | undefined => overall.find((o) => o.variant === v)?.score;
   const logs = pairs.flatMap((g) =>
@@ -342,6 +383,13 @@ function aaNoise(
     ),
   };
 }
+
+/** The A/A noise with the widest near-A/A gap beside it, when wider than the A/A pair's own. */
+const withNear = (
+  aa: Omit<NonNullable<ThreadSweepFindings['aa']>, 'near'> | null,
+  near: { higher: string; lower: string; ratio: number } | null,
+): ThreadSweepFindings['aa'] =>
+  aa === null ? null : { ...aa, near: near !== null && near.ratio > aa.ratio ? near : null };
 
 export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
   const keys = uniqueInOrder(ctx.groups.map(sweepKey)).filter(
@@ -398,7 +446,10 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
       );
       // A left-out or unsteady point is no measurement of the server at that load: neither a peak
       // nor a fall-off (a null throughput would read as one).
-      const kept = vg.flatMap((g, i) => (points[i]!.leftOut || points[i]!.unsteady.length > 0 ? [] : [{ g, i }]));
+      // One rule with the score: a thread count unsteady in any variant is no variant's peak or fall-off.
+      const kept = vg.flatMap((g, i) =>
+        points[i]!.leftOut || points[i]!.unsteady.length > 0 || unscored.includes(g.threads) ? [] : [{ g, i }],
+      );
       const a = analyzeSweep(
         kept.map(({ g, i }) => ({
           threads: g.threads,
@@ -474,6 +525,10 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
       threadPool.push({ pool: pool.name, perConnection: other.name, ratio: scoreRatio(ctx, scored, a, b).ratio });
   }
   const caveats = analyzeLocalCaveats(ctx);
+  const parameters = parametersInEffect(
+    ctx,
+    caveats.parameterDifferences.filter((d) => !STUDIED_PARAMETERS.includes(d.parameter)),
+  );
   return {
     kind: 'thread-sweep',
     sweeps,
@@ -483,11 +538,19 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     threadPool,
     clientBound: clientBoundFinding(ctx, swept),
     caveats,
-    parameters: parametersInEffect(
-      ctx,
-      caveats.parameterDifferences.filter((d) => !STUDIED_PARAMETERS.includes(d.parameter)),
-    ),
-    aa: aaNoise(sweeps, overall, caveats.sameServer, ranking),
+    parameters,
+    aa: withNear(aaNoise(sweeps, overall, caveats.sameServer, ranking), nearAA(ctx, overall, parameters)),
+    commits: commitsOf(ctx, sweeps),
+  };
+}
+
+/** Which sweeps commit: a workload run with --skip-trx sends no BEGIN/COMMIT (sysbench oltp_common.lua). */
+function commitsOf(ctx: Context, sweeps: readonly ThreadSweepFinding[]): ThreadSweepFindings['commits'] {
+  const skip = (label: string): boolean =>
+    ctx.data.spec?.workloads.find((w) => w.name === label)?.options['skip_trx'] === true;
+  return {
+    committing: sweeps.filter((s) => !skip(s.label)).map((s) => s.label),
+    notCommitting: sweeps.filter((s) => skip(s.label)).map((s) => s.label),
   };
 }
 
@@ -567,10 +630,15 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
   return (
     `${head}: ${f.aa.higher} scores ${pct(f.aa.ratio, 1)} of ${f.aa.lower}'s, one server here (an A/A ` +
     `difference: noise alone)` +
-    (f.aa.repeatsToResolve !== null
-      ? `, so about ${f.aa.repeatsToResolve} repeats a side would`
-      : ', so more than 1,000 repeats a side would be needed') +
-    ` (${aaBasis(f.aa)}).`
+    (f.aa.near !== null
+      ? `, and ${f.aa.near.higher} ${pct(f.aa.near.ratio, 1)} of ${f.aa.near.lower}'s, which differ here only in ` +
+        `${[...NO_STEP_EFFECT].join(', ')} (no effect within a step): the noise is at least that` +
+        (f.aa.repeatsToResolve !== null
+          ? `; the ${f.aa.repeatsToResolve} repeats a side the A/A pair alone suggests are too few.`
+          : '.')
+      : f.aa.repeatsToResolve !== null
+        ? `; about ${f.aa.repeatsToResolve} repeats a side would resolve it (${aaBasis(f.aa)}).`
+        : `; more than 1,000 repeats a side would be needed (${aaBasis(f.aa)}).`)
   );
 }
 
@@ -583,37 +651,46 @@ function threadSweepAnswer(f: ThreadSweepFindings, all: readonly string[]): stri
   return [
     scopeSentence(f.caveats, variants, 'how the offerings compare on AWS'),
     ranking,
-    f.parameters !== null ? parameterEffectSentence(f.parameters) : parameterSentence(f.caveats, STUDIED_PARAMETERS),
-    // The unsteady steps stand in for the wall-time clause (the table keeps the wall times).
-    withUnsteady(scaleSentence(unsteadyList(f) === '' ? f.caveats : { ...f.caveats, longSteps: [] }), f),
+    f.parameters !== null
+      ? parameterEffectSentence(f.parameters, { studied: STUDIED_PARAMETERS, ...f.commits })
+      : parameterSentence(f.caveats, STUDIED_PARAMETERS),
+    // The score's title names the unsteady steps in place of the wall-time clause (the table keeps the wall times).
+    scaleSentence(anyUnsteady(f) ? { ...f.caveats, longSteps: [] } : f.caveats),
     errorLine,
   ].filter((x): x is string => x !== undefined && x !== null);
 }
 
 const thousands = (t: number): string => t.toLocaleString('en-US');
 
-/**
- * The thread counts with an unsteady point per sweep, "read-write 256, 1,024"; '' when none. Said once, in
- * the Answer; the TPS table marks each point ~ and the score note names what was scored.
- */
-function unsteadyList(f: ThreadSweepFindings): string {
-  return f.sweeps
-    .flatMap((s) => {
-      const at = uniqueInOrder(
-        s.variants.flatMap((v) => v.points.filter((p) => p.unsteady.length > 0).map((p) => p.threads)),
-      ).sort((a, b) => a - b);
-      if (at.length === 0) return [];
-      return [`${s.label} ${at.map(thousands).join(', ')}`];
-    })
-    .join('; ');
-}
+/** Whether any point of any sweep is unsteady (the score's title then names what was scored). */
+const anyUnsteady = (f: ThreadSweepFindings): boolean =>
+  f.sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.unsteady.length > 0)));
 
-/** The scale sentence with the unsteady steps said in it: the Answer keeps its five sentences. */
-function withUnsteady(scale: string | null, f: ThreadSweepFindings): string | null {
-  const list = unsteadyList(f);
-  if (list === '') return scale;
-  const clause = `unsteady steps (~) are in no score, peak or fall-off: ${list} threads`;
-  return scale === null ? `At this scale ${clause}.` : `${scale.replace(/\.$/, '')}; ${clause}.`;
+/**
+ * The score title's scope: the thread counts scored, and those left out as unsteady in some variant (the
+ * one rule for score, peak and fall-off, said once here). "over 2, 8, 64 threads (write-only also 256; ...)".
+ */
+function scoredScope(f: ThreadSweepFindings): string {
+  const scored = f.sweeps.map((s) =>
+    uniqueInOrder(s.variants.flatMap((v) => v.points.map((p) => p.threads)))
+      .filter((t) => !s.unscored.includes(t))
+      .sort((a, b) => a - b),
+  );
+  const common = (scored[0] ?? []).filter((t) => scored.every((xs) => xs.includes(t)));
+  const extra = f.sweeps.flatMap((s, i) => {
+    const more = scored[i]!.filter((t) => !common.includes(t));
+    return more.length > 0 ? [`${s.label} also ${more.map(thousands).join(', ')}`] : [];
+  });
+  const out = uniqueInOrder(f.sweeps.flatMap((s) => [...s.unscored])).sort((a, b) => a - b);
+  if (out.length === 0) return '';
+  const high = out.some((t) => t > Math.max(0, ...common));
+  const list = out.map(thousands);
+  const named = list.length === 1 ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list.at(-1)!}`;
+  return (
+    ` over ${common.map(thousands).join(', ')} threads${extra.length > 0 ? ` (${extra.join('; ')})` : ''}: ` +
+    `${named} threads, where some variant was unsteady (~), are in no score, peak or fall-off` +
+    `${high ? ', so the high counts the thread-pool question is about are not scored' : ''}. Score:`
+  );
 }
 
 /** The thread pool what-if varies thread_handling on purpose; it is not a confounder. */
@@ -690,7 +767,10 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     ];
   });
   if (conn.length > 0) out.push(`Connection errors (a step refused or connections lost): ${conn.join(', ')} threads.`);
-  else out.push('No connection errors at any thread count.');
+  else
+    out.push(
+      `No connection errors up to ${thousands(Math.max(0, ...f.threadCounts))} threads (the most this run tried).`,
+    );
   if (dead.length > 0)
     out.push(`Deadlocks and lock waits above 0.1 per 100 committed transactions: ` + `${dead.join('; ')}.`);
   else out.push('Deadlocks and lock waits below 0.1 per 100 committed transactions at every point.');
@@ -848,7 +928,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       'Interval: over the repeats (run to run), or, marked *, batch means of one run’s intervals.',
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
       ...(f.sweeps.some((x) => x.variants.some((v) => v.points.some((p) => p.unsteady.length > 0)))
-        ? [`~: not a steady state (${UNSTEADY_RULE}): shown, not scored, neither a peak nor a fall-off.`]
+        ? [`~: not a steady state (${UNSTEADY_RULE}); see the score's title for what is scored.`]
         : []),
     ],
   });
@@ -864,7 +944,8 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             f.ranking.repeatsToResolve !== null
               ? String(f.ranking.repeatsToResolve)
               : f.aa?.repeatsToResolve != null
-                ? `${f.aa.repeatsToResolve} (from ${f.aa.pairs === 1 ? 'one A/A pair' : 'the A/A pairs'})`
+                ? `${f.aa.near !== null ? 'more than ' : ''}${f.aa.repeatsToResolve} ` +
+                  `(from ${f.aa.pairs === 1 ? 'one A/A pair' : 'the A/A pairs'})`
                 : '-',
           ],
         ]
@@ -884,8 +965,11 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       ? [
           {
             title:
-              '100-point score per workload (mean committed QPS + mean TPS over its sweep; the best variant of each ' +
-              'workload scores 100) and overall (the mean of those)',
+              scoredScope(f) === ''
+                ? '100-point score per workload (mean committed QPS + mean TPS over its sweep; the best variant ' +
+                  'of each workload scores 100) and overall (the mean of those)'
+                : `100-point score per workload${scoredScope(f)} mean committed QPS + mean TPS over those counts, ` +
+                  'the best variant of each workload 100; overall: the mean of those',
             head: ['variant', ...f.sweeps.map((s) => s.label), 'overall'],
             rows: f.overall.map((o) => [
               o.variant,
