@@ -46,7 +46,7 @@ interface ReplicaLagSample {
 }
 
 /** One value a cell's server ran with, read at prepare (the server_config table, core/workflow/effective-config.ts). */
-export interface ServerConfigValue {
+interface ServerConfigValue {
   readonly variant: string;
   /** 'requested' (a parameter the variant set, checked in effect) or 'performance' (recorded whether set or not). */
   readonly kind: string;

@@ -140,7 +140,7 @@ export function parameterEffectSentence(ps: readonly ParameterInEffect[], scope:
 }
 
 /** The caveat table's parameter rows: every value the sentence quotes is one of these cells. */
-export function parameterEffectRows(ps: readonly ParameterInEffect[]): string[][] {
+function parameterEffectRows(ps: readonly ParameterInEffect[]): string[][] {
   return [
     ...departures(ps.filter((p) => p.effect === 'differs')).map((g) => [
       `${g.variants.join(', ')}: parameters as run`,

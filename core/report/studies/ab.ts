@@ -414,7 +414,7 @@ export function analyzeAb(ctx: Context): AbFindings | null {
 
 /** What the width column's unit and its cap mean, said under each table that shows it. */
 const WIDTH_NOTE =
-  'QPS CI width: the 95% interval\'s high end minus its low end, in percentage points (pts) of the baseline; ' +
+  "QPS CI width: the 95% interval's high end minus its low end, in percentage points (pts) of the baseline; " +
   '"> 990 pts" where an end lies past the printed range (<10% or >1,000%), so only that lower bound is known.';
 
 /** The interval's width in points; past the printed ends ("<10%–>1,000%") only a bound of it. */
@@ -730,10 +730,12 @@ export function abSection(f: AbFindings): ReportSection {
   const bias = sameServer ? orderBiasText(f.repeatOrder) : null;
   const extra = [
     ...(bias !== null ? [bias] : []),
-    ...(f.ranOneAtATime ? [
+    ...(f.ranOneAtATime
+      ? [
           "--scale small ran one cell at a time, not a round's clusters at once as the experiment and the " +
             'original study do',
-        ] : []),
+        ]
+      : []),
   ];
   const besides =
     f.confounders !== null
