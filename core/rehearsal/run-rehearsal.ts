@@ -519,21 +519,21 @@ function functionEnvironment(
  * needs the stand-in's translation, and no RDS API carries a per-instance value.
  */
 function withEmulatedParameters(payload: unknown, rds: RdsEmulation): unknown {
-  const state = payload as {
-    ready?: boolean;
-    resources?: { writer?: { instanceId?: string }; backendState?: Record<string, string> };
-  } | null;
-  const writer = state?.resources?.writer?.instanceId;
-  if (state?.ready !== true || writer === undefined || state.resources?.backendState === undefined) return payload;
-  const applied = rds.appliedParameters(writer);
-  if (applied === undefined) return payload;
-  return {
-    ...state,
-    resources: {
-      ...state.resources,
-      backendState: { ...state.resources.backendState, requestedParameters: JSON.stringify(applied) },
-    },
+  interface Member {
+    readonly writer?: { readonly instanceId?: string };
+    readonly backendState?: Record<string, string>;
+  }
+  // The answer is a group's: every member cell's resources (core/workflow/tasks/group.ts).
+  const state = payload as { ready?: boolean; resources?: { members?: readonly Member[] } } | null;
+  const members = state?.resources?.members;
+  if (state?.ready !== true || members === undefined) return payload;
+  const withApplied = (m: Member): Member => {
+    const writer = m.writer?.instanceId;
+    const applied = writer === undefined || m.backendState === undefined ? undefined : rds.appliedParameters(writer);
+    if (applied === undefined) return m;
+    return { ...m, backendState: { ...m.backendState, requestedParameters: JSON.stringify(applied) } };
   };
+  return { ...state, resources: { ...state.resources, members: members.map(withApplied) } };
 }
 
 /**
