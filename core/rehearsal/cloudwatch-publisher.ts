@@ -8,10 +8,10 @@
  * so a collector that reads right after a step misses the end of it, and the rehearsal shows that.
  *
  * One difference, for steps of seconds rather than minutes: AWS/RDS publishes one value per minute,
- * the rehearsal publishes the per-second samples and lets CloudWatch aggregate them into the 60 s
- * periods the backend asks for (GetMetricData Period 60, Stat Average; moto averages the raw values
- * of a period as CloudWatch does). A minute's average is then the same; its completeness follows
- * the sample times, not the minute boundary.
+ * the rehearsal publishes the per-second samples and lets CloudWatch aggregate them into the periods
+ * the backend asks for (Period 60 on AWS, AwsBackendConfig.metricsPeriodS in the rehearsal; Stat
+ * Average; moto averages the raw values of a period as CloudWatch does). A period's completeness
+ * then follows the sample times.
  *
  * A self-managed variant's server instances (ssm-agent.ts, once client/server-setup.sh reported
  * ready) get what EC2 publishes under AWS/EC2, dimension InstanceId (EC2 User Guide, "List the

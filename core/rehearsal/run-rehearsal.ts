@@ -231,6 +231,12 @@ const REHEARSAL_PARAMETER_GROUP_SETTLE_S = 3;
  * interval covering its last step's end, for steps of seconds.
  */
 const REHEARSAL_VOLUME_PERIOD_S = 5;
+/**
+ * AwsBackendConfig.metricsPeriodS here: the rehearsal's CloudWatch holds per-second samples
+ * (cloudwatch-publisher.ts), so a period of seconds has data, and a step of seconds waits that long
+ * for the period covering its end instead of up to a minute.
+ */
+const REHEARSAL_METRICS_PERIOD_S = 5;
 
 /** AZ letters a shared account has a subnet in (us-east-1 has six AZs), and any other a spec names. */
 const ACCOUNT_AZ_LETTERS: readonly string[] = ['a', 'b', 'c', 'd', 'e', 'f'];
@@ -279,7 +285,8 @@ function rehearsalScope(
     `  - real timings: instances are available in seconds, not 10-20 minutes; CloudWatch datapoints ` +
       `arrive ${lagS} s late, not 1-3 minutes; a cluster waits ` +
       String(REHEARSAL_PARAMETER_GROUP_SETTLE_S) +
-      ` s, not 5 minutes, after its parameter groups were set; a cluster volume's VolumeReadIOPs/VolumeWriteIOPs ` +
+      ` s, not 5 minutes, after its parameter groups were set; the minute series are collected per ` +
+      `${REHEARSAL_METRICS_PERIOD_S} s period, not per minute; a cluster volume's VolumeReadIOPs/VolumeWriteIOPs ` +
       `come per ${REHEARSAL_VOLUME_PERIOD_S} s interval, not per 5 minutes, ${lagS} s after it closes`,
     '  - Performance Insights: not emulated (its API answers with no datapoints)',
     "  - real network limits and instance class performance: all traffic is loopback on this machine's CPUs",
@@ -742,6 +749,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
       )),
       parameterGroupSettleS: REHEARSAL_PARAMETER_GROUP_SETTLE_S,
       volumeMetricsPeriodS: REHEARSAL_VOLUME_PERIOD_S,
+      metricsPeriodS: REHEARSAL_METRICS_PERIOD_S,
     });
     const specLetters = spec.variants.flatMap((v) => (v.az ? [v.az] : []));
     // A shared account has a subnet in each of the Region's usual AZs, as a stack's VPC spans its AZs

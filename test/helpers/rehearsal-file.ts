@@ -5,9 +5,9 @@
  * rehearsal uses the account only when given it (RehearsalOptions.account); otherwise it resets the
  * moto server and starts from an empty account.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { rehearsalWiring } from '../../bin/aws-rehearsal';
 import { RehearsalAccount } from '../../core/rehearsal/rehearsal-account';
 import { runRehearsal, type RehearsalOptions, type RehearsalResult } from '../../core/rehearsal/run-rehearsal';
@@ -76,6 +76,16 @@ export const wiring = rehearsalWiring(REPO_ROOT);
 const REHEARSAL_DEADLINE_MS = 480_000;
 
 /**
+ * Where each rehearsal's timed lines are kept after it ends: test-output/rehearsal-timings/, so a
+ * slow gate shows which phase of which rehearsal took the time without a rerun.
+ */
+function keepTimedLines(specFile: string, timed: readonly string[]): void {
+  const dir = join(REPO_ROOT, 'test-output', 'rehearsal-timings');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${basename(specFile)}-${process.pid}-${Date.now()}.txt`), `${timed.join('\n')}\n`);
+}
+
+/**
  * A whole rehearsal of `specFile` on the file's moto server, with CloudWatch datapoints 1 s late and
  * the definition's Wait states at runRehearsal's default (RehearsalOptions.pollMs, 1 s; longer waits
  * saved no more CPU). `lines` is what it printed; `timed` the same lines with the
@@ -117,6 +127,7 @@ export async function rehearse(
     });
     if (deadline.signal.aborted)
       throw new Error(`rehearsal of ${specFile} aborted after ${deadlineMs / 1000} s; its lines:\n${timed.join('\n')}`);
+    keepTimedLines(specFile, timed);
     return { r, lines, timed };
   } finally {
     clearTimeout(timer);

@@ -145,6 +145,16 @@ describe('AWS config from the Lambda environment', () => {
     );
   });
 
+  it("asks for the minute series at CloudWatch's 60 s unless told otherwise; refuses a period not 1..60 s", () => {
+    const env = awsConfigToEnv(config);
+
+    expect(awsConfigFromEnv(env).metricsPeriodS).toBeUndefined();
+    expect(awsConfigFromEnv(awsConfigToEnv({ ...config, metricsPeriodS: 5 })).metricsPeriodS).toBe(5);
+    expect(() => awsConfigFromEnv({ ...env, [AWS_CONFIG_ENV.metricsPeriodS]: '61' })).toThrow(
+      /AURORA_BENCH_METRICS_PERIOD_S must be a whole number of seconds from 1 to 60/,
+    );
+  });
+
   it('names every missing or malformed variable at once', () => {
     // Arrange
     const env = {
@@ -313,6 +323,13 @@ describe('cloudWatchWindow', () => {
     expect(cloudWatchWindow('2026-11-21T10:00:20Z', '2026-11-21T10:01:30Z')).toEqual({
       start: new Date('2026-11-21T10:00:00Z'),
       end: new Date('2026-11-21T10:02:00Z'),
+    });
+  });
+
+  it('uses the period it is given: a 2 s step in 5 s periods waits for 10:00:25, not 10:01', () => {
+    expect(cloudWatchWindow('2026-11-21T10:00:18Z', '2026-11-21T10:00:20.5Z', 5)).toEqual({
+      start: new Date('2026-11-21T10:00:15Z'),
+      end: new Date('2026-11-21T10:00:25Z'),
     });
   });
 });

@@ -94,10 +94,9 @@ export async function compactRunOnAthena(
   const query = (sql: string) =>
     runAthenaQuery(athena, { sql, database: options.database, workGroup: options.workGroup }, options.query ?? {});
   const uri = (key: string) => `s3://${bucket}/${lakePrefix}${key}`;
-  const done: AthenaTableCompaction[] = [];
-  for (const table of STEP_TABLES) {
+  const compactTable = async (table: (typeof STEP_TABLES)[number]): Promise<AthenaTableCompaction | undefined> => {
     const jsonKeys = await listKeys(s3, bucket, lakePrefix + lakeKeys.runTablePrefix(table, run.dt, run.runId));
-    if (jsonKeys.length === 0) continue;
+    if (jsonKeys.length === 0) return undefined;
     const registered = Number((await query(runPartitionCountSql(table, run))).rows[0]?.['partitions'] ?? '0') > 0;
     let parquetObjects = 0;
     if (!registered) {
@@ -114,7 +113,13 @@ export async function compactRunOnAthena(
       await query(addRunPartitionSql(table, run, uri(compactedRunPrefix(table, run.dt, run.runId))));
     }
     await deleteKeys(s3, bucket, jsonKeys);
-    done.push({ table, jsonObjects: jsonKeys.length, parquetObjects, unloaded: !registered });
-  }
-  return done;
+    return { table, jsonObjects: jsonKeys.length, parquetObjects, unloaded: !registered };
+  };
+  // The tables at once: each is its own partition and query, and four active queries are far below
+  // Athena's active DML and DDL query quotas (Athena User Guide, "Service Quotas"). Every table settles
+  // before a failure is thrown, so none is left half done when the function returns.
+  const settled = await Promise.allSettled(STEP_TABLES.map(compactTable));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.flatMap((s) => (s.status === 'fulfilled' && s.value ? [s.value] : []));
 }

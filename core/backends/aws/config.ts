@@ -95,6 +95,12 @@ export interface AwsBackendConfig {
    */
   readonly volumeMetricsPeriodS?: number;
   /**
+   * The period of the minute series (AWS/RDS, AWS/EC2: core/backends/aws/metrics.ts asks for 60 s,
+   * their resolution, when absent). The rehearsal shortens it with its CloudWatch's per-second
+   * samples, so a step of seconds waits seconds, not up to a minute, for the period covering its end.
+   */
+  readonly metricsPeriodS?: number;
+  /**
    * The lake through Athena, for the verdicts of a run (the ComputeVerdicts Task reads the
    * experiment's history there): the stack's work group and Glue database. Absent in a configuration
    * without them (the Task then says what is missing).
@@ -152,6 +158,7 @@ export const AWS_CONFIG_ENV = {
   metricsPublishDelayS: 'AURORA_BENCH_METRICS_PUBLISH_DELAY_S',
   parameterGroupSettleS: 'AURORA_BENCH_PARAMETER_GROUP_SETTLE_S',
   volumeMetricsPeriodS: 'AURORA_BENCH_VOLUME_METRICS_PERIOD_S',
+  metricsPeriodS: 'AURORA_BENCH_METRICS_PERIOD_S',
   athenaWorkGroup: 'AURORA_BENCH_ATHENA_WORK_GROUP',
   glueDatabase: 'AURORA_BENCH_GLUE_DATABASE',
   alertTopicArn: 'AURORA_BENCH_ALERT_TOPIC_ARN',
@@ -258,6 +265,14 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
   ) {
     problems.push(`${E.volumeMetricsPeriodS} must be a whole number of seconds from 1 to 300 (got "${volumeRaw}")`);
   }
+  const periodRaw = opt(E.metricsPeriodS);
+  const metricsPeriodS = periodRaw === undefined ? undefined : Number(periodRaw);
+  if (
+    metricsPeriodS !== undefined &&
+    (!Number.isInteger(metricsPeriodS) || metricsPeriodS < 1 || metricsPeriodS > 60)
+  ) {
+    problems.push(`${E.metricsPeriodS} must be a whole number of seconds from 1 to 60 (got "${periodRaw}")`);
+  }
   if (![1, 60, 300, 3600, 86400].includes(piPeriodS))
     problems.push(`${E.piPeriodS} must be one of 1, 60, 300, 3600, 86400`);
 
@@ -318,6 +333,7 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
     metricsPublishDelayS,
     ...(parameterGroupSettleS !== undefined ? { parameterGroupSettleS } : {}),
     ...(volumeMetricsPeriodS !== undefined ? { volumeMetricsPeriodS } : {}),
+    ...(metricsPeriodS !== undefined ? { metricsPeriodS } : {}),
     ...optionalEntries({
       athenaWorkGroup: opt(E.athenaWorkGroup),
       glueDatabase: opt(E.glueDatabase),
@@ -370,6 +386,7 @@ export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string>
     ...(config.volumeMetricsPeriodS !== undefined
       ? { [E.volumeMetricsPeriodS]: String(config.volumeMetricsPeriodS) }
       : {}),
+    ...(config.metricsPeriodS !== undefined ? { [E.metricsPeriodS]: String(config.metricsPeriodS) } : {}),
     ...optionalEntries({
       [E.athenaWorkGroup]: config.athenaWorkGroup,
       [E.glueDatabase]: config.glueDatabase,

@@ -221,7 +221,10 @@ export function volumeWindow(startIso: string, endIso: string, periodS: number):
 
 /** GetMetricData takes at most 500 MetricDataQuery per request (CloudWatch API reference). */
 const MAX_METRIC_QUERIES = 500;
-/** AWS/RDS metrics are standard resolution: 60 s is the finest period (MetricStat.Period docs). */
+/**
+ * AWS/RDS metrics are standard resolution: 60 s is the finest period (MetricStat.Period docs).
+ * AwsBackendConfig.metricsPeriodS replaces it in the rehearsal only.
+ */
 const CLOUDWATCH_PERIOD_S = 60;
 /** Top wait events per instance in the PI breakdown (DimensionGroup.Limit, 1..25). */
 const PI_WAIT_EVENT_LIMIT = 10;
@@ -235,12 +238,12 @@ function windowDatapoints(start: Date, end: Date, periodS: number): number {
 
 export interface ServerMetricsOptions {
   readonly clients: Pick<AwsClients, 'cloudwatch' | 'pi' | 'rds'>;
-  readonly config: Pick<AwsBackendConfig, 'piPeriodS' | 'volumeMetricsPeriodS'>;
+  readonly config: Pick<AwsBackendConfig, 'piPeriodS' | 'volumeMetricsPeriodS' | 'metricsPeriodS'>;
 }
 
 /** Collecting a step window's server metrics (CloudWatch, Performance Insights). */
 export class ServerMetrics {
-  private readonly config: Pick<AwsBackendConfig, 'piPeriodS' | 'volumeMetricsPeriodS'>;
+  private readonly config: Pick<AwsBackendConfig, 'piPeriodS' | 'volumeMetricsPeriodS' | 'metricsPeriodS'>;
   private readonly clients: Pick<AwsClients, 'cloudwatch' | 'pi' | 'rds'>;
 
   constructor(options: ServerMetricsOptions) {
@@ -256,7 +259,8 @@ export class ServerMetrics {
   ): Promise<ServerMetricsCollection> {
     const endpoints = [...(resources.writer ? [resources.writer] : []), ...resources.readers];
     if (endpoints.length === 0) return { rows: [], windows: [] };
-    const { start, end } = cloudWatchWindow(window.start, window.end);
+    const periodS = this.config.metricsPeriodS ?? CLOUDWATCH_PERIOD_S;
+    const { start, end } = cloudWatchWindow(window.start, window.end, periodS);
     const base = {
       run_id: run.runId,
       cell_id: cell.cellId,
@@ -355,7 +359,7 @@ export class ServerMetrics {
                 MetricName: s.ec2.name,
                 Dimensions: [{ Name: 'InstanceId', Value: s.instance.instanceId }],
               },
-              Period: CLOUDWATCH_PERIOD_S,
+              Period: periodS,
               Stat: s.ec2.stat,
             }
           : {
@@ -365,7 +369,7 @@ export class ServerMetrics {
                 Dimensions: [{ Name: s.dimension ?? 'DBInstanceIdentifier', Value: s.instance.instanceId }],
               },
               // A count per 5 minutes: the 5-minute Sum is the published value.
-              Period: s.dimension === 'DBClusterIdentifier' ? volumePeriodS : CLOUDWATCH_PERIOD_S,
+              Period: s.dimension === 'DBClusterIdentifier' ? volumePeriodS : periodS,
               Stat: s.dimension === 'DBClusterIdentifier' ? 'Sum' : 'Average',
             },
         ReturnData: true,
@@ -400,7 +404,7 @@ export class ServerMetrics {
             metric: series.metric,
             ts: new Date(ts).toISOString(),
             // An EC2 count or byte Sum per minute, as the per-second rate the name carries.
-            value: series.ec2?.stat === 'Sum' ? value / CLOUDWATCH_PERIOD_S : value,
+            value: series.ec2?.stat === 'Sum' ? value / periodS : value,
             unit: SERVER_METRICS[series.metric],
             source: 'cloudwatch',
           });
@@ -411,7 +415,7 @@ export class ServerMetrics {
     const windows: MetricWindowCount[] = wantedSeries
       .flatMap((s, i) => (s.counted ? [{ s, i, range: rangeOf(s) }] : []))
       .map(({ s, i, range }) => {
-        const periodS = s.volume ? volumePeriodS : CLOUDWATCH_PERIOD_S;
+        const seriesPeriodS = s.volume ? volumePeriodS : periodS;
         return {
           instanceId: s.instance.instanceId,
           role: s.instance.role,
@@ -419,8 +423,8 @@ export class ServerMetrics {
           source: 'cloudwatch',
           start: range.start.toISOString(),
           end: range.end.toISOString(),
-          periodS,
-          expected: windowDatapoints(range.start, range.end, periodS),
+          periodS: seriesPeriodS,
+          expected: windowDatapoints(range.start, range.end, seriesPeriodS),
           received: received.get(`m${i}`) ?? 0,
         };
       });
@@ -550,8 +554,12 @@ export class ServerMetrics {
  * once metricsPublishDelayS has passed.
  * @internal exported for its tests (a test seam)
  */
-export function cloudWatchWindow(startIso: string, endIso: string): { start: Date; end: Date } {
-  const minute = 60_000;
+export function cloudWatchWindow(
+  startIso: string,
+  endIso: string,
+  periodS = CLOUDWATCH_PERIOD_S,
+): { start: Date; end: Date } {
+  const minute = periodS * 1000;
   const startMs = Date.parse(startIso);
   const endMs = Date.parse(endIso);
   const inner = { start: Math.ceil(startMs / minute) * minute, end: Math.floor(endMs / minute) * minute };
