@@ -11,10 +11,12 @@
  * 5. client/client-ready.sh: runs sysbench through the report hook and writes the ready marker,
  *    locally and as s3://<bucket>/clients/<instance-id>/ready.json, which checkClientsReady reads
  *    (core/backends/aws/runner-command.ts says why S3). Only then is the client ready for jobs.
- * Once the runner is there (step 3), a failed step makes the exit trap upload a not-ready marker
- * with the reason, so the workflow stops at once instead of at its readiness deadline (before it
- * there is no AWS CLI or client-ready.sh to upload with: an apt failure is
- * caught by the deadline). The log is /var/log/aurora-bench-user-data.log.
+ * From before step 2 on, a failed step makes the exit trap upload a not-ready marker with the
+ * reason, so the workflow stops at once instead of at its readiness deadline: once the runner is
+ * there, with client-ready.sh --not-ready; before (an apt failure: no route to the archive, a broken
+ * source, the dpkg lock held past DPkg::Lock::Timeout), with curl alone, signed with the instance
+ * profile's keys from the instance metadata (curlNotReadyCommands). The log is
+ * /var/log/aurora-bench-user-data.log.
  *
  * The same text is what the AWS rehearsal boots (core/rehearsal/ssm-agent.ts, instance-root.ts):
  * rendered as the stack renders it and run unmodified in a Debian 12 root built by debootstrap

@@ -151,13 +151,27 @@ describe('the user data install steps', () => {
       '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/client-ready.sh" --marker-uri "$ready_marker_uri"',
     ]);
     expect(script).toContain('Acquire::Retries=5 install -y --no-install-recommends sysbench awscli nodejs');
+    // The trap is set before apt-get: an apt failure is reported at once (by curl, before the AWS CLI is there).
+    expect(at('trap report_not_ready EXIT')).toBeLessThan(at('apt-get -q -o DPkg::Lock::Timeout=900'));
+    expect(at('ready_marker_uri="s3://')).toBeLessThan(at('apt-get -q -o DPkg::Lock::Timeout=900'));
     expect(at('apt-get -q -o DPkg::Lock::Timeout=900 -o Acquire::Retries=5 install')).toBeLessThan(
-      at('trap report_not_ready EXIT'),
+      at('aws s3 cp --only-show-errors --recursive'),
     );
-    expect(at('trap report_not_ready EXIT')).toBeLessThan(at('aws s3 cp --only-show-errors --recursive'));
     expect(at('aws s3 cp --only-show-errors --recursive')).toBeLessThan(at('dpkg -i /tmp/amazon-ssm-agent.deb'));
     expect(script).toContain('ready_marker_uri="s3://lake/clients/${instance_id}/ready.json"');
     expect(script).not.toMatch(/\bdnf\b|install-sysbench/);
+  });
+
+  // EC2 User Guide, "Retrieve security credentials from instance metadata"; curl's --aws-sigv4 for S3.
+  it("uploads a failure before the AWS CLI is there with curl, signed with the instance profile's keys", () => {
+    expect(script).toContain('"$IMDS/meta-data/iam/security-credentials/$role"');
+    expect(script).toContain('--aws-sigv4 "aws:amz:$AWS_DEFAULT_REGION:s3"');
+    expect(script).toContain('header = "x-amz-security-token: %s"');
+    expect(script).toContain('endpoint=${AWS_ENDPOINT_URL_S3:-${AWS_ENDPOINT_URL:-}}');
+    expect(script).toContain('url="https://$bucket.s3.$AWS_DEFAULT_REGION.amazonaws.com/$key"');
+    // client-ready.sh once it is there; curl when it is not, or when it could not upload (its exit 4).
+    expect(script).toMatch(/client-ready\.sh" --marker-uri "\$ready_marker_uri" --not-ready "\$reason"/);
+    expect(script).toContain('if [ "$ready_rc" -eq 4 ]; then');
   });
 
   it('waits for a dpkg lock apt-daily holds and retries a failed fetch, in the update and the install', () => {
