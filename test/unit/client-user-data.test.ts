@@ -205,7 +205,7 @@ describe('the user data install steps', () => {
     // Act
     const r = await run('bash', [join(dir, 'before-apt.sh')], { env: { ...process.env, AURORA_BENCH_HOME: home } })
       .then(() => 0)
-      .catch((e: { code: number }) => e.code);
+      .catch((e: unknown) => (e as { code: number }).code);
 
     // Assert: the direct call, then the trap's; both the marker's JSON, path-style to the endpoint.
     expect(r).toBe(1);
@@ -218,7 +218,10 @@ describe('the user data install steps', () => {
     expect(trapped).toMatchObject({ ready: false, reason: expect.stringMatching(/^user data failed \(exit 1\): /) });
     const headers = s3Puts[1]!.headers;
     expect(headers['authorization']).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=ASIATESTKEY\/\d{8}\/eu-west-1\/s3\/aws4_request, SignedHeaders=\S*x-amz-security-token/,
+      new RegExp(
+        /^AWS4-HMAC-SHA256 Credential=ASIATESTKEY\/\d{8}\/eu-west-1\/s3\/aws4_request, /.source +
+          /SignedHeaders=\S*x-amz-security-token/.source,
+      ),
     );
     expect(headers['x-amz-security-token']).toBe('IQoJtoken/+=');
     expect(headers['x-amz-content-sha256']).toBe('UNSIGNED-PAYLOAD');
