@@ -11,10 +11,12 @@
  * 5. client/client-ready.sh: runs sysbench through the report hook and writes the ready marker,
  *    locally and as s3://<bucket>/clients/<instance-id>/ready.json, which checkClientsReady reads
  *    (core/backends/aws/runner-command.ts says why S3). Only then is the client ready for jobs.
- * Once the runner is there (step 3), a failed step makes the exit trap upload a not-ready marker
- * with the reason, so the workflow stops at once instead of at its readiness deadline (before it
- * there is no AWS CLI or client-ready.sh to upload with: an apt failure is
- * caught by the deadline). The log is /var/log/aurora-bench-user-data.log.
+ * From before step 2 on, a failed step makes the exit trap upload a not-ready marker with the
+ * reason, so the workflow stops at once instead of at its readiness deadline: once the runner is
+ * there, with client-ready.sh --not-ready; before (an apt failure: no route to the archive, a broken
+ * source, the dpkg lock held past DPkg::Lock::Timeout), with curl alone, signed with the instance
+ * profile's keys from the instance metadata (curlNotReadyCommands). The log is
+ * /var/log/aurora-bench-user-data.log.
  *
  * The same text is what the AWS rehearsal boots (core/rehearsal/ssm-agent.ts, instance-root.ts):
  * rendered as the stack renders it and run unmodified in a Debian 12 root built by debootstrap
@@ -161,26 +163,99 @@ function ssmAgentInstallCommands(): string[] {
 }
 
 /**
- * Shell lines that put the runner in place, install the SSM agent and prove sysbench works (steps
- * 3-5 of the file comment). Needs $IMDS, curl and the AWS CLI.
- * @internal exported for its tests (a test seam)
+ * Shell function not_ready_by_curl REASON: uploads the not-ready marker client/client-ready.sh
+ * --not-ready writes ({"ready":false,"reason":...,"hostname":...,"at":...}) to $ready_marker_uri with
+ * curl alone, for a failure before apt has installed the AWS CLI (and before the runner is there).
+ * The keys are the instance profile's, from IMDSv2 iam/security-credentials/<role> (EC2 User Guide,
+ * "Retrieve security credentials from instance metadata"); the request is signed by curl's
+ * --aws-sigv4 (curl 7.75 and later; Debian 12 has 7.88, which sends x-amz-content-sha256 for s3 as S3
+ * requires: curl pull request 9995), given here as UNSIGNED-PAYLOAD (Amazon S3 API Reference,
+ * "Authenticating Requests: Using the Authorization Header"). The keys go to curl on its standard
+ * input (-K -), not its command line. The endpoint is the AWS SDKs' and CLI's endpoint variables'
+ * (AWS_ENDPOINT_URL_S3, then AWS_ENDPOINT_URL: AWS SDKs and Tools Reference Guide, "Service-specific
+ * endpoints") when set, path-style, else the bucket's regional virtual-hosted URL, which the stack's
+ * S3 gateway endpoint serves. The role may s3:PutObject under clients/ (lib/clients.ts).
  */
-export function clientInstallCommands(props: Pick<ClientUserDataProps, 'runnerS3Uri' | 'bucketS3Uri'>): string[] {
+function curlNotReadyCommands(): string[] {
+  const credentials = '$IMDS/meta-data/iam/security-credentials';
+  // A field of the credentials' JSON (one "Key" : "value" pair per line on EC2, or all on one line).
+  const field = (name: string) =>
+    String.raw`$(printf '%s\n' "$creds" | sed -n 's/.*"${name}"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' ` +
+    '| head -n 1)';
+  return [
+    'not_ready_by_curl() {',
+    '  local reason token role creds bucket key endpoint url body',
+    // The reason as a JSON string's text: tabs and newlines as spaces, other control characters dropped,
+    // backslashes and quotes escaped.
+    String.raw`  reason=$(printf '%s' "$1" | tr '\n\t' '  ' | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')`,
+    String.raw`  body=$(printf '{"ready":false,"reason":"%s","hostname":"%s","at":"%s"}' "$reason" "$(uname -n)" ` +
+      '"$(date -u +%Y-%m-%dT%H:%M:%SZ)")',
+    '  token=$(curl -fsS -m 5 -X PUT "$IMDS/api/token" -H "X-aws-ec2-metadata-token-ttl-seconds: 60")',
+    `  role=$(curl -fsS -m 5 -H "X-aws-ec2-metadata-token: $token" "${credentials}/" | head -n 1)`,
+    `  creds=$(curl -fsS -m 5 -H "X-aws-ec2-metadata-token: $token" "${credentials}/$role")`,
+    '  bucket=${ready_marker_uri#s3://}',
+    '  key=${bucket#*/}',
+    '  bucket=${bucket%%/*}',
+    '  endpoint=${AWS_ENDPOINT_URL_S3:-${AWS_ENDPOINT_URL:-}}',
+    '  if [ -n "$endpoint" ]; then url="${endpoint%/}/$bucket/$key"',
+    '  else url="https://$bucket.s3.$AWS_DEFAULT_REGION.amazonaws.com/$key"; fi',
+    String.raw`  printf 'user = "%s:%s"\nheader = "x-amz-security-token: %s"\n' "${field('AccessKeyId')}" ` +
+      `"${field('SecretAccessKey')}" "${field('Token')}" |`,
+    '    curl -fsS -m 30 --retry 3 -K - -X PUT --aws-sigv4 "aws:amz:$AWS_DEFAULT_REGION:s3" ' +
+      '-H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -H "Content-Type: application/json" ' +
+      '--data-binary "$body" "$url" >/dev/null',
+    '}',
+  ];
+}
+
+/**
+ * Shell lines that set the exit trap a client's boot reports a failure with, from the start of the
+ * script: the not-ready marker under the instance's id, with the log's tail as the reason, uploaded by
+ * client/client-ready.sh --not-ready once the runner and the AWS CLI are there, by curl before
+ * (curlNotReadyCommands). Needs $IMDS and curl.
+ */
+function notReadyTrapCommands(bucketS3Uri: string): string[] {
   const dir = CLIENT_INSTALL_DIR;
   return [
-    `RUNNER_S3_URI='${props.runnerS3Uri}'`,
-    'imds_token=$(curl -fsS -m 5 -X PUT "$IMDS/api/token" -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
-    'instance_id=$(curl -fsS -m 5 -H "X-aws-ec2-metadata-token: $imds_token" "$IMDS/meta-data/instance-id")',
-    `ready_marker_uri="${props.bucketS3Uri}${CLIENT_READY_PREFIX}\${instance_id}/ready.json"`,
+    ...curlNotReadyCommands(),
+    'ready_marker_uri=""',
     // A failed step ends the script (set -e): report it where checkClientsReady looks, with the log's tail.
     'report_not_ready() {',
     '  rc=$?',
-    `  if [ "$rc" -ne 0 ] && [ -x "${dir}/client-ready.sh" ]; then`,
-    `    "${dir}/client-ready.sh" --marker-uri "$ready_marker_uri" --not-ready "user data failed (exit $rc): ` +
-      `$(tail -n 12 ${USER_DATA_LOG} 2>/dev/null | tr '\\n' ' ' | cut -c1-1500)" || true`,
+    '  if [ "$rc" -eq 0 ] || [ -z "$ready_marker_uri" ]; then return 0; fi',
+    `  reason="user data failed (exit $rc): $(tail -n 12 ${USER_DATA_LOG} 2>/dev/null | tr '\\n' ' ' | ` +
+      `cut -c1-1500 || true)"`,
+    // client-ready.sh exits 4 when it could not upload: curl may still get through.
+    '  ready_rc=4',
+    `  if [ -x "${dir}/client-ready.sh" ]; then`,
+    `    ready_rc=0; "${dir}/client-ready.sh" --marker-uri "$ready_marker_uri" --not-ready "$reason" || ready_rc=$?`,
+    '  fi',
+    '  if [ "$ready_rc" -eq 4 ]; then',
+    '    not_ready_by_curl "$reason" || echo "aurora-bench: could not upload the not-ready marker with curl" >&2',
     '  fi',
     '}',
     'trap report_not_ready EXIT',
+    'imds_token=$(curl -fsS -m 5 -X PUT "$IMDS/api/token" -H "X-aws-ec2-metadata-token-ttl-seconds: 300")',
+    'instance_id=$(curl -fsS -m 5 -H "X-aws-ec2-metadata-token: $imds_token" "$IMDS/meta-data/instance-id")',
+    `ready_marker_uri="${bucketS3Uri}${CLIENT_READY_PREFIX}\${instance_id}/ready.json"`,
+  ];
+}
+
+/**
+ * Shell lines of a client's boot after the shared prelude: the exit trap (from here on a failure is
+ * reported), the given install steps (`before`: the user data's apt-get), the runner, the SSM agent,
+ * then client-ready.sh proves sysbench works (steps 2-5 of the file comment). Needs $IMDS and curl.
+ * @internal exported for its tests (a test seam)
+ */
+export function clientInstallCommands(
+  props: Pick<ClientUserDataProps, 'runnerS3Uri' | 'bucketS3Uri'>,
+  before: readonly string[] = [],
+): string[] {
+  const dir = CLIENT_INSTALL_DIR;
+  return [
+    `RUNNER_S3_URI='${props.runnerS3Uri}'`,
+    ...notReadyTrapCommands(props.bucketS3Uri),
+    ...before,
     ...fetchBundleCommands(),
     ...ssmAgentInstallCommands(),
     // client-ready.sh reports its own failure, with the precise reason: the trap must not overwrite it.
@@ -207,9 +282,10 @@ function bootPreludeCommands(props: { readonly region: string; readonly expiresA
 export function clientUserDataCommands(props: ClientUserDataProps): string[] {
   return [
     ...bootPreludeCommands(props),
-    `echo "aurora-bench: installing ${CLIENT_PACKAGES.join(', ')} from Debian's archive, and the SSM agent"`,
-    ...aptInstallCommands(CLIENT_PACKAGES),
-    ...clientInstallCommands(props),
+    ...clientInstallCommands(props, [
+      `echo "aurora-bench: installing ${CLIENT_PACKAGES.join(', ')} from Debian's archive, and the SSM agent"`,
+      ...aptInstallCommands(CLIENT_PACKAGES),
+    ]),
   ];
 }
 

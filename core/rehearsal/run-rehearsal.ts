@@ -266,7 +266,9 @@ function rehearsalScope(
           "  - around the unmodified user data: chroot instead of a VM (this machine's kernel and CPU " +
             "architecture, no systemd: systemctl and shutdown are stand-ins, the dead-man's switch's shutdown is " +
             "only recorded), the instance metadata at 127.0.0.1 through curl's connect-to, moto's keys for the " +
-            "instance profile, the AWS CLI given --endpoint-url (Debian's 2.9.19 predates AWS_ENDPOINT_URL)",
+            'instance profile (also as its iam/security-credentials, which a not-ready marker uploaded by curl ' +
+            "before apt signs with; moto checks no signature), the AWS CLI given --endpoint-url (Debian's " +
+            '2.9.19 predates AWS_ENDPOINT_URL)',
           "  - the SSM agent: moto's S3 serves the rehearsal's amazon-ssm-agent package where AWS serves the " +
             'real one; its service registers the instance with the emulated agent, which runs the commands in ' +
             'the root; the CloudWatch agent package is not served (its install fails softly, as designed)',

@@ -215,14 +215,27 @@ function instanceTags(input: Record<string, unknown>): ReadonlyMap<string, strin
 }
 
 /**
+ * The name of the instance profile's role the metadata stand-in gives (the stack's role has a name
+ * CloudFormation generates; the user data reads it from iam/security-credentials/, as on EC2).
+ */
+const REHEARSAL_INSTANCE_ROLE = 'aurora-bench-rehearsal-client-role';
+
+/**
  * An instance's metadata service on 127.0.0.1 (a free port): IMDSv2 as the user data and
  * client/server-setup.sh use it (EC2 User Guide, "Use the Instance Metadata Service to access
  * instance metadata": PUT /latest/api/token with X-aws-ec2-metadata-token-ttl-seconds, then GETs
  * with X-aws-ec2-metadata-token; a GET without a valid token is 401 under IMDSv2-only, which the
- * launch templates require). Answers instance-id, local-ipv4 and tags/instance/<key> (the launch
- * templates set InstanceMetadataTags); anything else is 404.
+ * launch templates require). Answers instance-id, local-ipv4, tags/instance/<key> (the launch
+ * templates set InstanceMetadataTags) and the instance profile's credentials: iam/security-credentials/
+ * lists the role's name, iam/security-credentials/<role> gives its keys as EC2 does (EC2 User Guide,
+ * "Retrieve security credentials from instance metadata": Code, LastUpdated, Type, AccessKeyId,
+ * SecretAccessKey, Token, Expiration), here moto's keys. Anything else is 404.
  */
-async function startImds(instanceId: string, tags: ReadonlyMap<string, string>): Promise<Server> {
+async function startImds(
+  instanceId: string,
+  tags: ReadonlyMap<string, string>,
+  credentials: SsmAgentOptions['credentials'],
+): Promise<Server> {
   const token = `rehearsal-${instanceId}`;
   const server = createServer((req, res) => {
     const url = req.url ?? '';
@@ -237,6 +250,26 @@ async function startImds(instanceId: string, tags: ReadonlyMap<string, string>):
     if (meta === 'local-ipv4') return void res.end('127.0.0.1');
     const tag = /^tags\/instance\/(.+)$/.exec(meta);
     if (tag && tags.has(decodeURIComponent(tag[1]!))) return void res.end(tags.get(decodeURIComponent(tag[1]!)));
+    if (meta === 'iam/security-credentials/' || meta === 'iam/security-credentials')
+      return void res.end(REHEARSAL_INSTANCE_ROLE);
+    if (meta === `iam/security-credentials/${REHEARSAL_INSTANCE_ROLE}`) {
+      const now = Date.now();
+      return void res.setHeader('Content-Type', 'text/plain').end(
+        JSON.stringify(
+          {
+            Code: 'Success',
+            LastUpdated: new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+            Type: 'AWS-HMAC',
+            AccessKeyId: credentials.accessKeyId,
+            SecretAccessKey: credentials.secretAccessKey,
+            Token: `rehearsal-session-${instanceId}`,
+            Expiration: new Date(now + 6 * 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          },
+          null,
+          2,
+        ),
+      );
+    }
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -409,7 +442,7 @@ export class SsmAgentEmulation {
   ): Promise<void> {
     const dir = join(this.o.dir, String(++this.homes));
     await mkdir(dir, { recursive: true });
-    const imds = await startImds(instanceId, tags);
+    const imds = await startImds(instanceId, tags, this.o.credentials);
     let root: InstanceRoot;
     try {
       root = await mountInstanceRoot(dir, machines.layers(role));

@@ -10,11 +10,13 @@
  * other stand-ins. Then sysbench and the AWS CLI of that root answer an SSM command. The client boots
  * while something else holds the dpkg lock, as Debian's apt-daily timers may on a new instance: its
  * apt-get waits for the lock (DPkg::Lock::Timeout), the client is not ready meanwhile, and ready after.
+ * A client whose apt-get fails (a broken apt source) reports not-ready at once, with apt's error, by
+ * curl alone (no AWS CLI is installed yet), and the backend's readiness check stops the cell with it.
  *
  * Needs root (overlayfs, chroot), debootstrap (scripts/setup.sh --test) and Debian's archive.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { EC2Client, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
@@ -26,6 +28,8 @@ import {
   SSMClient,
   type GetCommandInvocationCommandOutput,
 } from '@aws-sdk/client-ssm';
+import { UnsupportedOnBackendError, type CellResources } from '../../core/backend';
+import { ClientFleet } from '../../core/backends/aws/client-fleet';
 import { CLIENT_INSTALL_DIR, clientReadyKey, type ClientReadyMarker } from '../../core/backends/aws/runner-command';
 import { tagKeys } from '../../core/backends/aws/names';
 import {
@@ -38,9 +42,12 @@ import {
 import { MOTO_CREDENTIALS } from '../../core/rehearsal/moto-server';
 import { ProcessTracker } from '../../core/rehearsal/process-tracker';
 import { SsmAgentEmulation } from '../../core/rehearsal/ssm-agent';
+import { validateSpec } from '../../core/experiment/validate';
+import { planRun } from '../../core/plan/plan';
 import { EXPIRES_AT_TAG, RUNNER_PREFIX } from '../../lib/handler-environment';
 import { renderedBootUserData } from '../../lib/client-user-data';
 import { startMoto, type MotoServer } from '../aws/moto';
+import { offlineAwsConfig } from '../helpers/aws-config';
 
 const ROOT = join(__dirname, '..', '..');
 const REGION = 'us-east-1';
@@ -105,8 +112,8 @@ describeWithRoots(
     let agent: SsmAgentEmulation;
     let tracker: ProcessTracker;
     const lines: string[] = [];
-    /** The next machine booted has its dpkg lock held (set by the client's test), by lockHolder. */
-    let holdNextLock = false;
+    /** What the next machine booted has done to its root before its user data runs (set by a test). */
+    let beforeNextBoot: ((root: string) => Promise<void>) | undefined;
     let lockHolder: Promise<ChildProcess> | undefined;
     const expiresAt = new Date(Date.now() + 2 * 3600_000).toISOString();
 
@@ -145,10 +152,9 @@ describeWithRoots(
           layers: () => [base],
           userData: (role) => boot[role].userData,
           beforeUserData: async (root) => {
-            if (!holdNextLock) return;
-            holdNextLock = false;
-            lockHolder = holdDpkgLock(root);
-            await lockHolder;
+            const before = beforeNextBoot;
+            beforeNextBoot = undefined;
+            await before?.(root);
           },
         },
         log: (l) => lines.push(l),
@@ -192,6 +198,15 @@ describeWithRoots(
       if (!m) throw new Error(`no boot line for ${instanceId}: ${lines.join('\n')}`);
       return m[1]!;
     };
+    /** The ready marker in moto's S3, where checkClientsReady reads it; undefined while there is none. */
+    const readyMarker = async (instanceId: string): Promise<ClientReadyMarker | undefined> => {
+      try {
+        const out = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: clientReadyKey(instanceId) }));
+        return JSON.parse(await out.Body!.transformToString()) as ClientReadyMarker;
+      } catch {
+        return undefined;
+      }
+    };
     const commandOutput = async (
       instanceId: string,
       commands: string[],
@@ -220,16 +235,12 @@ describeWithRoots(
         'runs commands',
       async () => {
         // Arrange: the dpkg lock held from before the user data starts.
-        holdNextLock = true;
-        const instanceId = await launch('client');
-        const markerOf = async (): Promise<ClientReadyMarker | undefined> => {
-          try {
-            const out = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: clientReadyKey(instanceId) }));
-            return JSON.parse(await out.Body!.transformToString()) as ClientReadyMarker;
-          } catch {
-            return undefined;
-          }
+        beforeNextBoot = async (root) => {
+          lockHolder = holdDpkgLock(root);
+          await lockHolder;
         };
+        const instanceId = await launch('client');
+        const markerOf = () => readyMarker(instanceId);
         const online = async () =>
           (
             (
@@ -303,6 +314,81 @@ describeWithRoots(
         expect(Number(/^-h \+(\d+)$/.exec(shutdown)?.[1])).toBeLessThanOrEqual(120);
         expect(readFileSync(join(root, 'var', 'log', 'aurora-bench-user-data.log'), 'utf8')).toContain(
           'client-ready.sh: ready: sysbench 1.0.20',
+        );
+        await ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
+      },
+      BOOT_TIMEOUT_MS,
+    );
+
+    it(
+      "a client whose apt-get fails reports not-ready at once with apt's error, by curl before the AWS CLI is there",
+      async () => {
+        // Arrange: a broken apt source (a deb822 stanza without URIs), which apt-get update refuses at once.
+        beforeNextBoot = (root) => {
+          writeFileSync(
+            join(root, 'etc', 'apt', 'sources.list.d', 'broken.sources'),
+            'Types: deb\nSuites: bookworm\nComponents: main\n',
+          );
+          return Promise.resolve();
+        };
+        const started = Date.now();
+        const instanceId = await launch('client');
+        const plan = planRun(
+          validateSpec({
+            name: 'boot-test',
+            engine: { version: '3.04.0' },
+            region: REGION,
+            variants: [{ name: 'v', instanceClass: 'db.r6g.large', clients: { count: 1, instanceType: 'c6i.large' } }],
+            data: { tables: 1, tableSize: 10 },
+            workloads: [{ name: 'w', test: 'oltp_read_only', threads: [1] }],
+            ttlHours: 2,
+          }),
+          { backend: 'aws', now: new Date(), runId: 'boot-test-run' },
+        );
+        const cell = plan.cells[0]!;
+        const run = {
+          runId: plan.runId,
+          specName: plan.specName,
+          backend: 'aws' as const,
+          region: plan.region,
+          engineVersion: plan.engine.version,
+          dt: plan.dt,
+          ttlHours: plan.ttlHours,
+        };
+        const resources: CellResources = {
+          cellId: cell.cellId,
+          clusterId: 'ab-boot-test',
+          readers: [],
+          clients: [{ clientId: instanceId }],
+          credentials: {
+            user: 'benchadmin',
+            secretRef: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:rds!cluster-x',
+          },
+          notes: [],
+          backendState: {},
+        };
+        const fleet = new ClientFleet({
+          clients: { ec2, ssm, s3 },
+          config: offlineAwsConfig({ bucket: BUCKET, region: REGION }),
+          now: () => new Date(),
+        });
+
+        // Act: the marker, as checkClientsReady polls for it; then its answer.
+        const marker = await until('the not-ready marker', () => readyMarker(instanceId), 120_000);
+        const seconds = (Date.now() - started) / 1000;
+        const check = fleet.checkClientsReady(run, cell, resources);
+
+        // Assert
+        expect(marker).toMatchObject({ ready: false, hostname: expect.any(String) });
+        expect(marker.reason).toMatch(/^user data failed \(exit 100\): .*E: Malformed entry 1 in sources file/);
+        expect(seconds).toBeLessThan(60);
+        // Uploaded by curl: apt installed nothing, so there was no AWS CLI and no runner to upload with.
+        const root = rootOf(instanceId);
+        expect(existsSync(join(root, 'usr', 'bin', 'aws'))).toBe(false);
+        expect(existsSync(join(root, 'opt', 'aurora-bench', 'client', 'client-ready.sh'))).toBe(false);
+        await expect(check).rejects.toBeInstanceOf(UnsupportedOnBackendError);
+        await expect(fleet.checkClientsReady(run, cell, resources)).rejects.toThrow(
+          new RegExp(`client ${instanceId} could not prove that sysbench works: user data failed \\(exit 100\\)`),
         );
         await ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
       },

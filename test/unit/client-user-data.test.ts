@@ -2,7 +2,8 @@
  * The client and server user data (lib/client-user-data.ts): the order and paths of their steps (the
  * whole boot runs in test/integration/client-boot.test.ts), and the dead-man's switch run by bash: the instance
  * metadata is a local HTTP server answering like IMDSv2 (there is none outside EC2), and `shutdown` is a shell
- * function recording its arguments (the real one would stop this machine).
+ * function recording its arguments (the real one would stop this machine); the not-ready report by curl before apt,
+ * signed with the metadata's credentials, to a fake S3 on the same server.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
+  clientInstallCommands,
   clientUserDataCommands,
   deadMansSwitchCommands,
   MAX_CLIENT_LIFETIME_HOURS,
@@ -28,11 +30,32 @@ let dir: string;
 /** The value the fake metadata serves for the expires-at tag; undefined answers 404 (tag not there). */
 let expiresAt: string | undefined;
 const requests: string[] = [];
+/** The PUTs the fake S3 (under /s3/ of the same server) received: path, headers, body. */
+const s3Puts: { path: string; headers: Record<string, string | string[] | undefined>; body: string }[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url} token=${String(req.headers['x-aws-ec2-metadata-token'] ?? '')}`);
     if (req.method === 'PUT' && req.url === '/latest/api/token') return void res.end('tok-1');
+    if (req.method === 'PUT' && req.url?.startsWith('/s3/')) {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        s3Puts.push({ path: req.url!, headers: req.headers, body });
+        res.end();
+      });
+      return;
+    }
+    // IMDSv2 as EC2 answers it (EC2 User Guide, "Retrieve security credentials from instance metadata").
+    const meta = req.headers['x-aws-ec2-metadata-token'] === 'tok-1' ? req.url : undefined;
+    if (meta === '/latest/meta-data/instance-id') return void res.end('i-0test0000000001');
+    if (meta === '/latest/meta-data/iam/security-credentials/') return void res.end('client-role');
+    if (meta === '/latest/meta-data/iam/security-credentials/client-role')
+      return void res.end(
+        '{\n  "Code" : "Success",\n  "Type" : "AWS-HMAC",\n  "AccessKeyId" : "ASIATESTKEY",\n' +
+          '  "SecretAccessKey" : "test/secret+key",\n  "Token" : "IQoJtoken/+=",\n' +
+          '  "Expiration" : "2026-12-02T20:00:00Z"\n}',
+      );
     if (
       req.method === 'GET' &&
       req.url === `/latest/meta-data/tags/instance/${EXPIRES_AT_TAG}` &&
@@ -151,13 +174,70 @@ describe('the user data install steps', () => {
       '"${AURORA_BENCH_HOME:-/opt/aurora-bench}/client/client-ready.sh" --marker-uri "$ready_marker_uri"',
     ]);
     expect(script).toContain('Acquire::Retries=5 install -y --no-install-recommends sysbench awscli nodejs');
+    // The trap is set before apt-get: an apt failure is reported at once (by curl, before the AWS CLI is there).
+    expect(at('trap report_not_ready EXIT')).toBeLessThan(at('apt-get -q -o DPkg::Lock::Timeout=900'));
+    expect(at('ready_marker_uri="s3://')).toBeLessThan(at('apt-get -q -o DPkg::Lock::Timeout=900'));
     expect(at('apt-get -q -o DPkg::Lock::Timeout=900 -o Acquire::Retries=5 install')).toBeLessThan(
-      at('trap report_not_ready EXIT'),
+      at('aws s3 cp --only-show-errors --recursive'),
     );
-    expect(at('trap report_not_ready EXIT')).toBeLessThan(at('aws s3 cp --only-show-errors --recursive'));
     expect(at('aws s3 cp --only-show-errors --recursive')).toBeLessThan(at('dpkg -i /tmp/amazon-ssm-agent.deb'));
     expect(script).toContain('ready_marker_uri="s3://lake/clients/${instance_id}/ready.json"');
     expect(script).not.toMatch(/\bdnf\b|install-sysbench/);
+  });
+
+  it("reports a failure before apt's AWS CLI with curl: SigV4 with the instance profile's keys and token", async () => {
+    // Arrange: no runner under this home; the step that fails is the first after the trap.
+    s3Puts.length = 0;
+    const home = join(dir, 'home-before-apt');
+    const quoted = String.raw`apt said "no" \ and	a tab`;
+    const script = [
+      'set -euo pipefail',
+      `IMDS='${imds}'`,
+      "export AWS_DEFAULT_REGION='eu-west-1'",
+      `export AWS_ENDPOINT_URL_S3='${imds.replace(/\/latest$/, '/s3')}'`,
+      ...clientInstallCommands({ runnerS3Uri: 's3://lake/runner/', bucketS3Uri: 's3://lake/' }, [
+        `not_ready_by_curl '${quoted}'`,
+        'false',
+      ]),
+    ].join('\n');
+    writeFileSync(join(dir, 'before-apt.sh'), script);
+
+    // Act
+    const r = await run('bash', [join(dir, 'before-apt.sh')], { env: { ...process.env, AURORA_BENCH_HOME: home } })
+      .then(() => 0)
+      .catch((e: unknown) => (e as { code: number }).code);
+
+    // Assert: the direct call, then the trap's; both the marker's JSON, path-style to the endpoint.
+    expect(r).toBe(1);
+    expect(s3Puts.map((p) => p.path)).toEqual([
+      '/s3/lake/clients/i-0test0000000001/ready.json',
+      '/s3/lake/clients/i-0test0000000001/ready.json',
+    ]);
+    const [direct, trapped] = s3Puts.map((p) => JSON.parse(p.body) as Record<string, unknown>);
+    expect(direct).toMatchObject({ ready: false, reason: 'apt said "no" \\ and a tab', hostname: expect.any(String) });
+    expect(trapped).toMatchObject({ ready: false, reason: expect.stringMatching(/^user data failed \(exit 1\): /) });
+    const headers = s3Puts[1]!.headers;
+    expect(headers['authorization']).toMatch(
+      new RegExp(
+        /^AWS4-HMAC-SHA256 Credential=ASIATESTKEY\/\d{8}\/eu-west-1\/s3\/aws4_request, /.source +
+          /SignedHeaders=\S*x-amz-security-token/.source,
+      ),
+    );
+    expect(headers['x-amz-security-token']).toBe('IQoJtoken/+=');
+    expect(headers['x-amz-content-sha256']).toBe('UNSIGNED-PAYLOAD');
+    expect(headers['content-type']).toBe('application/json');
+  });
+
+  // EC2 User Guide, "Retrieve security credentials from instance metadata"; curl's --aws-sigv4 for S3.
+  it("uploads a failure before the AWS CLI is there with curl, signed with the instance profile's keys", () => {
+    expect(script).toContain('"$IMDS/meta-data/iam/security-credentials/$role"');
+    expect(script).toContain('--aws-sigv4 "aws:amz:$AWS_DEFAULT_REGION:s3"');
+    expect(script).toContain('header = "x-amz-security-token: %s"');
+    expect(script).toContain('endpoint=${AWS_ENDPOINT_URL_S3:-${AWS_ENDPOINT_URL:-}}');
+    expect(script).toContain('url="https://$bucket.s3.$AWS_DEFAULT_REGION.amazonaws.com/$key"');
+    // client-ready.sh once it is there; curl when it is not, or when it could not upload (its exit 4).
+    expect(script).toMatch(/client-ready\.sh" --marker-uri "\$ready_marker_uri" --not-ready "\$reason"/);
+    expect(script).toContain('if [ "$ready_rc" -eq 4 ]; then');
   });
 
   it('waits for a dpkg lock apt-daily holds and retries a failed fetch, in the update and the install', () => {
