@@ -105,7 +105,66 @@ function analyzed(data: RunData) {
   return { f, section: forwardingSection(f) };
 }
 
+/** Reader and writer at 32 and 64 threads for two read shares; ps36's reader the lower one at both. */
+function sharesRun(): RunData {
+  const shareSpec = {
+    name: 'fwd',
+    variants: [],
+    workloads: [4, 36].flatMap((ps) =>
+      (['writer', 'reader'] as const).map((target) => ({
+        name: `ps${ps}-${target}`,
+        test: 'oltp_read_write',
+        threads: [32, 64],
+        target,
+        options: { range_selects: false, point_selects: ps },
+      })),
+    ),
+  } as never;
+  const tps: Record<string, number> = { 'ps4-reader': 105, 'ps36-reader': 80, 'ps4-writer': 100, 'ps36-writer': 100 };
+  const steps = [32, 64].flatMap((threads) =>
+    Object.entries(tps).map(([workload, v]) =>
+      stepResult({
+        variant: 'wf',
+        step_id: `${workload}-t${threads}`,
+        workload,
+        target: workload.endsWith('reader') ? 'reader' : 'writer',
+        threads,
+        tps: v,
+      }),
+    ),
+  );
+  const intervals = new Map(
+    steps.map((s) => [
+      `${s.cell_id}/${s.step_id}`,
+      Array.from({ length: 40 }, (_, t) => ({
+        cell_id: s.cell_id,
+        step_id: s.step_id,
+        t: t + 1,
+        tps: s.tps! * (1 + 0.5 * (t % 8 < 4 ? -1 : 1)),
+        qps: 0,
+        lat_pct_ms: 10,
+        errors_per_s: 0,
+      })),
+    ]),
+  );
+  const d = runData(steps, shareSpec);
+  return { ...d, intervals, run: { ...d.run, backend: 'local' as const } };
+}
+
 describe("S3's run order and what it ties to each step", () => {
+  it('names the share that is the lowest cell at several thread counts, with its verdicts', () => {
+    // Act
+    const { section } = analyzed(sharesRun());
+    // Assert
+    const line = section.answer!.lines.find((l) => l.startsWith('Read share'))!;
+    expect(line).toMatch(
+      new RegExp(
+        "90:10 is the lowest cell at 32 and 64 threads \\(80%, 80%, within this run's noise at each\\); " +
+          "nothing in this run's tables explains it\\.",
+      ),
+    );
+  });
+
   it('names the one step another run overlapped, from the host note’s window', () => {
     // Arrange: another run from 12 s to 17 s: inside the second step (10-18 s) only
     const { section } = analyzed(run(base, hostNote(12, 17)));
@@ -151,7 +210,9 @@ describe("S3's run order and what it ties to each step", () => {
     expect(f.scaleOut[0]!.vsSingle!.estimate).toBeCloseTo(450 / 360, 6);
     const table = section.tables.find((t) => t.title.startsWith('Scale-out'))!;
     expect(table.rows[0]![table.head.indexOf('readers/1 reader')]).toMatch(/^125% /);
-    expect(section.findings.join(' ')).toMatch(/Against one reader at 64 threads \(its ps\*-reader step\): ps4-2readers 125%/);
+    expect(section.findings.join(' ')).toMatch(
+      /Against one reader at 64 threads \(its ps\*-reader step\): ps4-2readers 125%/,
+    );
   });
 
   it('gives the average latency TPS’s interval where avg = threads / TPS, and no interval where it is not', () => {

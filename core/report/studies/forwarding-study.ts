@@ -26,14 +26,14 @@ export interface StudyInputs {
 const span = (rs: readonly RatioFinding[], cell: Cell): string => {
   const est = rs.map((r) => r.estimate!).sort((a, b) => a - b);
   const words = new Set(rs.map((r) => cell(r, true)));
-  const range = est.length === 1 ? pct(est[0]!, 0) : `${pct(est[0]!, 0)} to ${pct(est[est.length - 1]!, 0)}`;
+  const range = est.length === 1 ? pct(est[0], 0) : `${pct(est[0], 0)} to ${pct(est[est.length - 1], 0)}`;
   return `${range}${words.size === 1 ? `, all ${[...words][0]}` : ' (verdicts per row in its table)'}`;
 };
 
 export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
   const rows: [string, string][] = [];
   const perThreads = (xs: StudyInputs['rw']): string =>
-    xs.map((x) => `t${x.threads} ${pct(x.ratio.estimate!, 0)} ${cell(x.ratio, true)}`).join('; ');
+    xs.map((x) => `t${x.threads} ${pct(x.ratio.estimate, 0)} ${cell(x.ratio, true)}`).join('; ');
   const rw = s.rw.filter((x) => x.ratio.estimate !== null);
   if (rw.length > 0)
     rows.push(['read-write: reader a little ahead of the writer at 32 threads or fewer, behind above', perThreads(rw)]);
@@ -42,7 +42,7 @@ export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
     'write-only: the reader never reaches the writer, the gap widening from 64 threads',
     s.local
       ? 'not testable here: locally both steps send every write to the writer' +
-          (controls.length > 0 ? ` (the control: ${perThreads(controls)})` : '')
+        (controls.length > 0 ? ` (the control: ${perThreads(controls)})` : '')
       : 'see the Writer vs reader table',
   ]);
   if (s.shares !== null)
@@ -66,9 +66,7 @@ export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
     rows.push([
       'consistency: GLOBAL waits for the replica, so its queries take longer than EVENTUAL’s',
       `GLOBAL p95 ${pct(s.global.tail.estimate, 0)} of EVENTUAL's ${cell(s.global.tail, false)}` +
-        (s.global.tps?.estimate != null
-          ? `; TPS ${pct(s.global.tps.estimate, 0)} ${cell(s.global.tps, true)}`
-          : ''),
+        (s.global.tps?.estimate != null ? `; TPS ${pct(s.global.tps.estimate, 0)} ${cell(s.global.tps, true)}` : ''),
     ]);
   if (s.local) {
     rows.push([

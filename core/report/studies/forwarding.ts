@@ -22,7 +22,14 @@ import {
   type StepGroup,
 } from '../context';
 import { studyTable } from './forwarding-study';
-import { coTenantSentence, replicaLagOf, timelineOf, timelineTable, type Lag, type TimelineRow } from './forwarding-timeline';
+import {
+  coTenantSentence,
+  replicaLagOf,
+  timelineOf,
+  timelineTable,
+  type Lag,
+  type TimelineRow,
+} from './forwarding-timeline';
 
 /**
  * One run's interval clear of 100% says only that the figure was higher or lower in that run, not
@@ -393,19 +400,27 @@ function readShareSentence(shares: readonly ReadShareVerdict[]): string {
  * The share that is the grid's lowest cell at two or more thread counts, with its verdicts: a pattern the
  * reader looks for an explanation of. This run's tables hold no figure that tells why, so the sentence says so.
  */
+const andList = (xs: readonly string[]): string =>
+  xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+
 function lowestShare(shares: readonly ReadShareVerdict[]): string {
   const lowest = shares
-    .map((v) => ({ v, low: v.ratios.filter((x) => x.ratio.estimate !== null).sort((a, b) => a.ratio.estimate! - b.ratio.estimate!)[0] }))
+    .map((v) => ({
+      v,
+      low: v.ratios.filter((x) => x.ratio.estimate !== null).sort((a, b) => a.ratio.estimate! - b.ratio.estimate!)[0],
+    }))
     .filter((x) => x.low !== undefined);
-  const byShare = uniqueInOrder(lowest.map((x) => x.low!.share)).map((share) => lowest.filter((x) => x.low!.share === share));
+  const byShare = uniqueInOrder(lowest.map((x) => x.low!.share)).map((share) =>
+    lowest.filter((x) => x.low!.share === share),
+  );
   const most = byShare.sort((a, b) => b.length - a.length)[0];
   if (most === undefined || most.length < 2) return '';
   const share = most[0]!.low!.share;
   const verdicts = most.map((x) => verdict(x.low!.ratio, true).replace(/\*$/, ''));
   const oneVerdict = new Set(verdicts).size === 1;
   return (
-    ` ${readShareLabel(share)} is the lowest cell at ${most.map((x) => x.v.threads).join(', ')} threads ` +
-    `(${most.map((x) => pct(x.low!.ratio.estimate!, 0)).join(', ')}` +
+    ` ${readShareLabel(share)} is the lowest cell at ${andList(most.map((x) => String(x.v.threads)))} threads ` +
+    `(${most.map((x) => pct(x.low!.ratio.estimate, 0)).join(', ')}` +
     (oneVerdict ? `, ${verdicts[0]} at each` : `: ${verdicts.join(', ')}`) +
     `); nothing in this run's tables explains it.`
   );
@@ -581,7 +596,8 @@ function controlSentence(controls: readonly ForwardingPair[], threads: readonly 
   const apart = controls.filter((p) => p.ratio.direction === 'higher' || p.ratio.direction === 'lower');
   return (
     `Write-only is the emulation's control: locally both of its steps send every statement to the writer, so ` +
-    `their ratio is this run's noise alone: ${ratiosByThreads(controls, threads)}: ${differing(items(controls), true)}.` +
+    `their ratio is this run's noise alone: ${ratiosByThreads(controls, threads)}: ` +
+    `${differing(items(controls), true)}.` +
     (apart.length > 0
       ? ` A control cell "higher/lower in this run" with nothing to tell apart: this run's intervals understate ` +
         `its noise, so no cell above is a difference on its own.`
@@ -596,7 +612,7 @@ function vsOneReader(scaled: readonly ScaleOut[]): string {
   const total = one[0]!.readers * one[0]!.threadsEach;
   return (
     ` Against one reader at ${total} threads (its ps*-reader step): ` +
-    one.map((s) => `${s.workload} ${pct(s.vsSingle!.estimate!, 0)}`).join(', ') +
+    one.map((s) => `${s.workload} ${pct(s.vsSingle!.estimate, 0)}`).join(', ') +
     `: ${differing(
       one.map((s) => ({ label: s.workload, ratio: s.vsSingle! })),
       true,
@@ -620,7 +636,8 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
   const threads = uniqueInOrder([...stock, ...controls].map((p) => p.threads)).sort((a, b) => a - b);
   if (stock.length > 0)
     out.push(
-      `Reader (${readerWrites(f)}) over writer TPS at ${threads.join('/')} threads: ${ratiosByThreads(stock, threads)}` +
+      `Reader (${readerWrites(f)}) over writer TPS at ${threads.join('/')} threads: ` +
+        ratiosByThreads(stock, threads) +
         `: ${differing(items(stock), true)}.`,
     );
   if (controls.length > 0) out.push(controlSentence(controls, threads));
@@ -720,7 +737,9 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
             (f.readShares.some((v) => v.wins.length > 0 && v.winsFrom === null) ? ': scattered, no threshold' : '')
           : null,
       scaleOut: f.scaleOut.map((s) => ({ vsWriter: s.ratio, vsOne: s.vsSingle })),
-      stale: f.consistency.flatMap((c) => (c.staleReads !== null ? [{ level: c.level, text: staleText(c.staleReads)! }] : [])),
+      stale: f.consistency.flatMap((c) =>
+        c.staleReads !== null ? [{ level: c.level, text: staleText(c.staleReads)! }] : [],
+      ),
       global: global !== undefined ? { tps: global.tpsCost, tail: global.tailCost } : null,
     },
     words,
@@ -791,9 +810,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         s.vsSingle ? cell(s.vsSingle, true, 0) : '-',
       ]),
       numeric: [2, 3, 4, 5, 6],
-      notes: [
-        '1 reader: the same statement mix on one reader at the readers’ total threads (the ps*-reader step).',
-      ],
+      notes: ['1 reader: the same statement mix on one reader at the readers’ total threads (the ps*-reader step).'],
     });
   if (f.timeline.length > 0) tables.push(timelineTable(f.timeline));
   const answerTables: TableBlock[] = [studyTableOf(f)];
@@ -900,8 +917,10 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   const bar = (e: Estimated, x: number): (readonly [number, number, number])[] =>
     e.interval !== null && e.value !== null ? [[x, Math.max(0, e.interval.low), e.interval.high] as const] : [];
   if (stock.length > 0) {
-    const series: XYSeries[] = uniqueInOrder(stock.map((p) => p.workload)).flatMap((w) => {
-      const of = stock.filter((p) => p.workload === w).sort((a, b) => a.threads - b.threads);
+    // The control's steps are in the table: its TPS (every statement a write) would set the axis.
+    const charted = stock.filter((p) => !p.control);
+    const series: XYSeries[] = uniqueInOrder(charted.map((p) => p.workload)).flatMap((w) => {
+      const of = charted.filter((p) => p.workload === w).sort((a, b) => a.threads - b.threads);
       return [
         {
           name: `${w} writer`,
