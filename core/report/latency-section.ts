@@ -13,7 +13,6 @@ import { whole } from './findings';
 import type { ChartBlock, ReportSection } from './model';
 import { mean } from './stats';
 import { rateSweepKeys, stepLabel, sweepKeyOf, type Context, type StepGroup } from './context';
-import { leftOutLocally } from './studies/forwarding';
 
 const FIELDS = [
   'lat_p50_ms',
@@ -102,13 +101,9 @@ function ranLabel(g: StepGroup): string {
 
 export function latencySection(ctx: Context): ReportSection | null {
   if (!ctx.groups.some((g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number'))) return null;
-  // Overloaded steps keep their rows: past capacity is what a rate sweep measures. Steps the forwarding
-  // study leaves out locally (write-only: it measures no forwarding) are left out here too, and named.
-  const leftOut = leftOutLocally(ctx);
-  const dropped = ctx.groups.filter(leftOut);
+  // Overloaded steps keep their rows: past capacity is what a rate sweep measures.
   const groups = ctx.groups.filter(
-    (g) =>
-      !leftOut(g) && (g.ok.some((r) => typeof r.lat_p99_ms === 'number') || g.overloaded.some((r) => r.tps !== null)),
+    (g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number') || g.overloaded.some((r) => r.tps !== null),
   );
   const rated = (g: StepGroup): boolean => g.rate > 0 || g.rateOfCapacity !== null;
   // In a run with rate steps, the step offered no rate says so.
@@ -214,12 +209,6 @@ export function latencySection(ctx: Context): ReportSection | null {
             "client's. A row averages those per-run figures over the repeats: the typical run's percentile, " +
             'as the ratios compare them, not the percentile of all transactions pooled (that needs the ' +
             'histograms summed, not their percentiles averaged).',
-          ...(dropped.length > 0
-            ? [
-                `Left out: ${[...new Set(dropped.map((g) => g.workload))].join(', ')} (write-only): locally ` +
-                  'every write runs on the writer, so these steps measure no forwarding (Answer).',
-              ]
-            : []),
           // A renamed client count beside "t1": what each counts.
           ...(groups.some((g) => ranLabel(g) !== stepLabel(g))
             ? ['tN: N sysbench threads a client (each thread one connection).']

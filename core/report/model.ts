@@ -10,6 +10,8 @@ export interface TableBlock {
   /** Row indexes to emphasise (ratios, totals). */
   readonly emphasis?: readonly number[];
   readonly notes?: readonly string[];
+  /** Detail the page folds away (HTML: a collapsed block under its title); the terminal prints it. */
+  readonly folded?: boolean;
 }
 
 export interface ChartBlock {

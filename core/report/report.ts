@@ -318,10 +318,11 @@ function htmlTable(t: TableBlock): string {
     )
     .join('\n');
   const notes = (t.notes ?? []).map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
-  return (
-    `<h3>${escapeHtml(t.title)}</h3>\n<div ` +
-    `class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table></div>${notes}`
-  );
+  const table =
+    `<div class="table-wrap"><table>\n<thead>${head}</thead>\n<tbody>\n${body}\n</tbody>\n</table></div>` + notes;
+  return t.folded === true
+    ? `<details class="more"><summary>${escapeHtml(t.title)}</summary>\n${table}</details>`
+    : `<h3>${escapeHtml(t.title)}</h3>\n${table}`;
 }
 
 function htmlChart(c: ChartBlock): string {

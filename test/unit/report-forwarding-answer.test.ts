@@ -95,7 +95,8 @@ describe("S3's answer", () => {
     expect(pair.ratio.estimate).toBeCloseTo(764 / 256, 10);
     expect(pair.ratio.interval!.low).toBeLessThan(764 / 256);
     expect(pair.ratio.interval!.high).toBeGreaterThan(764 / 256);
-    expect(section.answer!.tables[0]!.rows[0]!.slice(2, 5)).toEqual([
+    const byThreads = section.answer!.tables.find((t) => t.title.endsWith(', TPS by threads'))!;
+    expect(byThreads.rows[0]!.slice(2, 5)).toEqual([
       expect.stringMatching(/^256 /),
       expect.stringMatching(/^764 /),
       expect.stringMatching(/^298% /),
@@ -356,7 +357,7 @@ describe("S3's answer", () => {
     return { ...d, run: { ...d.run, backend: 'local' as const } };
   }
 
-  it('on a local run, says what the reader steps measured and leaves write-only out, saying why', () => {
+  it('on a local run, says what the reader steps measured and keeps write-only as the control', () => {
     // Act
     const { f, section, answer } = analyzed(localRun());
     // Assert: no table or sentence calls the local reader's writes forwarded
@@ -365,16 +366,21 @@ describe("S3's answer", () => {
     expect(titles).toContain('Writer vs reader (writes run on the writer by the emulation), TPS by threads');
     expect(answer).not.toMatch(/writes forwarded/);
     expect(answer).toMatch(/^Locally no write is forwarded: .*; Aurora’s forwarding cost .* cannot be shown here/);
-    // wo on the reader ran every statement on the writer: not compared, and the Answer says why
-    expect(f.pairs.map((p) => p.workload)).toEqual(['rw']);
-    expect(f.sameServer).toEqual(['wo']);
-    expect(answer).toMatch(/Write-only \(wo\) is left out, from the latency table too: .* cannot measure forwarding/);
-    expect(answer).not.toMatch(/same work/);
-    const cells = [...section.tables, ...section.answer!.tables].flatMap((t) => t.rows.map((r) => r[0]));
-    expect(cells).not.toContain('wo');
+    // wo on the reader ran every statement on the writer: its ratio is the noise of two identical steps
+    expect(f.pairs.map((p) => [p.workload, p.control])).toEqual([
+      ['rw', false],
+      ['wo', true],
+    ]);
+    expect(f.controls).toEqual(['wo']);
+    expect(answer).toMatch(/Write-only is the emulation's control: .* their ratio is this run's noise alone: wo /);
+    expect(answer).not.toMatch(/left out/);
+    const cells = section.answer!.tables.flatMap((t) => t.rows.map((r) => r[0]));
+    expect(cells).toContain('wo (control)');
+    // The rw sentence does not mix the control in.
+    expect(answer).toMatch(/over writer TPS at 32 threads: rw \d+%:/);
   });
 
-  it('on a local run, leaves write-only out of the latency table and its widest tail too', () => {
+  it('on a local run, keeps write-only in the latency table as the control it is', () => {
     // Arrange: wo-writer has the widest tail; rw-reader a narrower one
     const d = localRun();
     const tail = (p50: number, p99: number) => ({
@@ -395,12 +401,8 @@ describe("S3's answer", () => {
     const report = buildReport({ ...d, steps }, prices);
     // Assert
     const latency = report.sections.find((s) => s.id === 'latency')!;
-    expect(latency.tables[0]!.rows.map((r) => r[1])).toEqual(['rw-reader t32 → reader']);
-    expect(latency.findings.join(' ')).toMatch(/Widest tail: wf rw-reader t32/);
-    expect(latency.tables[0]!.notes!.join(' ')).toMatch(/Left out: wo-writer, wo-reader \(write-only\)/);
-    // An AWS run keeps them.
-    const aws = buildReport({ ...d, steps, run: { ...d.run, backend: 'aws' as const } }, prices);
-    expect(aws.sections.find((s) => s.id === 'latency')!.findings.join(' ')).toMatch(/Widest tail: wf wo-writer/);
+    expect(latency.findings.join(' ')).toMatch(/Widest tail: wf wo-writer/);
+    expect(latency.tables[0]!.notes!.join(' ')).not.toMatch(/Left out/);
   });
 
   it('on one machine, says where a scale-out gain can come from when the readers were higher', () => {

@@ -714,8 +714,9 @@ describe('S3 on planted truths', () => {
       // to have started behind, and the table shows the same figures.
       expect(line).toMatch(/^Reader lag at the start of each level's step, then during it \(mean \/ max\): /);
       expect(line).toMatch(/: EVENTUAL 0\.02 s, /);
-      expect(line).toMatch(/EVENTUAL reads do not wait and its own writes left the replica up to 3\.00 s behind/);
-      expect(line).toMatch(/its stale reads follow from that lag/);
+      // No cause the figures contradict: the stale share is the emulation's read-back timing, at any lag.
+      expect(line).not.toMatch(/follow from that lag|own writes left the replica/);
+      expect(line).toMatch(/EVENTUAL's stale share \(100\.00%\) is how the emulation serves EVENTUAL/);
       expect(line).not.toMatch(/(SESSION|GLOBAL) \(up to/);
       expect(startedBehind(line)).toEqual([]);
       const table = r.answer!.tables.find((t) => t.title.startsWith('Read consistency'))!;

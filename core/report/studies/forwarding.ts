@@ -12,8 +12,24 @@ import { forestChart, lineChart, type ForestRow, type XYSeries } from '../charts
 import { fixed, num, pct } from '../../format';
 import type { ChartBlock, ReportSection, TableBlock } from '../model';
 import { compactRatio, rangeText, ratioText, verdictText, type Estimated, type RatioFinding } from '../findings';
-import { clientBoundFinding, estimate, ratioOf, uniqueInOrder, type Context, type StepGroup } from '../context';
-import { mean } from '../stats';
+import {
+  clientBoundFinding,
+  estimate,
+  ratioOf,
+  uniqueInOrder,
+  type Context,
+  type Estimate,
+  type StepGroup,
+} from '../context';
+import { studyTable } from './forwarding-study';
+import {
+  coTenantSentence,
+  replicaLagOf,
+  timelineOf,
+  timelineTable,
+  type Lag,
+  type TimelineRow,
+} from './forwarding-timeline';
 
 /**
  * One run's interval clear of 100% says only that the figure was higher or lower in that run, not
@@ -52,6 +68,12 @@ interface ForwardingPair {
   readonly ratio: RatioFinding;
   readonly writerLatency: Estimated;
   readonly readerLatency: Estimated;
+  /**
+   * Locally, a write-only pair is the emulation's control: its reader step sends every statement to the
+   * writer as its writer step does, so their ratio is the run's noise alone.
+   */
+  readonly control: boolean;
+  readonly test: string;
 }
 
 /**
@@ -72,6 +94,8 @@ interface ReadShareVerdict {
   readonly noneDiffers: boolean;
   /** Whether the verdicts rest on run-to-run intervals (else one run's). */
   readonly runToRun: boolean;
+  /** Each share's ratio, in share order. */
+  readonly ratios: readonly { readonly share: number; readonly ratio: RatioFinding }[];
 }
 
 interface ScaleOut {
@@ -81,9 +105,12 @@ interface ScaleOut {
   readonly summed: Estimated;
   readonly writer: Estimated | null;
   readonly ratio: RatioFinding | null;
+  /** One reader at the same total threads (the ps*-reader step), and the readers' sum over it. */
+  readonly single: Estimated | null;
+  readonly vsSingle: RatioFinding | null;
 }
 
-interface ConsistencyLevel {
+interface ConsistencyLevel extends Lag {
   readonly level: string;
   readonly threads: number;
   readonly tps: Estimated;
@@ -95,10 +122,8 @@ interface ConsistencyLevel {
   readonly tailCost: RatioFinding | null;
   readonly avgCost: RatioFinding | null;
   readonly staleReads: { readonly stale: number; readonly checks: number } | null;
-  /** How far behind the reader was when the step started (most over repeats and readers), ms; null: not measured. */
-  readonly lagAtStartMs: number | null;
-  /** The reader's lag over the step: mean and largest datapoint, ms. */
-  readonly lagDuringMs: { readonly mean: number; readonly max: number } | null;
+  /** Whether the average's interval is TPS's inverted (one run, closed loop: avg = threads / TPS). */
+  readonly avgFromTps: boolean;
 }
 
 export interface ForwardingFindings {
@@ -111,9 +136,11 @@ export interface ForwardingFindings {
   /** No step targets a reader (the local run kept only writer steps). */
   readonly noReaderSteps: boolean;
   readonly localEmulation: boolean;
-  /** Write-only workloads whose writer/reader comparison is left out locally (writesOnly). */
-  readonly sameServer: readonly string[];
+  /** Write-only workloads kept locally as the emulation's control (writesOnly). */
+  readonly controls: readonly string[];
   readonly clientBound: string | null;
+  /** Every step in the order it ran, with the reader lag and co-tenant seconds. */
+  readonly timeline: readonly TimelineRow[];
 }
 
 function writesPerTx(options: Readonly<Record<string, unknown>>): number {
@@ -136,19 +163,6 @@ const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean =>
   JSON.stringify(a.options) === JSON.stringify(b.options) &&
   a.rate === b.rate;
 
-/**
- * The steps a local run leaves out of every comparison: write-only on the reader and its writer step. The
- * emulation runs every write on the writer, so that reader step measures no forwarding, and its writer step
- * is left with nothing to be compared with.
- */
-export function leftOutLocally(ctx: Context): (g: StepGroup) => boolean {
-  if (ctx.data.run.backend !== 'local') return () => false;
-  const readers = ctx.groups.filter(
-    (g) => g.target === 'reader' && writesOnly(g) && g.options['consistency'] === undefined,
-  );
-  return (g) => readers.some((r) => r === g || (g.target === 'writer' && sameWorkloadShape(g, r)));
-}
-
 const LEVEL_ORDER = ['EVENTUAL', 'SESSION', 'GLOBAL'];
 
 /**
@@ -157,24 +171,37 @@ const LEVEL_ORDER = ['EVENTUAL', 'SESSION', 'GLOBAL'];
  */
 const DRAINED_LAG_MS = 250;
 
-/** The reader's lag when each repeat of a step started (its first datapoint from the step's start on) and over it. */
-function replicaLagOf(ctx: Context, g: StepGroup): Pick<ConsistencyLevel, 'lagAtStartMs' | 'lagDuringMs'> {
-  const all = ctx.data.replicaLag ?? [];
-  const atStart: number[] = [];
-  const during: number[] = [];
-  for (const r of g.ok) {
-    const from = Date.parse(r.started_at);
-    const to = Date.parse(r.ended_at);
-    const own = all.filter(
-      (x) => x.cell_id === r.cell_id && x.step_id === g.stepId && Date.parse(x.ts) >= from && Date.parse(x.ts) <= to,
-    );
-    during.push(...own.map((x) => x.lag_ms));
-    for (const instance of uniqueInOrder(own.map((x) => x.instance_id)))
-      atStart.push(own.find((x) => x.instance_id === instance)!.lag_ms);
-  }
+/**
+ * With N threads, no rate and no pause between transactions, each thread always has one in flight, so the
+ * mean latency is N / TPS (Little's law). From one run the average has no interval of its own; where its
+ * figure agrees with N / TPS (within 10%), its interval is TPS's inverted, and its ratio's is too.
+ */
+function avgFromTps(g: StepGroup, avg: Estimate, tps: Estimate): Estimate | null {
+  if (avg.interval !== null || avg.value === null || tps.value === null || tps.interval === null) return null;
+  if (g.rate !== 0 || tps.interval.low <= 0) return null;
+  if (Math.abs((g.threads * 1000) / tps.value - avg.value) > 0.1 * avg.value) return null;
+  const interval = {
+    ...tps.interval,
+    low: (avg.value * tps.value) / tps.interval.high,
+    high: (avg.value * tps.value) / tps.interval.low,
+  };
+  return { ...avg, interval, ci: null };
+}
+
+/** A TPS ratio's interval and verdict carried to the average latency's ratio (avg = threads / TPS). */
+function invertedCost(tpsCost: RatioFinding, avgRatio: number | null): RatioFinding {
+  if (tpsCost.interval === null || tpsCost.estimate === null || avgRatio === null)
+    return { estimate: avgRatio, interval: null, direction: 'unknown' };
+  const flip = { higher: 'lower', lower: 'higher' } as const;
   return {
-    lagAtStartMs: atStart.length > 0 ? Math.max(...atStart) : null,
-    lagDuringMs: during.length > 0 ? { mean: mean(during), max: Math.max(...during) } : null,
+    estimate: avgRatio,
+    interval: {
+      ...tpsCost.interval,
+      low: (avgRatio * tpsCost.estimate) / tpsCost.interval.high,
+      high: (avgRatio * tpsCost.estimate) / tpsCost.interval.low,
+    },
+    direction:
+      tpsCost.direction === 'higher' || tpsCost.direction === 'lower' ? flip[tpsCost.direction] : tpsCost.direction,
   };
 }
 
@@ -191,19 +218,18 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
       ...empty,
       noReaderSteps: true,
       localEmulation: false,
-      sameServer: [],
+      controls: [],
       clientBound: null,
+      timeline: [],
     };
   const localEmulation = ctx.data.run.backend === 'local';
   const pairs: ForwardingPair[] = [];
-  const sameServer: string[] = [];
+  const controls: string[] = [];
   for (const r of readerGroups.filter((g) => g.target === 'reader' && g.options['consistency'] === undefined)) {
     const w = ctx.groups.find((g) => g.target === 'writer' && g.threads === r.threads && sameWorkloadShape(g, r));
     if (!w) continue;
-    if (localEmulation && writesOnly(r)) {
-      sameServer.push(r.workload.replace(/-reader$/, ''));
-      continue;
-    }
+    const control = localEmulation && writesOnly(r);
+    if (control) controls.push(r.workload.replace(/-reader$/, ''));
     const ps =
       typeof r.options['point_selects'] === 'number' && r.options['range_selects'] === false
         ? r.options['point_selects']
@@ -220,6 +246,8 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
       ratio: ratioOf(readerTps, writerTps),
       writerLatency: estimate(ctx, w, 'lat_pct_ms'),
       readerLatency: estimate(ctx, r, 'lat_pct_ms'),
+      control,
+      test: r.test,
     });
   }
   const readShares: ReadShareVerdict[] = uniqueInOrder(pairs.filter((p) => p.readShare !== null).map((p) => p.threads))
@@ -241,6 +269,7 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
         best: best !== undefined ? { share: best.readShare!, ratio: best.ratio } : null,
         noneDiffers: pts.length > 0 && pts.every((p) => p.ratio.direction === 'within-noise'),
         runToRun: pts.every((p) => p.ratio.interval?.covers === 'run-to-run'),
+        ratios: pts.map((p) => ({ share: p.readShare!, ratio: p.ratio })),
       };
     });
   const scaleOut: ScaleOut[] = readerGroups
@@ -250,8 +279,12 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
       const w = ctx.groups.find(
         (g) => g.target === 'writer' && g.threads === r.threads * clients && sameWorkloadShape(g, r),
       );
+      const one = ctx.groups.find(
+        (g) => g.target === 'reader' && g.threads === r.threads * clients && sameWorkloadShape(g, r),
+      );
       const summed = estimate(ctx, r, 'tps');
       const writer = w ? estimate(ctx, w, 'tps') : null;
+      const single = one ? estimate(ctx, one, 'tps') : null;
       return {
         workload: r.workload,
         readers: clients,
@@ -259,6 +292,8 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
         summed,
         writer,
         ratio: writer ? ratioOf(summed, writer) : null,
+        single,
+        vsSingle: single ? ratioOf(summed, single) : null,
       };
     });
   const levelRank = (g: StepGroup): number => {
@@ -272,17 +307,32 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
   const consistency: ConsistencyLevel[] = levels.map((g) => {
     const measured = g.ok.filter((r) => typeof r.read_back_checks === 'number' && typeof r.stale_reads === 'number');
     const tail = estimate(ctx, g, 'lat_pct_ms');
-    const avg = estimate(ctx, g, 'lat_avg_ms');
+    const tps = estimate(ctx, g, 'tps');
+    const avgOf = (x: StepGroup): Estimate => {
+      const a = estimate(ctx, x, 'lat_avg_ms');
+      return avgFromTps(x, a, estimate(ctx, x, 'tps')) ?? a;
+    };
+    const avg = avgOf(g);
+    const fromTps = avg.interval !== null && avg.source === 'single';
     const vsEventual = eventual !== undefined && g !== eventual;
+    const tpsCost = vsEventual ? ratioOf(tps, estimate(ctx, eventual, 'tps')) : null;
+    const evAvg = vsEventual ? avgOf(eventual) : null;
+    const avgRatio = evAvg?.value && avg.value !== null ? avg.value / evAvg.value : null;
     return {
       level: String(g.options['consistency']),
       threads: g.threads,
-      tps: estimate(ctx, g, 'tps'),
-      tpsCost: vsEventual ? ratioOf(estimate(ctx, g, 'tps'), estimate(ctx, eventual, 'tps')) : null,
+      tps,
+      tpsCost,
       avgMs: avg,
+      avgFromTps: fromTps,
       tailMs: tail,
       tailCost: vsEventual ? ratioOf(tail, estimate(ctx, eventual, 'lat_pct_ms')) : null,
-      avgCost: vsEventual ? ratioOf(avg, estimate(ctx, eventual, 'lat_avg_ms')) : null,
+      avgCost:
+        tpsCost === null
+          ? null
+          : fromTps && evAvg?.interval !== null
+            ? invertedCost(tpsCost, avgRatio)
+            : ratioOf(avg, estimate(ctx, eventual!, 'lat_avg_ms')),
       staleReads:
         measured.length === 0
           ? null
@@ -303,8 +353,9 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
     consistency,
     noReaderSteps: false,
     localEmulation,
-    sameServer: uniqueInOrder(sameServer),
+    controls: uniqueInOrder(controls),
     clientBound: clientBoundFinding(ctx, ctx.groups),
+    timeline: timelineOf(ctx, ctx.groups),
   };
 }
 
@@ -323,6 +374,8 @@ const staleText = (s: ConsistencyLevel['staleReads']): string | null =>
 const readerWrites = (f: ForwardingFindings): string =>
   f.localEmulation ? 'writes run on the writer by the emulation' : 'writes forwarded';
 
+const pairName = (p: ForwardingPair): string => (p.control ? `${p.workload} (control)` : p.workload);
+
 const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
 
 /** One thread count's read shares as this run's intervals place them, in the grid's words. */
@@ -340,6 +393,40 @@ function sharesInRun(v: ReadShareVerdict): string {
  * resolved, and the shares at which this run's interval clears 100% are named as this run's only.
  */
 function readShareSentence(shares: readonly ReadShareVerdict[]): string {
+  return readShareWins(shares) + lowestShare(shares);
+}
+
+/**
+ * The share that is the grid's lowest cell at two or more thread counts, with its verdicts: a pattern the
+ * reader looks for an explanation of. This run's tables hold no figure that tells why, so the sentence says so.
+ */
+const andList = (xs: readonly string[]): string =>
+  xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+
+function lowestShare(shares: readonly ReadShareVerdict[]): string {
+  const lowest = shares
+    .map((v) => ({
+      v,
+      low: v.ratios.filter((x) => x.ratio.estimate !== null).sort((a, b) => a.ratio.estimate! - b.ratio.estimate!)[0],
+    }))
+    .filter((x) => x.low !== undefined);
+  const byShare = uniqueInOrder(lowest.map((x) => x.low!.share)).map((share) =>
+    lowest.filter((x) => x.low!.share === share),
+  );
+  const most = byShare.sort((a, b) => b.length - a.length)[0];
+  if (most === undefined || most.length < 2) return '';
+  const share = most[0]!.low!.share;
+  const verdicts = most.map((x) => verdict(x.low!.ratio, true).replace(/\*$/, ''));
+  const oneVerdict = new Set(verdicts).size === 1;
+  return (
+    ` ${readShareLabel(share)} is the lowest cell at ${andList(most.map((x) => String(x.v.threads)))} threads ` +
+    `(${most.map((x) => pct(x.low!.ratio.estimate, 0)).join(', ')}` +
+    (oneVerdict ? `, ${verdicts[0]} at each` : `: ${verdicts.join(', ')}`) +
+    `); nothing in this run's tables explains it.`
+  );
+}
+
+function readShareWins(shares: readonly ReadShareVerdict[]): string {
   if (!shares.every((v) => v.runToRun))
     return (
       `Read share (reads:writes) from which the reader wins: 1 repeat cannot resolve the grid's ratios ` +
@@ -395,7 +482,31 @@ const secs = (ms: number): string => `${fixed(ms / 1000, 2)} s`;
  * before) and during it (from its own writes). EVENTUAL reads do not wait, so a replica its own
  * writes put behind makes its read-backs stale; SESSION and GLOBAL wait, so a lag shows as latency.
  */
-function lagSentence(levels: readonly ConsistencyLevel[]): string {
+function lagSentence(levels: readonly ConsistencyLevel[], local: boolean): string {
+  return [lagStates(levels), eventualStale(levels, local)].filter((x) => x !== '').join(' ');
+}
+
+/**
+ * What EVENTUAL's stale share says. Locally the emulation reads the marker back on the reader the moment its
+ * commit returns on the writer, without waiting, and MariaDB replicates asynchronously (a commit returns
+ * before a replica has it): the read-back can come first at any lag, so its share is the emulation's
+ * timing, not the replica's lag. On Aurora the share goes with the lag the step ran at, which one step at
+ * one lag cannot separate from the level.
+ */
+function eventualStale(levels: readonly ConsistencyLevel[], local: boolean): string {
+  const ev = levels.find((c) => c.level.toUpperCase() === 'EVENTUAL');
+  if (ev === undefined || ev.staleReads === null || ev.staleReads.checks === 0 || ev.staleReads.stale === 0) return '';
+  const share = pct(ev.staleReads.stale / ev.staleReads.checks, 2);
+  return local
+    ? `EVENTUAL's stale share (${share}) is how the emulation serves EVENTUAL: it reads the marker on the reader ` +
+        `as soon as the commit returns on the writer, with no wait, and MariaDB's replication is asynchronous ` +
+        `(a commit returns before a replica has it), so a read-back can come first at any lag; it ` +
+        `measures that timing, not Aurora's.`
+    : `EVENTUAL reads do not wait: its stale share (${share}) came with the lag its step ran at, and one ` +
+        `step at one lag does not separate the two.`;
+}
+
+function lagStates(levels: readonly ConsistencyLevel[]): string {
   const measured = levels.filter((c) => c.lagAtStartMs !== null);
   if (measured.length === 0)
     return (
@@ -419,14 +530,7 @@ function lagSentence(levels: readonly ConsistencyLevel[]): string {
     .join('; ');
   const out = [`Reader lag at the start of each level's step, then during it (mean / max): ${each}.`];
   const upTo = (c: ConsistencyLevel): string => secs(c.lagDuringMs!.max);
-  const eventual = grew.find((c) => c.level.toUpperCase() === 'EVENTUAL');
-  if (eventual !== undefined)
-    out.push(
-      `EVENTUAL reads do not wait and its own writes left the replica up to ${upTo(eventual)} behind during its ` +
-        `step, so a read-back right after its commit came before the replica had applied it: its stale reads ` +
-        `follow from that lag (a replica that kept up would show fewer), not from the level alone.`,
-    );
-  const waiting = grew.filter((c) => c !== eventual);
+  const waiting = grew.filter((c) => c.level.toUpperCase() !== 'EVENTUAL');
   if (waiting.length > 0)
     out.push(
       `${waiting.map((c) => `${c.level} (up to ${upTo(c)})`).join(', ')}: each step's own writes put the replica ` +
@@ -458,19 +562,61 @@ function lagSentence(levels: readonly ConsistencyLevel[]): string {
  * forwarded sessions on the writer, aurora_fwd_writer_idle_timeout closes idle ones; none of it, nor
  * failover, exists in MariaDB.)
  */
-function localScope(f: ForwardingFindings): string {
-  const same =
-    f.sameServer.length === 0
-      ? ''
-      : ` Write-only (${f.sameServer.join(', ')}) is left out, from the latency table too: every statement is ` +
-        `a write, so locally the emulation ran its reader step's statements on the writer and it cannot ` +
-        `measure forwarding.`;
+function localScope(): string {
   return (
     'Locally no write is forwarded: a reader step reads on the reader and the emulation runs its writes on ' +
     'the writer ("reader" below means that); Aurora’s forwarding cost (the reader-to-writer hop, the ' +
     'writer’s forwarding sessions, aurora_fwd_writer_max_connections_pct, the idle timeout) and failover ' +
-    'cannot be shown here.' +
-    same
+    'cannot be shown here.'
+  );
+}
+
+/** "rw 86%, 98%, 121%": each workload's ratios at the threads given, bare (their verdicts follow). */
+function ratiosByThreads(pairs: readonly ForwardingPair[], threads: readonly number[]): string {
+  return uniqueInOrder(pairs.map((p) => p.workload))
+    .map(
+      (w) =>
+        `${w} ${threads
+          .map((t) => pairs.find((p) => p.workload === w && p.threads === t))
+          .map((p) => (p ? ratioText(p.ratio, 0).replace(/ \(.*\)$/, '') : '-'))
+          .join(', ')}`,
+    )
+    .join(', ');
+}
+
+const items = (pairs: readonly ForwardingPair[]) =>
+  pairs.map((p) => ({ label: `${p.workload} t${p.threads}`, ratio: p.ratio }));
+
+/**
+ * The write-only pairs as the emulation's control: both steps send every statement to the writer, so what
+ * their ratio shows is this run's noise. A control clear of 100% says this run's intervals call differences
+ * where the setup has none.
+ */
+function controlSentence(controls: readonly ForwardingPair[], threads: readonly number[]): string {
+  const apart = controls.filter((p) => p.ratio.direction === 'higher' || p.ratio.direction === 'lower');
+  return (
+    `Write-only is the emulation's control: locally both of its steps send every statement to the writer, so ` +
+    `their ratio is this run's noise alone: ${ratiosByThreads(controls, threads)}: ` +
+    `${differing(items(controls), true)}.` +
+    (apart.length > 0
+      ? ` A control cell "higher/lower in this run" with nothing to tell apart: this run's intervals understate ` +
+        `its noise, so no cell above is a difference on its own.`
+      : '')
+  );
+}
+
+/** The readers summed against one reader at the same total threads: what the second reader added. */
+function vsOneReader(scaled: readonly ScaleOut[]): string {
+  const one = scaled.filter((s) => s.vsSingle !== null && s.vsSingle.estimate !== null);
+  if (one.length === 0) return '';
+  const total = one[0]!.readers * one[0]!.threadsEach;
+  return (
+    ` Against one reader at ${total} threads (its ps*-reader step): ` +
+    one.map((s) => `${s.workload} ${pct(s.vsSingle!.estimate, 0)}`).join(', ') +
+    `: ${differing(
+      one.map((s) => ({ label: s.workload, ratio: s.vsSingle! })),
+      true,
+    )}.`
   );
 }
 
@@ -484,24 +630,17 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
       ],
       scaleOut: [],
     };
-  const out: string[] = f.localEmulation ? [localScope(f)] : [];
-  const stock = f.pairs.filter((p) => p.readShare === null);
-  if (stock.length > 0) {
-    const threads = uniqueInOrder(stock.map((p) => p.threads)).sort((a, b) => a - b);
-    const per = uniqueInOrder(stock.map((p) => p.workload)).map(
-      (w) =>
-        `${w} ${threads
-          .map((t) => stock.find((p) => p.workload === w && p.threads === t))
-          .map((p) => (p ? ratioText(p.ratio, 0).replace(/ \(.*\)$/, '') : '-'))
-          .join(', ')}`,
-    );
+  const out: string[] = f.localEmulation ? [localScope()] : [];
+  const stock = f.pairs.filter((p) => p.readShare === null && !p.control);
+  const controls = f.pairs.filter((p) => p.control);
+  const threads = uniqueInOrder([...stock, ...controls].map((p) => p.threads)).sort((a, b) => a - b);
+  if (stock.length > 0)
     out.push(
-      `Reader (${readerWrites(f)}) over writer TPS at ${threads.join('/')} threads: ${per.join(', ')}: ${differing(
-        stock.map((p) => ({ label: `${p.workload} t${p.threads}`, ratio: p.ratio })),
-        true,
-      )}.`,
+      `Reader (${readerWrites(f)}) over writer TPS at ${threads.join('/')} threads: ` +
+        ratiosByThreads(stock, threads) +
+        `: ${differing(items(stock), true)}.`,
     );
-  }
+  if (controls.length > 0) out.push(controlSentence(controls, threads));
   if (f.readShares.length > 0) out.push(readShareSentence(f.readShares));
   const scaleOut: string[] = [];
   const scaled = f.scaleOut.filter((s) => s.ratio !== null && s.ratio.estimate !== null);
@@ -526,6 +665,7 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
           scaled.map((s) => ({ label: s.workload, ratio: s.ratio! })),
           true,
         )}.` +
+        vsOneReader(scaled) +
         oneMachine,
     );
   }
@@ -564,9 +704,11 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
           : '.') +
         staleText2,
     );
-    out.push(lagSentence(f.consistency));
+    out.push(lagSentence(f.consistency, f.localEmulation));
   }
   if (f.clientBound !== null) out.push(f.clientBound);
+  const coTenant = coTenantSentence(f.timeline);
+  if (coTenant !== null) out.splice(f.localEmulation ? 1 : 0, 0, coTenant);
   return { answer: out, scaleOut };
 }
 
@@ -579,6 +721,30 @@ export const LOCAL_EMULATION_WARNING =
   'GTID replication (writes on a second connection to the writer; SESSION waits for the session’s last ' +
   'write GTID on the replica, GLOBAL for the writer’s current GTID). It shows the method and the cost of ' +
   'waiting for replication on this machine, not Aurora’s numbers.';
+
+/** The study's findings, each against this run's answer to it (forwarding-study.ts). */
+function studyTableOf(f: ForwardingFindings): TableBlock {
+  const global = f.consistency.find((c) => c.level.toUpperCase() === 'GLOBAL');
+  const words = (r: RatioFinding, higherIsBetter: boolean): string => verdict(r, higherIsBetter);
+  return studyTable(
+    {
+      local: f.localEmulation,
+      rw: f.pairs.filter((p) => p.readShare === null && !p.control && p.test === 'oltp_read_write'),
+      controls: f.pairs.filter((p) => p.control),
+      shares:
+        f.readShares.length > 0
+          ? f.readShares.map(sharesInRun).join('; ') +
+            (f.readShares.some((v) => v.wins.length > 0 && v.winsFrom === null) ? ': scattered, no threshold' : '')
+          : null,
+      scaleOut: f.scaleOut.map((s) => ({ vsWriter: s.ratio, vsOne: s.vsSingle })),
+      stale: f.consistency.flatMap((c) =>
+        c.staleReads !== null ? [{ level: c.level, text: staleText(c.staleReads)! }] : [],
+      ),
+      global: global !== undefined ? { tps: global.tpsCost, tail: global.tailCost } : null,
+    },
+    words,
+  );
+}
 
 export function forwardingSection(f: ForwardingFindings): ReportSection {
   // The scale-out line goes with its table in the evidence: the Answer keeps at most five sentences.
@@ -610,7 +776,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         `reader ${pctName}`,
       ],
       rows: f.pairs.map((p) => [
-        p.workload,
+        pairName(p),
         p.mix,
         String(p.threads),
         rangeText(p.writerTps),
@@ -625,32 +791,53 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   if (f.scaleOut.length > 0)
     tables.push({
       title: 'Scale-out: readers summed vs the writer at the same total threads',
-      head: ['workload', 'readers x threads', 'summed TPS', 'writer TPS', 'readers/writer'],
+      head: [
+        'workload',
+        'readers x threads',
+        'summed TPS',
+        'writer TPS',
+        'readers/writer',
+        '1 reader TPS',
+        'readers/1 reader',
+      ],
       rows: f.scaleOut.map((s) => [
         s.workload,
         `${s.readers} x ${s.threadsEach}`,
         rangeText(s.summed),
         s.writer ? rangeText(s.writer) : 'no writer step',
-        s.ratio ? cell(s.ratio, true) : '-',
+        s.ratio ? cell(s.ratio, true, 0) : '-',
+        s.single ? rangeText(s.single) : 'no reader step',
+        s.vsSingle ? cell(s.vsSingle, true, 0) : '-',
       ]),
-      numeric: [2, 3],
+      numeric: [2, 3, 4, 5, 6],
+      notes: ['1 reader: the same statement mix on one reader at the readers’ total threads (the ps*-reader step).'],
     });
-  const answerTables: TableBlock[] = [];
+  if (f.timeline.length > 0) tables.push(timelineTable(f.timeline));
+  const answerTables: TableBlock[] = [studyTableOf(f)];
   // The author's table: writer vs reader at 32/64/128 threads for the stock read-write and write-only mixes.
   const stock = f.pairs.filter((p) => p.readShare === null);
+  const withControl = stock.some((p) => p.control);
   if (stock.length > 0)
     answerTables.push({
       title: `Writer vs reader (${readerWrites(f)}), TPS by threads`,
       head: ['workload', 'threads', 'writer TPS', 'reader TPS', 'reader/writer'],
       rows: stock.map((p) => [
-        p.workload,
+        pairName(p),
         String(p.threads),
         rangeText(p.writerTps),
         rangeText(p.readerTps),
         cell(p.ratio, true, 0),
       ]),
       numeric: [1, 2, 3, 4],
-      notes: withinNote,
+      notes: [
+        ...(withControl
+          ? [
+              '(control): write-only; locally both of its steps send every statement to the writer, so its ' +
+                'ratio is the noise of two identical steps.',
+            ]
+          : []),
+        ...withinNote,
+      ],
     });
   const shares = uniqueInOrder(f.pairs.filter((p) => p.readShare !== null).map((p) => p.readShare!)).sort(
     (a, b) => a - b,
@@ -685,6 +872,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         'TPS',
         'TPS vs EVENTUAL',
         'avg ms',
+        'avg ms vs EVENTUAL',
         pctName,
         `${pctName} vs EVENTUAL`,
         'reader lag at start s',
@@ -697,6 +885,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         rangeText(c.tps),
         c.tpsCost ? cell(c.tpsCost, true, 0) : '-',
         rangeText(c.avgMs),
+        c.avgCost ? cell(c.avgCost, false, 0) : '-',
         rangeText(c.tailMs),
         c.tailCost ? cell(c.tailCost, false, 0) : '-',
         c.lagAtStartMs !== null ? fixed(c.lagAtStartMs / 1000, 2) : 'not measured',
@@ -705,13 +894,20 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
           : 'not measured',
         staleText(c.staleReads) ?? 'not measured',
       ]),
-      numeric: [1, 2, 4, 5, 7, 8],
+      numeric: [1, 2, 4, 5, 6, 8, 9],
       notes: [
         'Stale reads: each transaction writes a marker row and reads it back in the same session after commit ' +
           '(rw_consistency.lua); a read that does not see the write is stale.',
         'Reader lag at start: the first replica-lag datapoint from the step’s start on (the most over repeats and ' +
           'readers); a replica still applying the previous step’s writes makes the level look slower or staler ' +
           'than it is.',
+        ...(f.consistency.some((c) => c.avgFromTps)
+          ? [
+              'avg ms: with N threads and no pause, each thread has one transaction in flight, so the average ' +
+                'is N / TPS (Little’s law) and its interval is TPS’s, inverted; its ratio to EVENTUAL is the ' +
+                'TPS ratio’s inverse, with the same verdict.',
+            ]
+          : []),
         ...(f.consistency.every((c) => c.staleReads === null)
           ? ["This run's rows carry no read-after-write counts, so stale reads are not measured."]
           : []),
@@ -721,8 +917,10 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   const bar = (e: Estimated, x: number): (readonly [number, number, number])[] =>
     e.interval !== null && e.value !== null ? [[x, Math.max(0, e.interval.low), e.interval.high] as const] : [];
   if (stock.length > 0) {
-    const series: XYSeries[] = uniqueInOrder(stock.map((p) => p.workload)).flatMap((w) => {
-      const of = stock.filter((p) => p.workload === w).sort((a, b) => a.threads - b.threads);
+    // The control's steps are in the table: its TPS (every statement a write) would set the axis.
+    const charted = stock.filter((p) => !p.control);
+    const series: XYSeries[] = uniqueInOrder(charted.map((p) => p.workload)).flatMap((w) => {
+      const of = charted.filter((p) => p.workload === w).sort((a, b) => a.threads - b.threads);
       return [
         {
           name: `${w} writer`,
@@ -783,8 +981,11 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
           high: x.e.interval?.high ?? null,
         })),
     );
+    const title = rows.every((r) => r.low !== null)
+      ? 'Latency by consistency level, with 95% intervals'
+      : 'Latency by consistency level (95% intervals where the table shows one)';
     charts.push(
-      forestChart('fwd-consistency', 'Latency by consistency level, with 95% intervals', rows, {
+      forestChart('fwd-consistency', title, rows, {
         unit: '',
         axisName: 'ms',
       }),
