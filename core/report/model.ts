@@ -10,6 +10,8 @@ export interface TableBlock {
   /** Row indexes to emphasise (ratios, totals). */
   readonly emphasis?: readonly number[];
   readonly notes?: readonly string[];
+  /** Shown collapsed in HTML under its title (detail a reader opens), in full in the terminal. */
+  readonly folded?: boolean;
 }
 
 export interface ChartBlock {
