@@ -658,7 +658,7 @@ function fromThreads(firsts: readonly { variant: string; threads: number }[], va
   return `from ${parts.join(' / ')} threads`;
 }
 
-/** Whether a point past the peak was left out (unsteady, left out as client-bound): "no fall-off" is then among the scored. */
+/** Whether a point past the peak was left out (unsteady, client-bound): "no fall-off" is then among the scored. */
 const excludedPastPeak = (v: SweepVariantFinding, s: ThreadSweepFinding): boolean =>
   v.peakThreads !== null &&
   v.points.some(
@@ -736,7 +736,8 @@ function identicalNoise(w: IdenticalGap, aa: NonNullable<ThreadSweepFindings['aa
     w.lead === null
       ? ''
       : w.lead.ratio <= w.ratio
-        ? `: ${w.lead.best}'s ${w.sweep} lead (${pct(w.lead.ratio, 1)} of ${w.lead.next}) is smaller, so it is no effect`
+        ? `: ${w.lead.best}'s ${w.sweep} lead (${pct(w.lead.ratio, 1)} of ${w.lead.next}) is smaller, ` +
+          'so it is no effect'
         : `: ${w.lead.best}'s ${w.sweep} lead (${pct(w.lead.ratio, 1)} of ${w.lead.next}) is larger, yet unresolved`;
   return (
     `: servers that ran identically here score up to ${pct(w.ratio, 1)} of each other (${w.sweep}, ${w.higher} ` +
@@ -940,7 +941,7 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
   const poolAnswer =
     pools.length === 0
       ? 'not testable here: no pair differing only in thread_handling'
-      : `${pools.join('; ')}` +
+      : pools.join('; ') +
         (f.threadPool.every((tp) => tp.ratio.interval?.covers === 'run-to-run')
           ? ''
           : `: not judged (1 repeat)${widest !== null ? ', inside that noise' : ''}`);
