@@ -1282,7 +1282,11 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
     // The Answer's five sentences first; the fall-offs and the rest follow it, folded on the page.
     answer: {
       lines: [...answer, ...lines.filter((l) => !answer.some((a) => a.includes(l)))],
-      tables: [...(found !== null ? [found] : []), ...scoreTable, ...(caveats !== null ? [caveats] : [])],
+      tables: [
+        ...(found !== null ? [found] : []),
+        ...scoreTable,
+        ...(caveats !== null ? [{ ...caveats, folded: true }] : []),
+      ],
       charts: answerCharts,
     },
   };
