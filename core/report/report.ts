@@ -64,10 +64,22 @@ function stepCounts(data: RunData): string {
 
 /** A scaled-down run's experiment text describes the full design, not what ran. */
 const AS_DESIGNED = 'as designed, at full scale (this run: --scale small, see the notes): ';
-/** Older experiment texts call what the full-scale study looks for "Findings detected": not this run's findings. */
-const asDesigned = (description: string): string =>
-  AS_DESIGNED +
-  description.replace('Findings detected: ', 'What the full-scale study looks for (this run could not reach it): ');
+/**
+ * Older experiment texts, as a stored run holds them, in today's words: "Findings detected" is what the
+ * full-scale study looks for, not this run's findings; S2 does not compare what its author compared.
+ */
+const OLDER_TEXTS: readonly (readonly [string, string])[] = [
+  ['Findings detected: ', 'What the full-scale study looks for (this run could not reach it): '],
+  [
+    'S2 as its author framed it: the same thread sweep across offerings, scored out of 100 per offering.',
+    "S2's thread sweep and its 100-point score per offering, over AWS offerings only: the study's providers " +
+      'and its dedicated vs general-purpose tiers are not compared here, nor Percona Server (self-managed ' +
+      'MariaDB with and without its thread pool stands in).',
+  ],
+];
+const current = (description: string): string =>
+  OLDER_TEXTS.reduce((d, [old, now]) => d.replace(old, now), description);
+const asDesigned = (description: string): string => AS_DESIGNED + current(description);
 
 export function buildReport(data: RunData, prices: PriceTable, options: ContextOptions = {}): Report {
   const ctx = makeContext(data, prices, options);
@@ -78,7 +90,7 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
       'experiment',
       r.spec_name +
         (data.spec?.description
-          ? ` — ${/-small$/.test(r.spec_name) ? asDesigned(data.spec.description) : data.spec.description}`
+          ? ` — ${/-small$/.test(r.spec_name) ? asDesigned(data.spec.description) : current(data.spec.description)}`
           : ''),
     ],
     [

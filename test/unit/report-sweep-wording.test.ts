@@ -65,6 +65,9 @@ function findings(): ThreadSweepFindings {
     ],
     threadCounts: [8, 64, 256, 1024],
     commits: { committing: ['write-only'], notCommitting: [] },
+    identical: [],
+    runOrder: null,
+    trend: null,
     overall: [
       { variant: 'a', score: 100 },
       { variant: 'b', score: 80 },

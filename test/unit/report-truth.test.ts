@@ -323,7 +323,7 @@ function withServerConfig(data: RunData): RunData {
 
 /** The score title naming the 1,024-thread steps as unsteady, left out of score, peak and fall-off. */
 const UNSTEADY_1024 =
-  /^100-point score per workload over [\d, ]+ threads[^:]*: ([\d, ]+ and )?1,024 threads, where some variant was/;
+  /^100-point score per workload over [^:]*\(not ([\d, ]+, )?1,024\) threads: a count where some variant was unsteady/;
 
 describe('S2 steady state and parameters in effect', () => {
   const answerOf = (data: RunData): string[] => answerLines(buildReport(data, prices));
@@ -365,7 +365,77 @@ describe('S2 steady state and parameters in effect', () => {
     // Assert
     expect(sweep.length).toBe(3);
     for (const l of sweep) expect(l).not.toMatch(/peaks at 256 threads/);
-    expect(r.answer!.tables.map((t) => t.title).join('\n')).toMatch(/: 256 threads, where some variant was unsteady/);
+    expect(r.answer!.tables.map((t) => t.title).join('\n')).toMatch(
+      /\(not 256\) threads: a count where some variant was unsteady/,
+    );
+  });
+
+  it('a count unsteady in one workload only: the score title never says it is both scored and left out', () => {
+    // Arrange: every variant's write-only 256-thread steps ramp up; the other workloads stay steady
+    const base = plantedRunData(S2, () => ({ tps: 1000 }), { seed: 5, runId: 's2-one-workload' });
+    const writeOnly = new Set(
+      base.steps
+        .filter((st) => st.threads === 256 && /write-only/.test(st.workload))
+        .map((st) => st.cell_id + '/' + st.step_id),
+    );
+    const data: RunData = {
+      ...base,
+      intervals: new Map(
+        [...base.intervals.entries()].map(([k, xs]) => [
+          k,
+          writeOnly.has(k) ? xs.map((x, i) => (i < 3 ? { ...x, tps: x.tps * 0.02 } : x)) : xs,
+        ]),
+      ),
+    };
+    // Act
+    const title = buildReport(data, prices).answer!.tables.find((t) => t.title.startsWith('100-point'))!.title;
+    const scope = /over (.*) threads: a count/.exec(title)?.[1] ?? '';
+    // Assert: each group "workloads scored (not left)" names disjoint counts, and write-only leaves 256 out
+    expect(scope).toMatch(/write-only [\d, ]+ \(not 256\)/);
+    for (const g of scope.split('; ')) {
+      const m = /([\d, ]+) \(not ([^)]*)\)$/.exec(g)!;
+      const scored = m[1]!
+        .split(', ')
+        .map((x) => x.trim())
+        .filter(Boolean);
+      const left = m[2]!.split(', ');
+      expect(scored.filter((t) => left.includes(t))).toEqual([]);
+    }
+  });
+
+  it('a drift with run order: shown per variant and step, and said to be indistinguishable from a difference', () => {
+    // Arrange: identical servers whose throughput falls by a fifth with each variant run after the first
+    const order: string[] = [];
+    const data = plantedRunData(
+      S2,
+      (c) => {
+        if (!order.includes(c.variant.name)) order.push(c.variant.name);
+        return { tps: 1000 * 0.8 ** order.indexOf(c.variant.name) };
+      },
+      { seed: 4, runId: 's2-drift' },
+    );
+    // Act
+    const r = buildReport(data, prices);
+    const score = r.answer!.tables.find((t) => t.title.startsWith('100-point'))!;
+    const tps = r.sections.find((x) => x.id === 'sweep')!.tables.find((t) => t.title.startsWith('TPS per'))!;
+    // Assert
+    expect(score.head).toContain('ran (order, UTC)');
+    expect(score.rows.find((row) => row[0] === order[0])!.at(-1)).toMatch(/^1st, \d\d:\d\d–\d\d:\d\d$/);
+    expect(tps.head).toContain('ran (UTC)');
+    expect(answerLines(r).join(' ')).toMatch(
+      /scores fall with run order, and a trend with run order cannot be told from an engine difference/,
+    );
+  });
+
+  it('no fall-off past a peak where counts past it were left out: said as among the scored counts', () => {
+    // Arrange: flat throughput; 1,024 threads unsteady in every variant
+    const data = rampedAt1024(plantedRunData(S2, () => ({ tps: 1000 }), { seed: 2, runId: 's2-nofall' }));
+    // Act
+    const lines = buildReport(data, prices).sections.find((x) => x.id === 'sweep')!.findings;
+    const plain = lines.join(' ').match(/no fall-off past it(?! among the scored counts)/g) ?? [];
+    // Assert
+    expect(lines.join(' ')).toMatch(/no fall-off past it among the scored counts/);
+    expect(plain).toEqual([]);
   });
 
   it('a parameter the local server cannot apply is not offered as an explanation; one in effect is', () => {

@@ -30,6 +30,7 @@ import {
 } from '../context';
 import { mean } from '../stats';
 import { analyzeRate } from './rate';
+import { analyzeThreadSweep } from './thread-sweep';
 import { analyzeLocalCaveats } from '../local-caveats';
 
 interface VariantPrice {
@@ -94,6 +95,8 @@ export interface PriceFindings {
   readonly ratios: readonly PricePerformance[];
   /** Workloads priced at a rate sweep's capacity. */
   readonly sweptAtRates: readonly string[];
+  /** Thread sweeps priced over the thread counts their score uses (the unsteady ones left out). */
+  readonly scoredOnly: readonly string[];
   readonly local: boolean;
   /** Per compared pair, whether its cells ran in the same order in every round (ab-confounders.ts). */
   readonly pairOrder: readonly PairOrder[];
@@ -159,6 +162,10 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
   );
   const priced = ctx.groups.filter((g) => !rated.has(g.stepId));
   const rate = analyzeRate(ctx);
+  // A thread sweep's score leaves out its unsteady thread counts: price the same steps it scores.
+  const unscoredOf = new Map(
+    (rate === null ? (analyzeThreadSweep(ctx)?.sweeps ?? []) : []).map((s) => [s.label, s.unscored] as const),
+  );
   const region = ctx.data.run.region || ctx.data.spec?.region || ctx.prices.defaultRegion;
   const lookup = regionPrices(ctx.prices, region);
   const variants = ctx.variants.map((v) => variantPrice(lookup.prices, v));
@@ -172,8 +179,9 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
       sweptAtRates.add(workload);
       return capacity;
     }
+    const unscored = unscoredOf.get(workload) ?? [];
     const vals = priced
-      .filter((g) => g.variant === variant && g.workload === workload)
+      .filter((g) => g.variant === variant && g.workload === workload && !unscored.includes(g.threads))
       .map((g) => estimate(ctx, g, 'tps').value)
       .filter((v): v is number => v !== null);
     return vals.length > 0 ? mean(vals) : null;
@@ -237,6 +245,7 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
     rows,
     ratios,
     sweptAtRates: [...sweptAtRates],
+    scoredOnly: [...unscoredOf.entries()].filter(([, u]) => u.length > 0).map(([w]) => w),
     local: ctx.data.run.backend === 'local',
     pairOrder: analyzePairOrder(
       ctx,
@@ -506,7 +515,10 @@ export function priceRegionDeviation(f: PriceFindings): string | null {
 /** What the table's TPS is: a rate sweep's capacity, else the mean over the workload's steps. */
 function priceTpsText(f: PriceFindings, workloads: readonly string[]): string {
   const swept = workloads.filter((w) => f.sweptAtRates.includes(w));
-  if (swept.length === 0) return "TPS: mean over each workload's steps";
+  if (swept.length === 0)
+    return f.scoredOnly.length > 0
+      ? "TPS: mean over each workload's scored thread counts, the steps its score uses"
+      : "TPS: mean over each workload's steps";
   if (swept.length === workloads.length)
     return 'TPS: each workload’s capacity in the rate sweep, not a mean over its offered rates';
   return `TPS: the capacity for ${swept.join(', ')} (rate sweeps), else the mean over the workload's steps`;

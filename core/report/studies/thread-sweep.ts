@@ -18,7 +18,9 @@ import { stepKey } from '../load';
 import { unsteadyReasons, UNSTEADY_RULE, type Unsteady } from '../steady-state';
 import { analyzeLocalCaveats, caveatsTable, parameterSentence, scaleSentence, scopeSentence } from '../local-caveats';
 import type { LocalCaveats } from '../local-caveats';
+import { runOrderOf, runTrend, windowCell, clockText, type RunOrder, type RunTrend } from '../run-order';
 import {
+  commitOnly,
   parameterEffectSentence,
   parametersInEffect,
   withParameterRows,
@@ -139,6 +141,26 @@ export interface ThreadSweepFindings {
     /** The widest overall score ratio between variants that differ here only in a parameter no step can feel. */
     readonly near: { readonly higher: string; readonly lower: string; readonly ratio: number } | null;
   } | null;
+  /**
+   * Per workload, the widest score ratio between servers that ran identically for it here (the same
+   * server and every recorded variable alike, but those that cannot act on it): the run's noise.
+   */
+  readonly identical: readonly IdenticalGap[];
+  /** The order the variants ran in (the lake's step times); null without times. */
+  readonly runOrder: RunOrder | null;
+  /** Overall scores against that order. */
+  readonly trend: RunTrend | null;
+}
+
+interface IdenticalGap {
+  readonly sweep: string;
+  readonly higher: string;
+  readonly lower: string;
+  readonly ratio: number;
+  /** The workload commits nothing, so the commit-only parameters the pair differs in cannot act. */
+  readonly commitsNothing: boolean;
+  /** The sweep's best variant's score over the next one's. */
+  readonly lead: { readonly best: string; readonly next: string; readonly ratio: number } | null;
 }
 
 /**
@@ -391,6 +413,48 @@ const withNear = (
 ): ThreadSweepFindings['aa'] =>
   aa === null ? null : { ...aa, near: near !== null && near.ratio > aa.ratio ? near : null };
 
+/**
+ * Per sweep, the widest score ratio between variants whose servers ran identically for that workload:
+ * locally one binary, and every variable server_config records alike but those no step can feel
+ * (NO_STEP_EFFECT) and, where the workload commits nothing, the commit-only ones. Their gap is noise.
+ */
+function identicalGaps(
+  ctx: Context,
+  sweeps: readonly ThreadSweepFinding[],
+  notCommitting: readonly string[],
+): IdenticalGap[] {
+  const config = ctx.data.serverConfig ?? [];
+  if (ctx.data.run.backend !== 'local' || config.length === 0) return [];
+  const names = uniqueInOrder(config.map((c) => c.name)).sort();
+  const keyOf = (variant: string, committing: boolean): string =>
+    names
+      .filter((n) => !NO_STEP_EFFECT.has(n) && (committing || !commitOnly(n)))
+      .map((n) => `${n}=${config.find((c) => c.variant === variant && c.name === n)?.value ?? ''}`)
+      .join('\u0000');
+  return sweeps.flatMap((s) => {
+    const committing = !notCommitting.includes(s.label);
+    let out: IdenticalGap | null = null;
+    const sorted = [...s.scores].filter((x) => x.score > 0).sort((a, b) => b.score - a.score);
+    const lead =
+      sorted.length >= 2
+        ? { best: sorted[0]!.target, next: sorted[1]!.target, ratio: sorted[0]!.score / sorted[1]!.score }
+        : null;
+    for (const a of sorted)
+      for (const b of sorted)
+        if (a.score > b.score && keyOf(a.target, committing) === keyOf(b.target, committing))
+          if (out === null || a.score / b.score > out.ratio)
+            out = {
+              sweep: s.label,
+              higher: a.target,
+              lower: b.target,
+              ratio: a.score / b.score,
+              commitsNothing: !committing && keyOf(a.target, true) !== keyOf(b.target, true),
+              lead,
+            };
+    return out === null ? [] : [out];
+  });
+}
+
 export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
   const keys = uniqueInOrder(ctx.groups.map(sweepKey)).filter(
     (k) => uniqueInOrder(ctx.groups.filter((g) => sweepKey(g) === k).map((g) => g.threads)).length >= MIN_SWEEP_THREADS,
@@ -529,6 +593,8 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     ctx,
     caveats.parameterDifferences.filter((d) => !STUDIED_PARAMETERS.includes(d.parameter)),
   );
+  const commits = commitsOf(ctx, sweeps);
+  const runOrder = runOrderOf(swept.flatMap((g) => g.rows));
   return {
     kind: 'thread-sweep',
     sweeps,
@@ -540,7 +606,10 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     caveats,
     parameters,
     aa: withNear(aaNoise(sweeps, overall, caveats.sameServer, ranking), nearAA(ctx, overall, parameters)),
-    commits: commitsOf(ctx, sweeps),
+    commits,
+    identical: identicalGaps(ctx, sweeps, commits.notCommitting),
+    runOrder,
+    trend: runOrder === null || overall.length === 0 ? null : runTrend(runOrder, overall),
   };
 }
 
@@ -589,9 +658,20 @@ function fromThreads(firsts: readonly { variant: string; threads: number }[], va
   return `from ${parts.join(' / ')} threads`;
 }
 
-function fallOffText(v: SweepVariantFinding): string {
+/** Whether a point past the peak was left out (unsteady, client-bound): "no fall-off" is then among the scored. */
+const excludedPastPeak = (v: SweepVariantFinding, s: ThreadSweepFinding): boolean =>
+  v.peakThreads !== null &&
+  v.points.some(
+    (p) => p.threads > v.peakThreads! && (p.leftOut || p.unsteady.length > 0 || s.unscored.includes(p.threads)),
+  );
+
+function fallOffText(v: SweepVariantFinding, s: ThreadSweepFinding): string {
   if (v.peakThreads === null) return `${v.variant}: no successful point`;
-  if (v.fallOffThreads === null) return `${v.variant} peaks at ${v.peakThreads} threads, no fall-off past it`;
+  if (v.fallOffThreads === null)
+    return (
+      `${v.variant} peaks at ${v.peakThreads} threads, no fall-off past it` +
+      (excludedPastPeak(v, s) ? ' among the scored counts' : '')
+    );
   const f = v.fallOff;
   if (f === null || f.estimate === null)
     return `${v.variant} peaks at ${v.peakThreads} threads and falls below 90% of the peak at ${v.fallOffThreads}`;
@@ -626,6 +706,8 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
   const head =
     `${r.best} scores ${pct(r.ratio.estimate, 1)} of ${r.second}'s score (the best two); ` +
     `1 repeat cannot resolve this`;
+  const widest = f.identical.reduce<IdenticalGap | null>((a, b) => (a === null || b.ratio > a.ratio ? b : a), null);
+  if (widest !== null && f.aa !== null) return head + identicalNoise(widest, f.aa);
   if (f.aa === null) return `${head}: run 2+ repeats to measure the run-to-run noise.`;
   return (
     `${head}: ${f.aa.higher} scores ${pct(f.aa.ratio, 1)} of ${f.aa.lower}'s, one server here (an A/A ` +
@@ -642,21 +724,69 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
   );
 }
 
+/**
+ * The noise from servers that ran identically here: the widest gap in one workload, the overall one and
+ * the A/A pair's; then what it means for the lead in that workload (no effect when the lead is smaller).
+ */
+function identicalNoise(w: IdenticalGap, aa: NonNullable<ThreadSweepFindings['aa']>): string {
+  const why = w.commitsNothing ? `: ${w.sweep} commits nothing, so their commit parameters cannot act` : '';
+  const overall =
+    aa.near !== null ? `, ${pct(aa.near.ratio, 1)} overall (${aa.near.higher} over ${aa.near.lower})` : '';
+  const lead =
+    w.lead === null
+      ? ''
+      : w.lead.ratio <= w.ratio
+        ? `: ${w.lead.best}'s ${w.sweep} lead (${pct(w.lead.ratio, 1)} of ${w.lead.next}) is smaller, ` +
+          'so it is no effect'
+        : `: ${w.lead.best}'s ${w.sweep} lead (${pct(w.lead.ratio, 1)} of ${w.lead.next}) is larger, yet unresolved`;
+  return (
+    `: servers that ran identically here score up to ${pct(w.ratio, 1)} of each other (${w.sweep}, ${w.higher} ` +
+    `over ${w.lower}${why})${overall}, ${pct(aa.ratio, 1)} for the A/A pair (${aa.higher} over ${aa.lower}). ` +
+    `That is this run's noise, not an engine difference${lead}` +
+    (aa.repeatsToResolve !== null
+      ? `; the ${aa.repeatsToResolve} repeats a side the A/A pair alone suggests are too few.`
+      : '.')
+  );
+}
+
+/** Scores against run order, when the variants ran one after another: a drift there reads as a ranking. */
+function runOrderSentence(f: ThreadSweepFindings): string | null {
+  const t = f.trend;
+  if (t === null) return null;
+  const range = (xs: readonly number[]): string => {
+    const [lo, hi] = [Math.min(...xs), Math.max(...xs)];
+    return lo === hi ? lo.toFixed(1) : `${lo.toFixed(1)}–${hi.toFixed(1)}`;
+  };
+  const n = t.early.length;
+  const head = `Run order: the variants ran one after another (the score table's ran column)`;
+  const tail =
+    'a trend with run order cannot be told from an engine difference; variants run interleaved, in a new order ' +
+    'each repeat, would tell them apart.';
+  if (t.direction === 'none') return `${head}, with no trend of the scores along it here; still, ${tail}`;
+  return (
+    `${head}: the first ${n} scored ${range(t.early)} overall, the last ${n} ${range(t.late)}, so scores ` +
+    `${t.direction === 'falls' ? 'fall' : 'rise'} with run order, and ${tail}`
+  );
+}
+
 /** The Answer's sentences after the score table: scope, ranking, confounders, errors (at most five). */
 function threadSweepAnswer(f: ThreadSweepFindings, all: readonly string[]): string[] {
   const variants = f.overall.map((o) => o.variant);
   const ranking = all.find((l) => /ranks above|ranking of| scores [\d.]+% of /.test(l));
   const errors = all.filter((l) => /^(Deadlocks|Connection errors)/.test(l));
   const errorLine = errors.find((l) => l.startsWith('Connection errors')) ?? errors[0];
+  // The scale sentence and the errors share a line: the Answer keeps five.
+  const scale = scaleSentence(anyUnsteady(f) ? { ...f.caveats, longSteps: [] } : f.caveats);
+  const order = runOrderSentence(f);
   return [
     scopeSentence(f.caveats, variants, 'how the offerings compare on AWS'),
     ranking,
+    ...(order !== null ? [order] : []),
     f.parameters !== null
       ? parameterEffectSentence(f.parameters, { studied: STUDIED_PARAMETERS, ...f.commits })
       : parameterSentence(f.caveats, STUDIED_PARAMETERS),
     // The score's title names the unsteady steps in place of the wall-time clause (the table keeps the wall times).
-    scaleSentence(anyUnsteady(f) ? { ...f.caveats, longSteps: [] } : f.caveats),
-    errorLine,
+    ...(order !== null && scale !== null && errorLine !== undefined ? [`${scale} ${errorLine}`] : [scale, errorLine]),
   ].filter((x): x is string => x !== undefined && x !== null);
 }
 
@@ -671,25 +801,28 @@ const anyUnsteady = (f: ThreadSweepFindings): boolean =>
  * one rule for score, peak and fall-off, said once here). "over 2, 8, 64 threads (write-only also 256; ...)".
  */
 function scoredScope(f: ThreadSweepFindings): string {
-  const scored = f.sweeps.map((s) =>
-    uniqueInOrder(s.variants.flatMap((v) => v.points.map((p) => p.threads)))
-      .filter((t) => !s.unscored.includes(t))
-      .sort((a, b) => a - b),
-  );
-  const common = (scored[0] ?? []).filter((t) => scored.every((xs) => xs.includes(t)));
-  const extra = f.sweeps.flatMap((s, i) => {
-    const more = scored[i]!.filter((t) => !common.includes(t));
-    return more.length > 0 ? [`${s.label} also ${more.map(thousands).join(', ')}`] : [];
-  });
   const out = uniqueInOrder(f.sweeps.flatMap((s) => [...s.unscored])).sort((a, b) => a - b);
   if (out.length === 0) return '';
-  const high = out.some((t) => t > Math.max(0, ...common));
-  const list = out.map(thousands);
-  const named = list.length === 1 ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list.at(-1)!}`;
+  // Workloads grouped by the counts they score, so no count is said to be both scored and not.
+  const groups = new Map<string, { labels: string[]; scored: number[]; left: number[] }>();
+  for (const s of f.sweeps) {
+    const all = uniqueInOrder(s.variants.flatMap((v) => v.points.map((p) => p.threads))).sort((a, b) => a - b);
+    const scored = all.filter((t) => !s.unscored.includes(t));
+    const left = all.filter((t) => s.unscored.includes(t));
+    const key = `${scored.join(',')}|${left.join(',')}`;
+    const g = groups.get(key) ?? { labels: [], scored, left };
+    g.labels.push(s.label);
+    groups.set(key, g);
+  }
+  const list = (ts: readonly number[]): string => (ts.length === 0 ? 'none' : ts.map(thousands).join(', '));
+  const one = groups.size === 1;
+  const parts = [...groups.values()].map(
+    (g) => `${one ? '' : `${g.labels.join(', ')} `}${list(g.scored)} (not ${list(g.left)})`,
+  );
+  const high = out.some((t) => t > Math.max(0, ...[...groups.values()].flatMap((g) => g.scored)));
   return (
-    ` over ${common.map(thousands).join(', ')} threads${extra.length > 0 ? ` (${extra.join('; ')})` : ''}: ` +
-    `${named} threads, where some variant was unsteady (~), are in no score, peak or fall-off` +
-    `${high ? ', so the high counts the thread-pool question is about are not scored' : ''}. Score:`
+    ` over ${parts.join('; ')} threads: a count where some variant was unsteady (~) is in no score, peak or ` +
+    `fall-off${high ? ', so the high counts the thread-pool question is about are not scored' : ''}. Score:`
   );
 }
 
@@ -738,7 +871,7 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     const unjudged = s.variants.some((v) => v.fallOff !== null && v.fallOff.interval?.covers !== 'run-to-run');
     out.push(
       `${s.label}: ` +
-        s.variants.map(fallOffText).join('; ') +
+        s.variants.map((v) => fallOffText(v, s)).join('; ') +
         ` (fall-off: below 90% of the peak` +
         (unjudged ? '; one repeat a point: run-to-run noise not measured, so no fall-off is judged beyond it' : '') +
         `).`,
@@ -775,6 +908,114 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
     out.push(`Deadlocks and lock waits above 0.1 per 100 committed transactions: ` + `${dead.join('; ')}.`);
   else out.push('Deadlocks and lock waits below 0.1 per 100 committed transactions at every point.');
   return out;
+}
+
+/** The gaps between servers that ran identically here, as the ranking sentence quotes them: the run's noise. */
+function noiseRows(f: ThreadSweepFindings): string[][] {
+  const w = f.identical.reduce<IdenticalGap | null>((a, b) => (a === null || b.ratio > a.ratio ? b : a), null);
+  if (w === null || f.aa === null || f.ranking?.ratio.interval?.covers === 'run-to-run') return [];
+  const row = (pair: string, ratio: number): string[] => [pair, `${pct(ratio, 1)}: noise`, 'one repeat', '-'];
+  return [
+    row(`${w.higher} / ${w.lower} (${w.sweep} score, identical here)`, w.ratio),
+    ...(f.aa.near !== null ? [row(`${f.aa.near.higher} / ${f.aa.near.lower} (identical here)`, f.aa.near.ratio)] : []),
+    row(`${f.aa.higher} / ${f.aa.lower} (A/A pair)`, f.aa.ratio),
+  ];
+}
+
+/**
+ * The original study's findings, one row each, beside this run's answer from its own findings, or why
+ * this run cannot test it. Every number is one the report's other tables show.
+ */
+function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
+  if (f.overall.length < 2 || f.ranking === null) return null;
+  const widest = f.identical.reduce<IdenticalGap | null>((a, b) => (a === null || b.ratio > a.ratio ? b : a), null);
+  const judged = f.ranking.ratio.interval?.covers === 'run-to-run';
+  const ranking =
+    `${f.ranking.best} first, ${pct(f.ranking.ratio.estimate, 1)} of ${f.ranking.second}` +
+    (judged
+      ? `: ${verdictText(f.ranking.ratio, true)}`
+      : widest !== null
+        ? `; no ranking: servers identical here differ up to ${pct(widest.ratio, 1)}`
+        : '; not judged (1 repeat)');
+  const pools = f.threadPool.map((tp) => `${tp.pool} ${pct(tp.ratio.estimate, 1)} of ${tp.perConnection}`);
+  const poolAnswer =
+    pools.length === 0
+      ? 'not testable here: no pair differing only in thread_handling'
+      : pools.join('; ') +
+        (f.threadPool.every((tp) => tp.ratio.interval?.covers === 'run-to-run')
+          ? ''
+          : `: not judged (1 repeat)${widest !== null ? ', inside that noise' : ''}`);
+  const most = Math.max(0, ...f.threadCounts);
+  const past = f.threadCounts.filter((t) => t > 512);
+  const pastScored = f.sweeps.some((s) => past.some((t) => !s.unscored.includes(t)));
+  const fall =
+    past.length === 0
+      ? `not testable here: no count past 512 ran (the most: ${thousands(most)})`
+      : !pastScored
+        ? `not testable here: past 512 only ${past.map(thousands).join(', ')} threads ran, unsteady (~), unscored`
+        : 'see the fall-off table (peak and fall-off)';
+  const conn = f.sweeps.some((s) => s.variants.some((v) => v.errorPoints.some((e) => e.kind === 'connection')));
+  const local = f.caveats.local;
+  return {
+    title: 'What the study found, and this run',
+    head: ['the study found', 'this run'],
+    rows: [
+      ['a ranking of offerings by a 100-point score', ranking],
+      [
+        'general-purpose tiers above dedicated ones; one provider slow at few threads',
+        'not testable here: no such tiers or providers ran',
+      ],
+      ['a thread pool (Percona) above MySQL without one', poolAnswer],
+      ['without a thread pool, throughput falls past 512 threads', fall],
+      [
+        'connection errors at high thread counts',
+        conn ? 'connection errors: see the points with errors' : `none up to ${thousands(most)} threads, the most run`,
+      ],
+      [
+        'self-managed above the cloud offerings at 2–4 threads, below from 8',
+        local
+          ? 'not testable here: self-managed and the cloud offerings are one local MariaDB'
+          : 'see the TPS per thread count',
+      ],
+    ],
+    folded: true,
+  };
+}
+
+/** A row's steps (one sweep, one variant) with their times and thread counts, in start order. */
+function stepTimes(
+  ctx: Context | undefined,
+  label: string,
+  variant: string,
+): { threads: number; start: string; end: string }[] {
+  if (ctx === undefined) return [];
+  return ctx.groups
+    .filter((g) => g.variant === variant && g.workload === label.split(' ')[0])
+    .flatMap((g) => g.rows.map((r) => ({ threads: g.threads, start: r.started_at, end: r.ended_at })))
+    .filter((x) => Boolean(x.start) && Boolean(x.end))
+    .sort((a, b) => (a.start < b.start ? -1 : 1));
+}
+
+const rowWindow = (steps: readonly { start: string; end: string }[]): string =>
+  steps.length === 0
+    ? '-'
+    : `${clockText(steps[0]!.start, true)}–${clockText(
+        steps.reduce((a, b) => (b.end > a ? b.end : a), steps[0]!.end),
+        true,
+      )}`;
+
+/** How each row's steps ran: back to back in thread order (the window shows them), or not. */
+function runOrderNote(ctx: Context, f: ThreadSweepFindings): string {
+  const rows = f.sweeps.flatMap((s) => s.variants.map((v) => stepTimes(ctx, s.label, v.variant)));
+  const inThreadOrder = rows.every((r) => r.every((x, i) => i === 0 || x.threads >= r[i - 1]!.threads));
+  const windows = rows.filter((r) => r.length > 0).map((r) => [r[0]!.start, r.at(-1)!.end] as const);
+  windows.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const apart = windows.every((w, i) => i === 0 || w[0] >= windows[i - 1]![1]);
+  return inThreadOrder && apart
+    ? 'ran: each row’s steps ran back to back, fewest threads first, from the first start to the last end shown ' +
+        '(UTC); the rows did not overlap, so run order is the order of these times.'
+    : 'ran: from each row’s first step start to its last step end (UTC); rows overlapped or ran out of thread ' +
+        'order (results --sql over steps.started_at gives each step’s start).';
 }
 
 /** What the fall-off column's intervals are, for the kinds the table holds. */
@@ -864,7 +1105,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
         v.variant,
         v.peakThreads !== null ? String(v.peakThreads) : '-',
         fixed(v.peakTps),
-        v.fallOffThreads !== null ? String(v.fallOffThreads) : 'none',
+        v.fallOffThreads !== null ? String(v.fallOffThreads) : excludedPastPeak(v, s) ? 'none among scored' : 'none',
         v.fallOff !== null ? ratioCell(v.fallOff, true, 0) : '-',
         v.lastShareOfPeak !== null ? pct(v.lastShareOfPeak, 0) : '-',
       ]);
@@ -879,9 +1120,11 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
           num(e.reconnects, 0),
           clip(e.error, 70),
         ]);
+      const rowSteps = v.points.length > 0 ? stepTimes(ctx, s.label, v.variant) : [];
       pointRows.push([
         s.label,
         v.variant,
+        ...(f.runOrder !== null ? [rowWindow(rowSteps)] : []),
         ...f.threadCounts.map((t) => {
           const p = v.points.find((x) => x.threads === t);
           if (p === undefined) return '-';
@@ -921,10 +1164,11 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
     });
   tables.push({
     title: 'TPS per thread count (95% interval)',
-    head: ['sweep', 'variant', ...f.threadCounts.map((t) => `${t} thr`)],
+    head: ['sweep', 'variant', ...(f.runOrder !== null ? ['ran (UTC)'] : []), ...f.threadCounts.map((t) => `${t} thr`)],
     rows: pointRows,
     // Not right-aligned numbers: a value and its range wrap within a column, so a dozen thread counts fit the page.
     notes: [
+      ...(f.runOrder !== null && ctx !== undefined ? [runOrderNote(ctx, f)] : []),
       'Interval: over the repeats (run to run), or, marked *, batch means of one run’s intervals.',
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
       ...(f.sweeps.some((x) => x.variants.some((v) => v.points.some((p) => p.unsteady.length > 0)))
@@ -956,6 +1200,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       coversText(tp.ratio),
       '-',
     ]),
+    ...noiseRows(f),
   ];
   const anyRatioCi = [...(f.ranking !== null ? [f.ranking.ratio] : []), ...f.threadPool.map((tp) => tp.ratio)].some(
     (r) => r.interval?.covers === 'run-to-run',
@@ -970,7 +1215,12 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
                   'of each workload scores 100) and overall (the mean of those)'
                 : `100-point score per workload${scoredScope(f)} mean committed QPS + mean TPS over those counts, ` +
                   'the best variant of each workload 100; overall: the mean of those',
-            head: ['variant', ...f.sweeps.map((s) => s.label), 'overall'],
+            head: [
+              'variant',
+              ...f.sweeps.map((s) => s.label),
+              'overall',
+              ...(f.runOrder !== null ? [f.runOrder.interleaved ? 'ran (UTC)' : 'ran (order, UTC)'] : []),
+            ],
             rows: f.overall.map((o) => [
               o.variant,
               ...f.sweeps.map((s) => {
@@ -982,6 +1232,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
                   : '-';
               }),
               o.score.toFixed(1),
+              ...(f.runOrder !== null ? [windowCell(f.runOrder, o.variant)] : []),
             ]),
             numeric: f.sweeps.map((_, i) => i + 1).concat([f.sweeps.length + 1]),
             notes: [
@@ -1016,6 +1267,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
   const lines = threadSweepSentences(f);
   if (f.clientBound !== null) lines.push(f.clientBound);
   const answer = threadSweepAnswer(f, lines);
+  const found = studyFoundTable(f);
   const caveats =
     f.parameters !== null
       ? withParameterRows(caveatsTable({ ...f.caveats, parameterDifferences: [] }), f.parameters)
@@ -1029,8 +1281,12 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
     charts,
     // The Answer's five sentences first; the fall-offs and the rest follow it, folded on the page.
     answer: {
-      lines: [...answer, ...lines.filter((l) => !answer.includes(l))],
-      tables: [...scoreTable, ...(caveats !== null ? [caveats] : [])],
+      lines: [...answer, ...lines.filter((l) => !answer.some((a) => a.includes(l)))],
+      tables: [
+        ...(found !== null ? [found] : []),
+        ...scoreTable,
+        ...(caveats !== null ? [{ ...caveats, folded: true }] : []),
+      ],
       charts: answerCharts,
     },
   };
