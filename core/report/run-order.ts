@@ -12,7 +12,7 @@ interface TimedRow {
   readonly ended_at: string;
 }
 
-export interface VariantWindow {
+interface VariantWindow {
   readonly variant: string;
   /** 1 for the variant that started first. */
   readonly order: number;

@@ -39,7 +39,7 @@ function lagOf(ctx: Context, stepId: string, rows: readonly StepResult[]): Lag {
 
 export const replicaLagOf = (ctx: Context, g: StepGroup): Lag => lagOf(ctx, g.stepId, g.ok);
 
-export interface Window {
+interface Window {
   readonly from: number;
   readonly to: number;
 }
@@ -49,7 +49,7 @@ export interface Window {
  * overlapNote: "<run> (pid N, <start> to <end or 'still running'>: ...)"); a run still going at the end
  * is counted to this run's end.
  */
-export function coTenantWindows(ctx: Context): Window[] {
+function coTenantWindows(ctx: Context): Window[] {
   let notes: { path?: string; message?: string }[];
   try {
     notes = JSON.parse(ctx.data.run.notes || '[]') as typeof notes;
