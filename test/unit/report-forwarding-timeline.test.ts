@@ -208,7 +208,7 @@ describe("S3's run order and what it ties to each step", () => {
     const { f, section } = analyzed(run(base));
     // Assert
     expect(f.scaleOut[0]!.vsSingle!.estimate).toBeCloseTo(450 / 360, 6);
-    const table = section.tables.find((t) => t.title.startsWith('Scale-out'))!;
+    const table = section.tables.find((t) => t.title.startsWith('Scale-out: readers summed vs one reader'))!;
     expect(table.rows[0]![table.head.indexOf('readers/1 reader')]).toMatch(/^125% /);
     expect(section.findings.join(' ')).toMatch(
       /Against one reader at 64 threads \(its ps\*-reader step\): ps4-2readers 125%/,
