@@ -266,6 +266,8 @@ describe('Workflow', () => {
         if (name === AWS_CONFIG_ENV.parameterGroupSettleS) continue;
         // Left unset too: Aurora's 5-minute volume I/O datapoints apply (the rehearsal shortens them).
         if (name === AWS_CONFIG_ENV.volumeMetricsPeriodS) continue;
+        // And CloudWatch's 1-minute periods for the other metrics (the rehearsal shortens them).
+        if (name === AWS_CONFIG_ENV.metricsPeriodS) continue;
         expect(vars).toHaveProperty([name]);
       }
       expect(vars).toHaveProperty([AWS_CONFIG_ENV.launchTemplateIdX86]);

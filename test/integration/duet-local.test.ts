@@ -134,7 +134,8 @@ describe('a duet run on local servers', () => {
       const pairs = Number(/^time-paired: (\d+) intervals, 1 round, interval batches$/.exec(r[7]!)?.[1]);
       expect(pairs).toBeGreaterThanOrEqual(4);
       expect(pairs).toBeLessThanOrEqual(6);
-      expect(r[6]).toMatch(/^QPS CI width \d+\.\d pts$/);
+      // Four noisy pairs can put an end past the printed range; the width is then only a lower bound.
+      expect(r[6]).toMatch(/^QPS CI width (\d+\.\d|> 990) pts$/);
     }
   });
 });

@@ -179,7 +179,13 @@ describe('study reports from lake rows', () => {
     // The score and the TPS curves are the answer, shown first; the evidence keeps the rest.
     expect(sweep.answer!.charts.filter((c) => c.id.startsWith('sweep-tps'))).toHaveLength(3);
     expect(sweep.answer!.charts.filter((c) => c.id.startsWith('sweep-qps'))).toHaveLength(3);
-    expect(sweep.answer!.tables[0]!.title).toMatch(/^100-point score/);
+    // The study's figures beside this run's come first; the score table follows.
+    expect(sweep.answer!.tables.map((t) => t.title)).toEqual([
+      'What the study found, and this run',
+      expect.stringMatching(/^100-point score/),
+      'Overall score ratios',
+      'What else shapes these numbers',
+    ]);
     expect(sweep.answer!.lines[1]).toMatch(
       // One repeat: the ratio of the scores, no within-run interval, no direction word, and what would resolve it.
       /^aurora-mysql scores [\d.]+% of rds-mariadb-pool's score \(the best two\); 1 repeat cannot resolve this/,
