@@ -68,8 +68,8 @@ function awsOnlyNotes(spec: Spec): PlanNote[] {
       path: 'variants[*].instanceClass',
       message:
         `instance classes (${classes.join(', ')}) are only emulated locally (memory, buffer pool and ` +
-        `max_connections scaled per class, docs/local-backend.md) on this machine's CPUs: processor generations ` +
-        `(Graviton vs Intel) and class sizes are compared on AWS only; locally the differences mostly measure noise`,
+        `max_connections scaled per class, docs/local-backend.md) on this machine's CPUs: ${comparedOnAws(classes)} ` +
+        `compared on AWS only; locally a difference between them cannot be attributed to the class`,
     });
   }
   spec.variants.forEach((v, i) => {
@@ -128,6 +128,21 @@ function awsOnlyNotes(spec: Spec): PlanNote[] {
     });
   }
   return notes;
+}
+
+/**
+ * What only AWS compares between these classes: the processor family where it differs, the size where it does.
+ * @internal exported for its tests (a test seam)
+ */
+export function comparedOnAws(classes: readonly string[]): string {
+  const parts = classes.map((c) => c.split('.'));
+  const families = new Set(parts.map((p) => p[1] ?? ''));
+  const sizes = new Set(parts.map((p) => p[2] ?? ''));
+  const what = [
+    ...(families.size > 1 ? ['processor families (such as Graviton vs Intel)'] : []),
+    ...(sizes.size > 1 ? ['class sizes'] : []),
+  ];
+  return what.length > 0 ? `${what.join(' and ')} are` : 'the classes are';
 }
 
 /**

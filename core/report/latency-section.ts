@@ -55,6 +55,22 @@ function meanOf(rows: readonly StepResult[], field: (typeof FIELDS)[number]): nu
   return values.length > 0 ? mean(values) : null;
 }
 
+/** Below this many transactions a run, its p99 is a handful of transactions: the sentence says how few. */
+const FEW_EVENTS = 2000;
+
+/** A short step's p99 rests on its slowest few transactions; say how many, so a tail is not read as a pattern. */
+function fewEvents(rows: readonly StepResult[]): string {
+  const events = rows.map((r) => r.events).filter((e): e is number => typeof e === 'number' && e > 0);
+  if (events.length === 0) return '';
+  const perRun = mean(events);
+  if (perRun >= FEW_EVENTS) return '';
+  const slowest = Math.max(1, Math.round(perRun / 100));
+  return (
+    `; about ${whole(perRun)} transactions a run, so that p99 is the run's ${slowest} slowest ` +
+    `transaction${slowest === 1 ? '' : 's'}: one short run's tail, not a measured pattern`
+  );
+}
+
 /** A cell of the table: the mean, marked "≤" when some repeat's value was capped at its max. */
 function cell(rows: readonly StepResult[], field: (typeof FIELDS)[number]): string {
   const text = fixed(meanOf(rows, field));
@@ -158,7 +174,8 @@ export function latencySection(ctx: Context): ReportSection | null {
     const bound = widest.rows.some((r) => capped(r, 'lat_p99_ms').capped);
     findings.push(
       `Widest tail: ${widest.g.variant} ${widest.label}, p99 ${bound ? 'at most ' : ''}${fixed(widest.p99)} ms ` +
-        `is ${bound ? 'at most ' : ''}${num(widest.p99 / widest.p50, 1)}× its p50 (${fixed(widest.p50)} ms).`,
+        `is ${bound ? 'at most ' : ''}${num(widest.p99 / widest.p50, 1)}× its p50 (${fixed(widest.p50)} ms)` +
+        `${fewEvents(widest.rows)}.`,
     );
   }
   const charts: ChartBlock[] = [];

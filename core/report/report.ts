@@ -63,7 +63,9 @@ function stepCounts(data: RunData): string {
 }
 
 /** A scaled-down run's experiment text describes the full design, not what ran. */
-const AS_DESIGNED = 'as designed, at full scale (this run: --scale small, see the notes): ';
+const AS_DESIGNED =
+  'as designed for AWS, at full scale (this run: --scale small, on the engine its versions line names; ' +
+  'see the notes): ';
 /**
  * Older experiment texts, as a stored run holds them, in today's words: "Findings detected" is what the
  * full-scale study looks for, not this run's findings; S2 does not compare what its author compared.
@@ -166,11 +168,25 @@ function localCpus(data: RunData): number | null {
   return null;
 }
 
+/** What --scale small changed, from the plan's own notes, so the banner says how far the run is from the study. */
+function scaledText(data: RunData): string {
+  const prefix = 'scaled for a local rehearsal: ';
+  const said = new Set<string>();
+  for (const n of parsedNotes(data)) {
+    const message = n.message ?? '';
+    if (!message.startsWith(prefix)) continue;
+    // Per-workload sweeps are in the plan notes; the banner keeps data, step length, clients and repeats.
+    if (!/^(data|defaults|repeats|variants\[\d+\]\.clients\.count)$/.test(n.path ?? '')) continue;
+    said.add(message.slice(prefix.length));
+  }
+  return said.size > 0 ? [...said].join('; ') : 'fewer rows, shorter steps';
+}
+
 /** A local run says so before anything else: its numbers are this machine's, not the AWS classes'. */
 function banner(data: RunData): string | null {
   if (data.run.backend !== 'local') return null;
   const server = data.run.server_version ? ` (${data.run.server_version})` : '';
-  const small = /-small$/.test(data.run.spec_name) ? ', at --scale small (fewer rows, shorter steps)' : '';
+  const small = /-small$/.test(data.run.spec_name) ? `, at --scale small (${scaledText(data)})` : '';
   const cpus = localCpus(data);
   // The servers and the sysbench clients compete for the same CPUs: the first thing that bounds every figure.
   const shared =
@@ -183,7 +199,7 @@ function banner(data: RunData): string | null {
   );
 }
 
-/** The answer opens with at most this many sentences; the others follow, collapsed in HTML. */
+/** The answer opens with at most this many sentences; the others follow it, in the terminal and on the page. */
 const ANSWER_LINES = 5;
 
 /** The sections' answer parts, in section order: the study's answer, before any evidence. */
@@ -387,13 +403,9 @@ export function renderHtml(report: Report): string {
   const answer = report.answer;
   if (answer !== null) {
     parts.push('<section id="answer" class="answer">', '<h2>Answer</h2>');
-    parts.push(`<ul class="findings">${answer.lines.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
-    if (answer.more !== undefined && answer.more.length > 0)
-      parts.push(
-        `<details class="more"><summary>${answer.more.length} more ` +
-          `finding${answer.more.length === 1 ? '' : 's'}</summary><ul ` +
-          `class="findings">${answer.more.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></details>`,
-      );
+    // Every finding the terminal prints is on the page too: a folded finding is one a reader of the page misses.
+    const findings = [...answer.lines, ...(answer.more ?? [])];
+    parts.push(`<ul class="findings">${findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
     for (const t of answer.tables) parts.push(htmlTable(t));
     // Charts side by side where the page is wide enough (a sweep's achieved and latency charts read as a pair).
     if (answer.charts.length > 0)
