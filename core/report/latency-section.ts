@@ -209,7 +209,7 @@ export function latencySection(ctx: Context): ReportSection | null {
         numeric: [2, 3, 4, 5, 6, 7, 8],
         notes: [
           "Each run's percentiles are read off its own sysbench latency histogram the way sysbench reads its " +
-            "own, and its max is its exact slowest transaction. A row averages those per-run figures over the " +
+            'own, and its max is its exact slowest transaction. A row averages those per-run figures over the ' +
             "repeats: the typical run's percentile, " +
             'as the ratios compare them, not the percentile of all transactions pooled (that needs the ' +
             'histograms summed, not their percentiles averaged).',

@@ -21,8 +21,7 @@ export const S4_STUDY = {
 const LUA_SCAN = 'fullscan_1kb.lua';
 
 const usesLuaScan = (ctx: Context): boolean =>
-  (ctx.data.spec?.workloads ?? []).length > 0 &&
-  (ctx.data.spec?.workloads ?? []).every((w) => w.script === LUA_SCAN);
+  (ctx.data.spec?.workloads ?? []).length > 0 && (ctx.data.spec?.workloads ?? []).every((w) => w.script === LUA_SCAN);
 
 /** The step length this run measured: one "8 s after a 1 s warm-up", or null when the plan's steps differ. */
 function ranSteps(ctx: Context): { durationS: number; warmupS: number } | null {
@@ -77,18 +76,18 @@ export function designTable(ctx: Context, limit: number | null): TableBlock | nu
   };
 }
 
-/** Locally: the client and step caveats the design table backs, said in the Answer. */
-export function designLines(ctx: Context): string[] {
+/** Locally: the step and client departures the design table backs, as clauses of the Answer's one line. */
+export function designClauses(ctx: Context): string[] {
   if (designTable(ctx, null) === null) return [];
   const steps = ranSteps(ctx)!;
   const { oneClientGbps, steadyAfterMin, fullScale } = S4_STUDY;
   return [
-    `The clients here are a sysbench Lua scan, not the study's mysql CLI loop (the design table): the ` +
-      'client-bound verdicts below are about this client, so they do not transfer to the study’s ' +
-      `~${fixed(oneClientGbps, 2)} Gbps single client.`,
-    `Each point measured ${stepText(steps)}, where the study measured after ~${steadyAfterMin} min of steady ` +
-      'load: a burst cannot be told from a sustained rate (the classes’ "up to") here; the AWS run measures ' +
-      `${stepText(fullScale)}.`,
+    `each point measured ${stepText(steps)} where the study measured after ~${steadyAfterMin} min of steady ` +
+      'load, so a burst cannot be told from a sustained rate (the classes’ "up to") here; the AWS run measures ' +
+      stepText(fullScale),
+    "and the clients are a sysbench Lua scan, not the study's mysql CLI loop, so the client-bound verdicts " +
+      `below are about this client and do not transfer to the study’s ~${fixed(oneClientGbps, 2)} Gbps single ` +
+      'client (the design table below has each)',
   ];
 }
 
@@ -99,7 +98,7 @@ export function designLines(ctx: Context): string[] {
 export function designCheckText(ctx: Context): string {
   const counts = clientCounts(ctx.groups);
   if (counts === null) return '';
-  const study = designTable(ctx, null) !== null ? '; the design table has the study’s' : '';
+  const study = designTable(ctx, null) !== null ? '; the design table below has the study’s' : '';
   return (
     `, and only where its ${counts.named} clients can send more than the limit (${counts.named} × one client's ` +
     `Gbps above it${study}); with no limit on loopback that check cannot apply here`
@@ -110,7 +109,10 @@ export function designCheckText(ctx: Context): string {
 function ranInTurn(groups: readonly StepGroup[]): boolean {
   const spans = uniqueInOrder(groups.map((g) => g.variant)).map((v) => {
     const rows = groups.filter((g) => g.variant === v).flatMap((g) => g.rows);
-    return [Math.min(...rows.map((r) => Date.parse(r.started_at))), Math.max(...rows.map((r) => Date.parse(r.ended_at)))];
+    return [
+      Math.min(...rows.map((r) => Date.parse(r.started_at))),
+      Math.max(...rows.map((r) => Date.parse(r.ended_at))),
+    ];
   });
   if (spans.some(([a, b]) => !Number.isFinite(a) || !Number.isFinite(b))) return false;
   const sorted = [...spans].sort((x, y) => x[0]! - y[0]!);
@@ -138,10 +140,13 @@ export function classSpreadText(
   const repeats = Math.max(...groups.map((g) => g.ok.length), 1);
   const causes = [
     ...(repeats === 1 ? ['one repeat a point measures no noise'] : []),
-    ...(ranInTurn(groups) ? ['the classes ran one after another,'] : []),
+    ...(ranInTurn(groups) ? ['the classes ran one after another'] : []),
     'their emulated memory, buffer pool and max_connections differ',
   ];
-  const list = causes.length === 1 ? causes[0]! : `${causes.slice(0, -1).join(', ')} and ${causes.at(-1)!}`;
+  const list =
+    causes.length === 1
+      ? causes[0]!
+      : `${causes.slice(0, -1).join(', ')}${causes.length > 2 ? ',' : ''} and ${causes.at(-1)!}`;
   return (
     ` The classes' differences (transmit Gbps ${spans.join(', ')}) cannot be put down to the class: ${list}, ` +
     `${causes.length === 1 ? 'which' : 'each of which'} could explain them.`

@@ -15,7 +15,7 @@ import { barChart } from '../charts';
 import { networkLimitGbps } from '../../plan/cost';
 import { fixed } from '../../format';
 import type { ChartBlock, ReportSection } from '../model';
-import { awsDesignCheck, classSpreadText, designCheckText, designLines, designTable } from './network-design';
+import { awsDesignCheck, classSpreadText, designCheckText, designClauses, designTable } from './network-design';
 import { mean, repeatsToResolve, summarize, welchRatioCi } from '../stats';
 import { hadCoTenants, isNetworkStudy, uniqueInOrder, type Context, type StepGroup } from '../context';
 
@@ -376,8 +376,7 @@ export function networkSection(ctx: Context): ReportSection | null {
     answer: {
       lines: [
         ...(local ? localQuestionLines(ctx, cpus) : []),
-        ...scaleDownLines(ctx, results),
-        ...(local ? designLines(ctx) : []),
+        ...departureLines([...scaleDownLines(ctx, results), ...(local ? designClauses(ctx) : [])]),
         ...gainLines(results, gains, measured, local ? classSpreadText(ctx.groups, results, txDigits) : ''),
         ...boundLines(results),
         ...serverCpuLines(results, local, cpus),
@@ -426,6 +425,13 @@ function hostCell(r: { hostCpu: number | null; cpu: number | null; clientsOfHost
   const c = Number(fixed(r.clientsOfHost, 0));
   const other = h - s - c;
   return `${h} = ${s} + ${c} ${other >= 0 ? '+' : '−'} ${Math.abs(other)}`;
+}
+
+/** The rehearsal's departures from the study (clients, steps, client program) as one Answer line. */
+function departureLines(parts: readonly string[]): string[] {
+  if (parts.length === 0) return [];
+  const text = parts.map((p) => p.replace(/\.$/, '')).join('; ');
+  return [`${text[0]!.toUpperCase()}${text.slice(1)}.`];
 }
 
 /** The study's client count cut for the rehearsal, said in the Answer: its "more clients" are fewer. */
@@ -595,7 +601,8 @@ function localServerCpuLines(
         'server CPU shows the CPUs were shared, not that the server had room to spare.',
     );
   }
-  return lines;
+  // One Answer line: the Answer keeps five, and these two sentences answer one question.
+  return lines.length > 0 ? [lines.join(' ')] : [];
 }
 
 /**
