@@ -9,6 +9,7 @@ import { uniqueInOrder, type Context, type StepGroup } from '../context';
 /**
  * The original study's own figures (its write-up): one mysql CLI client reached ~1.17 Gbps, and it measured
  * after ~3 minutes of steady load. The full-scale steps are experiments/network-throughput.json's defaults.
+ * @internal
  */
 export const S4_STUDY = {
   oneClientGbps: 1.17,
