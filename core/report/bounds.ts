@@ -4,9 +4,10 @@
  *
  * Thresholds (documented defaults, overridable):
  *  - CPU-bound: server CPUUtilization >= 90% (the original study's large/xlarge ran at 98–100%).
- *  - network-bound: NetworkTransmit + NetworkReceive >= 90% of the class's network limit (its
+ *  - network-bound: NetworkTransmit or NetworkReceive >= 90% of the class's network limit (its
  *    "up to" burst figure from the price table, the only published number): the original study's 2xlarge and
- *    4xlarge reached 12.32 and 12.44 Gbps of 12.5 (98–99%) at CPU 71% and 29%.
+ *    4xlarge reached 12.32 and 12.44 Gbps of 12.5 (98–99%) at CPU 71% and 29%. The limit holds each way at
+ *    once (Amazon EC2 User Guide, "Amazon EC2 instance network bandwidth"), so the busier direction is held to it.
  *  - client-bound, one definition: more clients moved at least the gain threshold more bytes than one, while
  *    the one client was busy (its sysbench at >= clientBusyPct of its cores, or the runner's client_saturated
  *    flag): the original study's single c6i.large reached 1.17 Gbps with its own CPU at 45–100%, and 12
@@ -50,7 +51,7 @@ export function gainThreshold(more: MoreClients): number {
 export interface BoundInput {
   /** Mean server CPU %, null when not measured. */
   readonly serverCpuPct: number | null;
-  /** Mean server network bytes/s (transmit + receive), null when not measured. */
+  /** Mean server network bytes/s of the busier direction (transmit or receive), null when not measured. */
   readonly networkBytesPerS: number | null;
   /** The class's network limit in Gbps (10^9 bit/s), null when unknown (e.g. locally). */
   readonly networkLimitGbps: number | null;
@@ -103,10 +104,10 @@ export interface BoundResult {
  * are defined here and nowhere else.
  */
 export const BOUND_RULE =
-  'Verdict (the first rule that holds): 1. CPU-bound: server CPU >= 90%. 2. Network-bound: transmit + receive ' +
-  ">= 90% of the class's network limit. 3. More clients moved at least the gain threshold more: client-bound " +
-  'if the one client was busy (its client CPU% >= 70); else unclear if the gain is within the ' +
-  "repeats' noise or the host CPUs were >= 90% busy; else no limit reached (its load was too small). " +
+  'Verdict (the first rule that holds): 1. CPU-bound: server CPU >= 90%. 2. Network-bound: transmit or receive ' +
+  ">= 90% of the class's network limit (it holds each way at once). 3. More clients moved at least the gain " +
+  'threshold more: client-bound if the one client was busy (its client CPU% >= 70); else unclear if the gain is ' +
+  "within the repeats' noise or the host CPUs were >= 90% busy; else no limit reached (its load was too small). " +
   '4. Host CPU >= 90% (local runs): unclear if other runs shared the host or no larger client count tested it; ' +
   'else host-bound (more clients moved less than the threshold). 5. A busy client with no larger client count: ' +
   'unclear (more clients were not tried). 6. Otherwise no limit reached.';

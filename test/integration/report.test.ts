@@ -263,7 +263,8 @@ describe('study reports from lake rows', () => {
     // Act
     const net = section(await study('network-throughput'), 'network');
     // Assert
-    const bounds = net.answer!.tables[0]!.rows.map((r) => `${r[1]} ${r[2]}: ${r[9]}`);
+    const bound = net.answer!.tables[0]!.head.indexOf('bound');
+    const bounds = net.answer!.tables[0]!.rows.map((r) => `${r[1]} ${r[2]}: ${r[bound]}`);
     expect(bounds).toEqual([
       'db.r6i.large scan-1-client (1 client): client-bound',
       'db.r6i.large scan-12-clients (12 clients): cpu-bound',
@@ -281,7 +282,12 @@ describe('study reports from lake rows', () => {
       '12 clients against 1 moved r6i-large +191%, r6i-xlarge +514%, r6i-2xlarge +953%, r6i-4xlarge +963% Gbps: ' +
         'more clients help at every class, so one client alone did not find the server’s limit',
       'Client-bound',
+      "12 clients make the server give out first only where 12 × one client's Gbps is above the class limit",
     ]);
+    // The 12-client design's check from the one-client cells: 12 × 1.17 = 14.0 > 12.5 at every class.
+    const check = net.answer!.tables[0]!.head.indexOf('12 × 1-client Gbps');
+    expect(net.answer!.tables[0]!.rows[0]![check]).toBe('14.0');
+    expect(net.answer!.lines[2]).toMatch(/: above it at r6i-large, r6i-xlarge, r6i-2xlarge, r6i-4xlarge\.$/);
     // One sentence for the verdicts, a clause per kind of bound.
     expect(net.answer!.lines[1]).toMatch(
       /^Client-bound \(4 of 8 points: .*; cpu-bound \(2 of 8 .*; network-bound \(2 of 8 /,

@@ -15,6 +15,7 @@ import { barChart } from '../charts';
 import { networkLimitGbps } from '../../plan/cost';
 import { fixed } from '../../format';
 import type { ChartBlock, ReportSection } from '../model';
+import { awsDesignCheck, classSpreadText, designCheckText, designClauses, designTable } from './network-design';
 import { mean, repeatsToResolve, summarize, welchRatioCi } from '../stats';
 import { hadCoTenants, isNetworkStudy, uniqueInOrder, type Context, type StepGroup } from '../context';
 
@@ -167,7 +168,8 @@ export function networkSection(ctx: Context): ReportSection | null {
       cpus !== null && clientCpu !== null ? (clientCpu * Math.min(g.threads, cpus) * clientsOf(g)) / cpus : null;
     const bound = classifyBound({
       serverCpuPct: cpu,
-      networkBytesPerS: tx !== null || rx !== null ? (tx ?? 0) + (rx ?? 0) : null,
+      // The class limit holds each way at once (Amazon EC2 User Guide, "Amazon EC2 instance network bandwidth").
+      networkBytesPerS: tx !== null || rx !== null ? Math.max(tx ?? 0, rx ?? 0) : null,
       networkLimitGbps: limit,
       clientSaturated: ran.some((r) => r.saturated_clients > 0),
       clientCpuPct: clientCpu,
@@ -208,6 +210,20 @@ export function networkSection(ctx: Context): ReportSection | null {
           ).join(', ')}`,
         };
     }
+  // On AWS, the design's check per class: the most clients times the one client's Gbps as the table shows it.
+  const mostClients = Math.max(...results.map((r) => clientsOf(r.g)), 1);
+  const check = awsDesignCheck(
+    local
+      ? []
+      : results
+          .filter((r) => clientsOf(r.g) === 1 && mostClients > 1)
+          .map((r) => ({
+            variant: r.g.variant,
+            oneClientGbps: r.tx === null ? null : round(r.tx, txDigits),
+            limit: r.limit,
+          })),
+    mostClients,
+  );
   for (const r of results) {
     const { g, bound, partialNet, partialCpu } = r;
     const mark = (p: boolean): string => (p ? ` ${PARTIAL_MARK}` : '');
@@ -220,6 +236,7 @@ export function networkSection(ctx: Context): ReportSection | null {
       ...(showRx ? [r.rx !== null ? `${fixed(r.rx, rxDigits)}${mark(partialNet)}` : '-'] : []),
       gain !== null ? `${gain.gain >= 0 ? '+' : ''}${fixed(gain.gain * 100, 0)}% with ${gain.clients}` : '-',
       r.limit !== null ? `${r.limit}` : local ? `${networkLimitGbps(ctx.prices, g.instanceClass) ?? '-'}` : 'unknown',
+      ...(local ? [] : [check.cells.get(g.variant) !== undefined && gain !== null ? check.cells.get(g.variant)! : '-']),
       r.cpu !== null ? `${fixed(r.cpu, 0)}${mark(partialCpu)}` : '-',
       r.clientCpu !== null ? fixed(r.clientCpu, 0) : '-',
       ...(local ? [hostCell(r)] : []),
@@ -237,6 +254,8 @@ export function networkSection(ctx: Context): ReportSection | null {
   }
   const workloads = uniqueInOrder(results.map((r) => r.g.workload));
   const variants = uniqueInOrder(results.map((r) => r.g.variant));
+  const limits = uniqueInOrder(ctx.groups.map((g) => networkLimitGbps(ctx.prices, g.instanceClass)));
+  const limitOfAll = limits.length === 1 ? limits[0]! : null;
   const cpus = local ? localCpus(ctx, variants[0] ?? '') : null;
   const oneThread = results.every((r) => r.g.threads === 1);
   const gains1 = [...gains.values()].filter((x) => x !== null);
@@ -281,8 +300,8 @@ export function networkSection(ctx: Context): ReportSection | null {
       ? []
       : [
           "Receive Gbps left out: the server received under 0.005 Gbps at every point (the scans' queries " +
-            'only). The chart and the network-bound rule use transmit + receive, which is transmit plus under ' +
-            '0.005 Gbps; the gain with more clients uses the transmit shown.',
+            'only), so the table, the chart and the gain with more clients all use transmit; the network-bound ' +
+            'rule holds transmit to the limit.',
         ]),
   ];
   if (local)
@@ -324,10 +343,10 @@ export function networkSection(ctx: Context): ReportSection | null {
         name: seriesName(w),
         values: variants.map((v) => {
           const r = results.find((x) => x.g.variant === v && x.g.workload === w);
-          return r === undefined || (r.tx === null && r.rx === null) ? null : (r.tx ?? 0) + (r.rx ?? 0);
+          return r?.tx ?? null;
         }),
       })),
-      'Gbps (transmit + receive)',
+      'transmit Gbps',
       {
         name: 'class limit Gbps',
         values: variants.map((v) => results.find((r) => r.g.variant === v)?.limit ?? null),
@@ -356,11 +375,12 @@ export function networkSection(ctx: Context): ReportSection | null {
     charts: [],
     answer: {
       lines: [
-        ...(local ? localQuestionLines(ctx, variants, cpus) : []),
-        ...scaleDownLines(ctx, results),
-        ...gainLines(results, gains, measured, local ? spreadText(results, txDigits) : ''),
+        ...(local ? localQuestionLines(ctx, cpus) : []),
+        ...departureLines([...scaleDownLines(ctx, results), ...(local ? designClauses(ctx) : [])]),
+        ...gainLines(results, gains, measured, local ? classSpreadText(ctx.groups, results, txDigits) : ''),
         ...boundLines(results),
         ...serverCpuLines(results, local, cpus),
+        ...(check.line !== null ? [check.line] : []),
       ],
       tables: [
         {
@@ -373,7 +393,8 @@ export function networkSection(ctx: Context): ReportSection | null {
             ...(showRx ? ['receive Gbps'] : []),
             'Gbps with more clients',
             // Locally the AWS class's limit, which no loopback point meets: the header says it applies there only.
-            local ? 'AWS limit Gbps (none here)' : 'limit Gbps',
+            local ? 'class limit on AWS, Gbps (loopback: none)' : 'limit Gbps',
+            ...(local ? [] : [`${mostClients} × 1-client Gbps`]),
             local ? 'server CPU% of the host' : 'server CPU% of its vCPUs',
             local ? `client CPU% of its ${oneThread ? 'core' : 'cores'}` : 'client CPU%',
             ...(local ? [cpus !== null ? 'host CPU% = server + clients + other' : 'host CPU%'] : []),
@@ -381,9 +402,10 @@ export function networkSection(ctx: Context): ReportSection | null {
             'rule (from the columns)',
           ],
           rows,
-          numeric: [3, 4, 5, 6, 7, 8, 9].slice(0, 5 + (showRx ? 1 : 0) + (local ? 1 : 0)),
+          numeric: [3, 4, 5, 6, 7, 8, 9, 10].slice(0, 6 + (showRx ? 1 : 0)),
           notes,
         },
+        ...(local ? [designTable(ctx, limitOfAll)].filter((t) => t !== null) : []),
       ],
       charts,
     },
@@ -403,6 +425,13 @@ function hostCell(r: { hostCpu: number | null; cpu: number | null; clientsOfHost
   const c = Number(fixed(r.clientsOfHost, 0));
   const other = h - s - c;
   return `${h} = ${s} + ${c} ${other >= 0 ? '+' : '−'} ${Math.abs(other)}`;
+}
+
+/** The rehearsal's departures from the study (clients, steps, client program) as one Answer line. */
+function departureLines(parts: readonly string[]): string[] {
+  if (parts.length === 0) return [];
+  const text = parts.map((p) => p.replace(/\.$/, '')).join('; ');
+  return [`${text[0]!.toUpperCase()}${text.slice(1)}.`];
 }
 
 /** The study's client count cut for the rehearsal, said in the Answer: its "more clients" are fewer. */
@@ -448,7 +477,7 @@ function gainLines(
   results: readonly { g: StepGroup }[],
   gains: ReadonlyMap<unknown, MoreClients | null>,
   measured: readonly { g: StepGroup }[],
-  /** Locally: why the classes differ (spreadText), said after the gains. */
+  /** Locally: why the classes differ (classSpreadText), said after the gains. */
   sameServer: string,
 ): string[] {
   const each = results.flatMap((r) => {
@@ -483,7 +512,7 @@ const boundLabel = (b: BoundResult): string =>
  */
 const KIND_TEXT: Record<BoundResult['bound'], string> = {
   cpu: 'the server CPU reached the CPU-bound line (rule 1)',
-  network: "transmit + receive reached the class's limit (rule 2)",
+  network: "transmit or receive reached the class's limit (rule 2)",
   client: 'the one client was busy and more clients moved more (rule 3)',
   none: 'no limit reached',
   host: "this machine's CPUs were saturated and more clients did not move more (rule 4)",
@@ -572,41 +601,24 @@ function localServerCpuLines(
         'server CPU shows the CPUs were shared, not that the server had room to spare.',
     );
   }
-  return lines;
+  // One Answer line: the Answer keeps five, and these two sentences answer one question.
+  return lines.length > 0 ? [lines.join(' ')] : [];
 }
 
 /**
  * What the study asks and why a local run cannot answer it: every class is this machine's server on the same
  * CPUs over loopback, so the classes' network limits are never met. What an AWS run would need to show.
  */
-function localQuestionLines(ctx: Context, variants: readonly string[], cpus: number | null): string[] {
+function localQuestionLines(ctx: Context, cpus: number | null): string[] {
   const classes = uniqueInOrder(ctx.groups.map((g) => g.instanceClass));
   const limits = uniqueInOrder(classes.map((c) => networkLimitGbps(ctx.prices, c)));
   const limit = limits.length === 1 && limits[0] !== null ? `"up to ${limits[0]} Gbps"` : 'network limit';
   return [
     `This run cannot test the study's question (does each class reach its ${limit}, its CPU the limit ` +
       'at the small classes and the network at the large ones): the traffic is loopback with no class limit, ' +
-      `and every class ran on this machine's same ${cpus === null ? '' : `${cpus} `}CPUs, so the ` +
-      `${variants.length} variants are one server here. An AWS run answers it where a class's transmit nears ` +
-      'its limit with its server CPU well below 90%.',
+      `and every class ran on this machine's same ${cpus === null ? '' : `${cpus} `}CPUs and loopback network; ` +
+      'only memory, buffer pool and max_connections are set per class (emulated: the plan notes give each). ' +
+      "An AWS run answers it where a class's transmit nears its limit with its server CPU well below 90%" +
+      `${designCheckText(ctx)}.`,
   ];
-}
-
-/**
- * Locally the classes are one server: the spread of the transmit Gbps per client count, as the table
- * shows them, is this machine's run-to-run noise, and says so after the gains.
- */
-function spreadText(results: readonly { g: StepGroup; tx: number | null }[], digits: number): string {
-  if (uniqueInOrder(results.map((r) => r.g.variant)).length < 2) return '';
-  const counts = uniqueInOrder(results.map((r) => r.g.rows[0]?.clients ?? 1)).sort((a, b) => a - b);
-  const spans = counts.flatMap((n) => {
-    const txs = results.filter((r) => (r.g.rows[0]?.clients ?? 1) === n && r.tx !== null).map((r) => r.tx!);
-    if (txs.length < 2) return [];
-    return [`${n} client${n === 1 ? '' : 's'} ${fixed(Math.min(...txs), digits)}–${fixed(Math.max(...txs), digits)}`];
-  });
-  if (spans.length === 0) return '';
-  return (
-    ' The classes are one server here, so their differences are this machine’s noise, not the class ' +
-    `(transmit Gbps ${spans.join(', ')}).`
-  );
 }

@@ -1,0 +1,127 @@
+/**
+ * S4's Answer says where the run departs from the study's design (its client program, its step length, its
+ * client count) and what that leaves unknown; on AWS it checks the 12-client design from the measured
+ * one-client Gbps. Every figure it names is a cell of a table beside it.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadPrices } from '../../core/plan/cost';
+import type { Report } from '../../core/report/model';
+import type { RunData } from '../../core/report/load';
+import { buildReport } from '../../core/report/report';
+import { S4_STUDY } from '../../core/report/studies/network-design';
+import { plantedS4, s4ClientBound } from '../helpers/planted-lakes';
+import { checkReport } from '../helpers/report-claims';
+
+const repoRoot = resolve(__dirname, '../..');
+const prices = loadPrices(repoRoot);
+
+const planted = (seed = 1): RunData => plantedS4(s4ClientBound(0.6, 75, 70), { seed, runId: `s4d-${seed}` });
+
+type Table = NonNullable<Report['answer']>['tables'][number];
+const tableOf = (r: Report, title: string): Table | undefined => r.answer!.tables.find((t) => t.title === title);
+const rowsOf = (t: Table): Record<string, string>[] =>
+  t.rows.map((row) => Object.fromEntries(t.head.map((h, i) => [h, row[i]!])));
+
+describe("S4's departures from the study's design", () => {
+  it("states the full-scale steps of the experiment's own file", () => {
+    // Arrange
+    const spec = JSON.parse(readFileSync(resolve(repoRoot, 'experiments/network-throughput.json'), 'utf8')) as {
+      defaults: { durationS: number; warmupS: number };
+    };
+    // Assert
+    expect(S4_STUDY.fullScale).toEqual({ durationS: spec.defaults.durationS, warmupS: spec.defaults.warmupS });
+  });
+
+  it('says the client-bound verdicts are about the Lua scan, and the steps too short to tell a burst', () => {
+    // Act
+    const r = buildReport(planted(), prices);
+    const lines = r.answer!.lines;
+    const design = tableOf(r, "This rehearsal against the study's design")!;
+    // Assert: one Answer line, backed by the design table's cells.
+    const line = lines.find((l) => /sysbench Lua scan/.test(l))!;
+    expect(line).toContain(
+      "the clients are a sysbench Lua scan, not the study's mysql CLI loop, so the client-bound verdicts below " +
+        'are about this client and do not transfer to the study’s ~1.17 Gbps single client',
+    );
+    expect(line).toContain(
+      'each point measured 8 s after a 1 s warm-up where the study measured after ~3 min of steady load, so a ' +
+        'burst cannot be told from a sustained rate',
+    );
+    expect(line).toMatch(/the AWS run measures 300 s after a 120 s warm-up/);
+    expect(lines).toHaveLength(5);
+    const byWhat = Object.fromEntries(design.rows.map((row) => [row[0]!, row.slice(1)]));
+    expect(byWhat['each point measured']).toEqual([
+      '8 s after a 1 s warm-up',
+      '300 s after a 120 s warm-up (the study: after ~3 min of steady load)',
+    ]);
+    expect(byWhat.client![0]).toMatch(/^sysbench Lua scan \(fullscan_1kb\.lua\): one connection kept/);
+    expect(byWhat.client![1]).toMatch(/mysql CLI loop, reconnecting per query and formatting every row \(~1\.17 Gbps/);
+    // The 12-client design: 12 × 1.17 = 14 Gbps, above the 12.5 of the throughput table's limit column.
+    expect(byWhat['clients at once']).toEqual(['2', '12 (12 × 1.17 = 14 Gbps > 12.5, the class limit)']);
+  });
+
+  it('on AWS, checks the most clients × one client’s Gbps against each class limit, from the shown cells', () => {
+    // Arrange: the planted run as an AWS run, r6i-large's transmit cut to a tenth, r6i-4xlarge's 6 times.
+    const local = planted();
+    const cellsOf = (v: string): Set<string> =>
+      new Set(local.steps.filter((x) => x.variant === v).map((x) => x.cell_id));
+    const [large, biggest] = [cellsOf('r6i-large'), cellsOf('r6i-4xlarge')];
+    const scale = (cell: string): number => (large.has(cell) ? 0.1 : biggest.has(cell) ? 6 : 1);
+    const data: RunData = {
+      ...local,
+      run: { ...local.run, backend: 'aws', notes: '[]' },
+      metrics: local.metrics
+        .filter((m) => m.metric !== 'ClientHostCPU')
+        .map((m) =>
+          m.metric === 'NetworkTransmitThroughput' ? { ...m, avg_value: m.avg_value * scale(m.cell_id) } : m,
+        ),
+    };
+    // Act
+    const r = buildReport(data, prices);
+    const t = tableOf(r, 'Throughput per class')!;
+    const rows = rowsOf(t);
+    // Assert: the column's product is clients × the one-client transmit cell; the line sorts by the limit.
+    const col = '2 × 1-client Gbps';
+    expect(t.head).toContain(col);
+    const above: string[] = [];
+    const below: string[] = [];
+    for (const row of rows.filter((x) => x['Gbps with more clients'] !== '-')) {
+      const product = 2 * Number(row['transmit Gbps']);
+      expect(row[col]).toBe(product.toFixed(1));
+      (product > Number(row['limit Gbps']) ? above : below).push(row.variant!);
+    }
+    for (const row of rows.filter((x) => x['Gbps with more clients'] === '-')) expect(row[col]).toBe('-');
+    const line = r.answer!.lines.find((l) => /clients make the server give out first/.test(l))!;
+    expect(line).toContain(`(the column "${col}")`);
+    expect(line).toContain(`below it at ${below.join(', ')}, where 2 clients could not reach the limit`);
+    expect(above).toEqual(['r6i-4xlarge']);
+    expect(line).toContain('above it at r6i-4xlarge; below it at r6i-large, r6i-xlarge, r6i-2xlarge');
+    // Its figures follow from the cells, and no local design table on AWS.
+    expect(checkReport(r, { sections: ['network'] })).toEqual([]);
+    expect(tableOf(r, "This rehearsal against the study's design")).toBeUndefined();
+  });
+
+  it('holds each direction to the class limit, not their sum (the limit holds each way at once)', () => {
+    // Arrange: an AWS run whose every point sends 85% of 12.5 Gbps and receives 12%: 97% together.
+    const local = planted();
+    const gbps = (x: number): number => (x * 1e9) / 8;
+    const data: RunData = {
+      ...local,
+      run: { ...local.run, backend: 'aws', notes: '[]' },
+      metrics: local.metrics
+        .filter((m) => m.metric !== 'ClientHostCPU')
+        .map((m) =>
+          m.metric === 'NetworkTransmitThroughput'
+            ? { ...m, avg_value: gbps(0.85 * 12.5) }
+            : m.metric === 'NetworkReceiveThroughput'
+              ? { ...m, avg_value: gbps(0.12 * 12.5) }
+              : m,
+        ),
+    };
+    // Act
+    const rows = rowsOf(tableOf(buildReport(data, prices), 'Throughput per class')!);
+    // Assert
+    expect(rows.map((x) => x.bound).filter((b) => b === 'network-bound')).toEqual([]);
+  });
+});
