@@ -177,7 +177,8 @@ function scaledText(data: RunData): string {
     if (!message.startsWith(prefix)) continue;
     // Per-workload sweeps are in the plan notes; the banner keeps data, step length, clients and repeats.
     if (!/^(data|defaults|repeats|variants\[\d+\]\.clients\.count)$/.test(n.path ?? '')) continue;
-    said.add(message.slice(prefix.length));
+    // The report interval is how often sysbench printed, not how far the run is from the study.
+    said.add(message.slice(prefix.length).replace(/, \d+ s report interval$/, ''));
   }
   return said.size > 0 ? [...said].join('; ') : 'fewer rows, shorter steps';
 }
@@ -199,7 +200,7 @@ function banner(data: RunData): string | null {
   );
 }
 
-/** The answer opens with at most this many sentences; the others follow it, in the terminal and on the page. */
+/** The answer opens with at most this many sentences; the others follow, collapsed in HTML. */
 const ANSWER_LINES = 5;
 
 /** The sections' answer parts, in section order: the study's answer, before any evidence. */
@@ -403,9 +404,13 @@ export function renderHtml(report: Report): string {
   const answer = report.answer;
   if (answer !== null) {
     parts.push('<section id="answer" class="answer">', '<h2>Answer</h2>');
-    // Every finding the terminal prints is on the page too: a folded finding is one a reader of the page misses.
-    const findings = [...answer.lines, ...(answer.more ?? [])];
-    parts.push(`<ul class="findings">${findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
+    parts.push(`<ul class="findings">${answer.lines.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul>`);
+    if (answer.more !== undefined && answer.more.length > 0)
+      parts.push(
+        `<details class="more"><summary>${answer.more.length} more ` +
+          `finding${answer.more.length === 1 ? '' : 's'}</summary><ul ` +
+          `class="findings">${answer.more.map((f) => `<li>${escapeHtml(f)}</li>`).join('')}</ul></details>`,
+      );
     for (const t of answer.tables) parts.push(htmlTable(t));
     // Charts side by side where the page is wide enough (a sweep's achieved and latency charts read as a pair).
     if (answer.charts.length > 0)

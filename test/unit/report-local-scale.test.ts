@@ -1,7 +1,7 @@
 /**
  * What a local, scaled-down run's report says about how far it is from the study: the banner names
- * what --scale small changed, the page shows every Answer finding, a short run's tail says how few
- * transactions it rests on, and the class note names only what differs between the classes.
+ * what --scale small changed, a short run's tail says how few transactions it rests on, and the class
+ * note names only what differs between the classes.
  */
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
@@ -45,28 +45,6 @@ describe('a local --scale small report', () => {
     expect(banner.split('12 clients -> 2')).toHaveLength(2);
     expect(banner).not.toContain('threads [1, 2]');
     expect(banner).not.toContain('fewer rows, shorter steps');
-  });
-
-  it('shows on the page every Answer finding the terminal prints, none folded away', () => {
-    // Arrange: enough variants that the Answer has more than five findings.
-    const steps = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].flatMap((variant) =>
-      [1, 2].map((repeat) => stepResult({ variant, step_id: 'rw', repeat, tps: 100 + repeat })),
-    );
-    const report = buildReport(runData(steps), prices);
-    const findings = [...(report.answer?.lines ?? []), ...(report.answer?.more ?? [])];
-
-    // Act
-    const html = renderHtml(report);
-    const text = renderTerminal(report);
-
-    // Assert
-    expect(report.answer?.more?.length ?? 0).toBeGreaterThan(0);
-    const escaped = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    for (const f of findings) {
-      expect(text).toContain(f);
-      expect(html).toContain(`<li>${escaped(f).replace(/"/g, '&quot;')}</li>`);
-    }
-    expect(html).not.toMatch(/<details class="more"><summary>\d+ more finding/);
   });
 
   it("says how few transactions a short run's widest p99 rests on", () => {
