@@ -64,4 +64,18 @@ describe("S1's Answer caveats", () => {
     expect(renderTerminal(r)).toContain("--scale small ran one cell at a time, not a round's clusters at once");
     expect(answer(r).join(' ')).not.toMatch(/ would \(/);
   });
+
+  it('keeps the Answer to five findings, the price line among them, the AZ spread with its evidence', () => {
+    // Arrange: identical servers: nothing beyond the noise, so the one-in-twenty caution has nothing to read.
+    const r = report(() => ({ tps: 1000, latPctMs: 40 }), 's1-five');
+    // Assert
+    expect(r.answer?.more ?? []).toEqual([]);
+    const lines = r.answer?.lines ?? [];
+    expect(lines.length).toBeLessThanOrEqual(5);
+    expect(lines.some((l) => l.startsWith('Price: per hour'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('Besides the classes'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('The same class in AZ '))).toBe(false);
+    const ab = r.sections.find((s) => s.id === 'ab');
+    expect(ab?.findings.some((l) => l.startsWith('The same class in AZ '))).toBe(true);
+  });
 });

@@ -721,7 +721,14 @@ export function abSection(f: AbFindings): ReportSection {
   );
   // The same class across AZs goes with its table in the evidence: the Answer keeps at most five sentences.
   const all = abSentences(f);
-  const spread = all.filter((l) => l.startsWith('The same class in two AZs'));
+  const spread = all.filter((l) => l.startsWith('The same class in AZ '));
+  // The one-in-twenty caution reads a "beyond the noise"; with none in the Answer it goes with the evidence.
+  const anyBeyond = f.azs.some((az) =>
+    az.ratios.some(
+      (r) => r.qps.interval?.covers === 'run-to-run' && (r.qps.direction === 'higher' || r.qps.direction === 'lower'),
+    ),
+  );
+  if (!anyBeyond) spread.push(...all.filter((l) => l.startsWith('Each comparison at the 95% level')));
   findings.push(...spread);
   const opening = [...(scope !== null ? [scope] : []), ...all.filter((l) => !spread.includes(l))];
   if (f.clientBound !== null) opening.push(f.clientBound);
