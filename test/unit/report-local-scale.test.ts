@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
 import type { RunData } from '../../core/report/load';
-import { buildReport, renderHtml, renderTerminal } from '../../core/report/report';
+import { buildReport, renderTerminal } from '../../core/report/report';
 import { comparedOnAws } from '../../core/experiment/scale';
 import { runData, stepResult } from '../helpers/step-results';
 

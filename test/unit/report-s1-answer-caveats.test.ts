@@ -7,6 +7,8 @@
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
 import { buildReport, renderTerminal } from '../../core/report/report';
+import { widthText } from '../../core/report/studies/ab';
+import type { RatioFinding } from '../../core/report/findings';
 import type { Report } from '../../core/report/model';
 import type { NoiseModel } from '../../bench/noise-model';
 import { experiment, plantedRunData, type Truth } from '../helpers/planted-lakes';
@@ -77,5 +79,14 @@ describe("S1's Answer caveats", () => {
     expect(lines.some((l) => l.startsWith('The same class in AZ '))).toBe(false);
     const ab = r.sections.find((s) => s.id === 'ab');
     expect(ab?.findings.some((l) => l.startsWith('The same class in AZ '))).toBe(true);
+  });
+
+  it('gives a CI width from the unrounded ends, and only a bound where the high end is past the printed range', () => {
+    const ratio = (low: number, high: number): RatioFinding =>
+      ({ estimate: 0.699, interval: { low, high, covers: 'run-to-run' } }) as unknown as RatioFinding;
+    // "<10%–662.3%": the width is 662.3 minus a low end under 10, never past 990.
+    expect(widthText(ratio(0.074, 6.623))).toBe('654.9 pts');
+    expect(widthText(ratio(0.05, 12))).toBe('> 995 pts');
+    expect(widthText(ratio(0.5, 11))).toBe('> 950 pts');
   });
 });

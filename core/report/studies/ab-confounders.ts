@@ -2,7 +2,7 @@
  * What besides the variable under study could explain an A/B comparison's numbers, per step: how
  * busy the machine's CPUs were (locally servers and clients share them, so the host rather than
  * the class can bound the throughput) and the errors sysbench counted and went on past
- * (deadlocks and lock wait timeouts in OLTP: sysbench 1.0's default --mysql-ignore-errors is
+ * (deadlocks, rows changed since read and lock wait timeouts in OLTP: sysbench 1.0's default --mysql-ignore-errors is
  * 1213,1020,1205, ER_LOCK_DEADLOCK, ER_CHECKREAD and ER_LOCK_WAIT_TIMEOUT).
  */
 import { fixed, num } from '../../format';
@@ -74,7 +74,7 @@ export function confoundersSentence(c: Confounders, extra: readonly string[] = [
     parts.push(
       `sysbench counted and went past ` +
         withErrors.map((s) => `${count(s.errorsLow, s.errorsHigh)} errors a run in ${s.step}`).join(', ') +
-        ` (deadlocks or lock wait timeouts; at most ` +
+        ` (deadlocks, rows changed since read or lock wait timeouts; at most ` +
         fixed(Math.max(...withErrors.map((s) => s.errorsPer100 ?? 0)), 2) +
         ` per 100 transactions)`,
     );
@@ -98,7 +98,7 @@ export function confoundersTable(c: Confounders): TableBlock {
     notes: [
       'Host CPU: the machine’s busy share while the step ran (sampled by the runner; locally the servers and ' +
         'clients share it). Errors: those sysbench counted and went on past (its default --mysql-ignore-errors ' +
-        'is 1213,1020,1205: deadlocks and lock wait timeouts), per run of a variant.',
+        'is 1213,1020,1205: a deadlock, a row changed since it was read, a lock wait timeout), per run of a variant.',
     ],
   };
 }

@@ -415,12 +415,18 @@ export function analyzeAb(ctx: Context): AbFindings | null {
 /** What the width column's unit and its cap mean, said under each table that shows it. */
 const WIDTH_NOTE =
   "QPS CI width: the 95% interval's high end minus its low end, in percentage points (pts) of the baseline; " +
-  '"> 990 pts" where an end lies past the printed range (<10% or >1,000%), so only that lower bound is known.';
+  'from the unrounded ends, so a low end printed "<10%" still gives the width; "> N pts" where the high end lies ' +
+  'past the printed range (>1,000%), so only that lower bound is known.';
 
-/** The interval's width in points; past the printed ends ("<10%–>1,000%") only a bound of it. */
-const widthText = (r: RatioFinding): string => {
+/**
+ * The interval's width in points; past the printed high end (">1,000%") only a bound of it.
+ * @internal exported for its tests (a test seam)
+ */
+export const widthText = (r: RatioFinding): string => {
   if (r.interval === null) return '-';
-  if (r.interval.low < 0.1 || r.interval.high > 10) return '> 990 pts';
+  // Past the printed high end (>1,000%) the width is known only to exceed 1,000% minus the low end.
+  if (r.interval.high > 10)
+    return `> ${Math.floor((10 - Math.max(r.interval.low, 0)) * 100 + 1e-9).toLocaleString('en-US')} pts`;
   return `${((r.interval.high - r.interval.low) * 100).toFixed(1)} pts`;
 };
 
@@ -545,7 +551,12 @@ function abSentences(f: AbFindings): string[] {
           (shown.length === 1 ? signed(lo) : `${signed(lo)} to ${signed(hi)}`) +
           ` in QPS across the steps; ${beyond.length} of ${f.azSpread.length} such differences ` +
           (beyond.length === 1 ? 'is' : 'are') +
-          ` beyond the run-to-run noise.`,
+          ` beyond the run-to-run noise` +
+          // Locally every server is on 127.0.0.1: an AZ label names a slot in the run's order, not a zone.
+          (f.caveats.local
+            ? ' (locally an AZ is only a label: every server ran on this machine, at another time)'
+            : '') +
+          '.',
       );
     }
   }
