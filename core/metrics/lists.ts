@@ -1,4 +1,10 @@
-import { METRIC_CATALOGUE, type Counting, type MetricEntry, type MetricFamily, type ServerMetricName } from './catalogue';
+import {
+  METRIC_CATALOGUE,
+  type Counting,
+  type MetricEntry,
+  type MetricFamily,
+  type ServerMetricName,
+} from './catalogue';
 
 const entries = Object.entries(METRIC_CATALOGUE) as [ServerMetricName, MetricEntry][];
 
@@ -19,13 +25,17 @@ export function forwardingOf(
   counting: Counting,
 ): readonly ServerMetricName[] {
   return entries
-    .filter(([, e]) => e.forwarding?.engine === engine && e.forwarding.role === role && e.forwarding.counting === counting)
+    .filter(
+      ([, e]) => e.forwarding?.engine === engine && e.forwarding.role === role && e.forwarding.counting === counting,
+    )
     .map(([name]) => name);
 }
 
 /** The metrics the local backend cannot measure, with why. */
 export const LOCAL_UNMEASURED: Readonly<Partial<Record<ServerMetricName, string>>> = Object.fromEntries(
-  entries.flatMap(([name, e]) => (e.local !== undefined && 'unmeasured' in e.local ? [[name, e.local.unmeasured]] : [])),
+  entries.flatMap(([name, e]) =>
+    e.local !== undefined && 'unmeasured' in e.local ? [[name, e.local.unmeasured]] : [],
+  ),
 );
 
 /** A server-metrics table's columns, in their order. */

@@ -99,7 +99,8 @@ describe('the metric catalogue', () => {
     };
     expect(engineMetrics('aurora-mysql')).toEqual(auroraMysql);
     expect(engineMetrics('aurora-postgresql')).toEqual(auroraPostgresql);
-    for (const kind of ['rds-mysql', 'rds-mariadb', 'rds-postgresql'] as const) expect(engineMetrics(kind)).toEqual(rds);
+    for (const kind of ['rds-mysql', 'rds-mariadb', 'rds-postgresql'] as const)
+      expect(engineMetrics(kind)).toEqual(rds);
     // A self-managed server has no RDS instance: it gets the Aurora MySQL default (its EC2 list is separate).
     expect(engineMetrics('self-managed')).toEqual(auroraMysql);
   });
