@@ -102,13 +102,22 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
   const misleading = local
     ? SHOWN.filter((m) => LOCAL_MISLEADING[m] !== undefined).map((m) => `${m} (${LOCAL_MISLEADING[m]!})`)
     : [];
+  const leftOutLines = [...zeroLines, ...(misleading.length > 0 ? [`${misleading.join('; ')}.`] : [])];
+  // With the counters to show, the section is evidence: what it leaves out goes under their table.
+  if (present.length === 0 && throughput)
+    return {
+      ...base,
+      findings: [],
+      tables: [{ ...throughput, notes: [...(throughput.notes ?? []), ...leftOutLines] }],
+      charts: [],
+    };
   if (present.length === 0)
     return {
       ...base,
       findings: [],
-      tables: extra,
+      tables: [],
       charts: [],
-      leftOut: [...zeroLines, ...(misleading.length > 0 ? [`${misleading.join('; ')}.`] : [])].join(' '),
+      leftOut: leftOutLines.join(' '),
     };
   const rows: string[][] = [];
   const highest = new Map<Shown, { value: number; where: string }>();

@@ -2,7 +2,13 @@
  * The metric catalogue (core/metrics/catalogue.ts) against the lists it replaced: each derived list
  * is pinned to the literal the code held before, so deriving them changed no behaviour.
  */
-import { engineMetrics, forwardingMetrics } from '../../core/backends/aws/metrics';
+import {
+  CLUSTER_VOLUME_METRICS,
+  EC2_SERVER_METRICS,
+  engineMetrics,
+  forwardingMetrics,
+  SERVERLESS_METRICS,
+} from '../../core/backends/aws/metrics';
 import { LOCAL_UNMEASURED_METRICS, SERVER_METRICS } from '../../core/lake/rows';
 import { RDS_INSTANCE_PUBLISHED } from '../../core/rehearsal/cloudwatch-publisher';
 import { LATENCY_COLUMNS, THROUGHPUT_COLUMNS } from '../../core/report/server-metrics-columns';
@@ -103,6 +109,19 @@ describe('the metric catalogue', () => {
       expect(engineMetrics(kind)).toEqual(rds);
     // A self-managed server has no RDS instance: it gets the Aurora MySQL default (its EC2 list is separate).
     expect(engineMetrics('self-managed')).toEqual(auroraMysql);
+  });
+
+  it('derives the Serverless v2, cluster volume and self-managed EC2 lists as they were', () => {
+    expect(SERVERLESS_METRICS).toEqual(['ServerlessDatabaseCapacity', 'ACUUtilization']);
+    expect(CLUSTER_VOLUME_METRICS).toEqual(['VolumeReadIOPs', 'VolumeWriteIOPs']);
+    expect(EC2_SERVER_METRICS).toEqual([
+      { metric: 'CPUUtilization', namespace: 'AWS/EC2', ec2Name: 'CPUUtilization', stat: 'Average', counted: true },
+      { metric: 'NetworkReceiveThroughput', namespace: 'AWS/EC2', ec2Name: 'NetworkIn', stat: 'Sum', counted: true },
+      { metric: 'NetworkTransmitThroughput', namespace: 'AWS/EC2', ec2Name: 'NetworkOut', stat: 'Sum', counted: true },
+      { metric: 'ReadIOPS', namespace: 'AWS/EC2', ec2Name: 'EBSReadOps', stat: 'Sum', counted: false },
+      { metric: 'WriteIOPS', namespace: 'AWS/EC2', ec2Name: 'EBSWriteOps', stat: 'Sum', counted: false },
+      { metric: 'FreeableMemory', namespace: 'CWAgent', ec2Name: 'mem_available', stat: 'Average', counted: false },
+    ]);
   });
 
   it('derives the write-forwarding lists per engine and role as they were', () => {

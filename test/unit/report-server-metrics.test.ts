@@ -170,6 +170,26 @@ describe('the server-metrics section’s throughput and locks', () => {
     expect(counters.tables[0]!.rows).toEqual([['a', 'rw t8', 'writer', '100 (max 100)']]);
     expect(latency.tables.map((t) => t.title)).toEqual(['Server metrics per step and instance role']);
   });
+
+  it('keeps what the latency table leaves out under the counters’ table, so the section stays evidence', () => {
+    // Arrange: ReadIOPS read 0 throughout, so it gets a line rather than a column.
+    const data: RunData = {
+      ...runData(steps),
+      metrics: [
+        metric({ cell_id: 'a-r1', metric: 'ReadIOPS', avg_value: 0 }),
+        metric({ cell_id: 'a-r1', metric: 'CommitThroughput', avg_value: 100 }),
+      ],
+    };
+    // Act
+    const section = serverMetricsSection(makeContext(data, prices))!;
+    // Assert
+    expect(section.leftOut).toBeUndefined();
+    expect(section.tables).toHaveLength(1);
+    expect(section.tables[0]!.notes).toContain(
+      'ReadIOPS read 0 in every datapoint of every step (the data fits in the buffer pool: no read reached ' +
+        'storage), so no column for it.',
+    );
+  });
 });
 
 describe('client-bound steps in every section', () => {

@@ -115,7 +115,8 @@ export function engineMetrics(kind: EngineKind): {
  * install leaves the series empty, so it is not counted in completeness. Connections and replica lag
  * are not collected (self-managed-servers.ts SERVER_METRICS_UNAVAILABLE says so in the cell's notes).
  */
-const EC2_SERVER_METRICS: readonly {
+/** @internal exported for its tests (a test seam) */
+export const EC2_SERVER_METRICS: readonly {
   readonly metric: ServerMetricName;
   readonly namespace: 'AWS/EC2' | 'CWAgent';
   readonly ec2Name: string;
@@ -135,13 +136,15 @@ const EC2_SERVER_METRICS: readonly {
  * base metrics; collected beside them, not counted in the window's completeness (the base metrics
  * are published on the same schedule and say whether it is complete).
  */
-const SERVERLESS_METRICS: readonly ServerMetricName[] = ['ServerlessDatabaseCapacity', 'ACUUtilization'];
+/** @internal exported for its tests (a test seam) */
+export const SERVERLESS_METRICS: readonly ServerMetricName[] = ['ServerlessDatabaseCapacity', 'ACUUtilization'];
 /**
  * Aurora's cluster-level storage I/O (see SERVER_METRICS): "the number of billed read I/O
  * operations from a cluster volume within a 5-minute interval" (Aurora User Guide, "Cluster-level
  * metrics for Amazon Aurora"), one datapoint per cluster and interval, published after it closes.
  */
-const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = ['VolumeReadIOPs', 'VolumeWriteIOPs'];
+/** @internal exported for its tests (a test seam) */
+export const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = ['VolumeReadIOPs', 'VolumeWriteIOPs'];
 /** Aurora's interval for them (AwsBackendConfig.volumeMetricsPeriodS replaces it in the rehearsal only). */
 const CLUSTER_VOLUME_PERIOD_S = 300;
 
