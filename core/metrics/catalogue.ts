@@ -24,6 +24,20 @@ export interface MetricEntry {
     readonly role: 'writer' | 'reader';
     readonly counting: Counting;
   };
+  /** Collected for a Serverless v2 instance, or per Aurora cluster volume, beside the family's. */
+  readonly awsGroup?: 'serverless' | 'cluster-volume';
+  /**
+   * A self-managed server's EC2 source (AWS/EC2, or the CloudWatch agent's CWAgent): a Sum over the
+   * period becomes a per-second rate. `position` keeps the collector's query order.
+   */
+  readonly ec2?: {
+    readonly namespace: 'AWS/EC2' | 'CWAgent';
+    readonly name: string;
+    readonly stat: 'Average' | 'Sum';
+    readonly unit: string;
+    readonly counting: Counting;
+    readonly position: number;
+  };
   /** How the local backend measures it, or why it cannot (the report and the run's notes say so). */
   readonly local?: { readonly source: string } | { readonly unmeasured: string };
   /** The server-metrics section's table and column (order) it is shown in. */
@@ -39,8 +53,22 @@ const NO_VOLUME =
 const NO_MARIADB_FORWARDING = { unmeasured: 'MariaDB has no write forwarding' } as const;
 const NO_POSTGRES_FORWARDING = { unmeasured: 'PostgreSQL has no write forwarding' } as const;
 
+const ec2 = (
+  namespace: 'AWS/EC2' | 'CWAgent',
+  name: string,
+  stat: 'Average' | 'Sum',
+  unit: string,
+  counting: Counting,
+  position: number,
+) => ({ namespace, name, stat, unit, counting, position });
+
 export const METRIC_CATALOGUE = {
-  CPUUtilization: { unit: 'Percent', aws: ALL_COUNTED, local: { source: 'utime+stime delta / wall / CPUs * 100' } },
+  CPUUtilization: {
+    unit: 'Percent',
+    aws: ALL_COUNTED,
+    ec2: ec2('AWS/EC2', 'CPUUtilization', 'Average', 'Percent', 'counted', 0),
+    local: { source: 'utime+stime delta / wall / CPUs * 100' },
+  },
   // Aurora MySQL only (Aurora User Guide, instance-level metrics, column "Applies to").
   SelectThroughput: {
     unit: 'Count/Second',
@@ -60,8 +88,18 @@ export const METRIC_CATALOGUE = {
     local: { source: 'Com_commit delta / s' },
     report: { table: 'throughput', column: 2 },
   },
-  NetworkTransmitThroughput: { unit: 'Bytes/Second', aws: ALL_COUNTED, local: { source: 'Bytes_sent delta / s' } },
-  NetworkReceiveThroughput: { unit: 'Bytes/Second', aws: ALL_COUNTED, local: { source: 'Bytes_received delta / s' } },
+  NetworkTransmitThroughput: {
+    unit: 'Bytes/Second',
+    aws: ALL_COUNTED,
+    ec2: ec2('AWS/EC2', 'NetworkOut', 'Sum', 'Bytes', 'counted', 2),
+    local: { source: 'Bytes_sent delta / s' },
+  },
+  NetworkReceiveThroughput: {
+    unit: 'Bytes/Second',
+    aws: ALL_COUNTED,
+    ec2: ec2('AWS/EC2', 'NetworkIn', 'Sum', 'Bytes', 'counted', 1),
+    local: { source: 'Bytes_received delta / s' },
+  },
   DatabaseConnections: { unit: 'Count', aws: ALL_COUNTED, local: { source: 'Threads_connected, less its own' } },
   // Readers only; the collector adds it per role (core/backends/aws/metrics.ts).
   AuroraReplicaLag: { unit: 'Milliseconds', local: { source: 'the heartbeat probe of cluster.ts' } },
@@ -99,6 +137,8 @@ export const METRIC_CATALOGUE = {
   FreeableMemory: {
     unit: 'Bytes',
     aws: { 'aurora-mysql': 'collected', 'aurora-postgresql': 'collected', rds: 'collected' },
+    // The CloudWatch agent's mem_available on a self-managed server (client/cloudwatch-agent.json).
+    ec2: ec2('CWAgent', 'mem_available', 'Average', 'Bytes', 'collected', 5),
     local: { unmeasured: "the local servers share this machine's memory: there is no per-instance free memory" },
     report: { table: 'latencies', column: 13 },
   },
@@ -106,12 +146,14 @@ export const METRIC_CATALOGUE = {
   ReadIOPS: {
     unit: 'Count/Second',
     aws: { 'aurora-postgresql': 'collected', rds: 'counted' },
+    ec2: ec2('AWS/EC2', 'EBSReadOps', 'Sum', 'Count', 'collected', 3),
     local: { source: 'Innodb_data_reads delta / s' },
     report: { table: 'latencies', column: 9 },
   },
   WriteIOPS: {
     unit: 'Count/Second',
     aws: { 'aurora-postgresql': 'collected', rds: 'counted' },
+    ec2: ec2('AWS/EC2', 'EBSWriteOps', 'Sum', 'Count', 'collected', 4),
     local: { source: 'Innodb_data_writes delta / s' },
     report: { table: 'latencies', column: 10 },
   },
@@ -122,19 +164,21 @@ export const METRIC_CATALOGUE = {
    */
   VolumeReadIOPs: {
     unit: 'Count/5 minutes',
+    awsGroup: 'cluster-volume',
     local: { unmeasured: NO_VOLUME },
     report: { table: 'latencies', column: 11 },
   },
   VolumeWriteIOPs: {
     unit: 'Count/5 minutes',
+    awsGroup: 'cluster-volume',
     local: { unmeasured: NO_VOLUME },
     report: { table: 'latencies', column: 12 },
   },
   // An RDS read replica's lag (rds-metricscollected.md: "Applies to MySQL, MariaDB, and PostgreSQL Read Replicas").
   ReplicaLag: { unit: 'Seconds' },
   // Aurora Serverless v2 capacity in ACUs and as a percentage of the maximum (Aurora User Guide). AWS only.
-  ServerlessDatabaseCapacity: { unit: 'Count' },
-  ACUUtilization: { unit: 'Percent' },
+  ServerlessDatabaseCapacity: { unit: 'Count', awsGroup: 'serverless' },
+  ACUUtilization: { unit: 'Percent', awsGroup: 'serverless' },
   // Aurora MySQL write forwarding (Aurora User Guide, aurora-global-database-write-forwarding.md). AWS only.
   ForwardingReplicaSelectThroughput: {
     unit: 'Count/Second',

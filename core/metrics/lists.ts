@@ -45,3 +45,18 @@ export function reportColumns(table: 'latencies' | 'throughput'): readonly Serve
     .sort(([, a], [, b]) => a.report!.column - b.report!.column)
     .map(([name]) => name);
 }
+
+/** The metrics of a Serverless v2 instance or of an Aurora cluster volume, in catalogue order. */
+export function groupMetrics(group: 'serverless' | 'cluster-volume'): readonly ServerMetricName[] {
+  return entries.filter(([, e]) => e.awsGroup === group).map(([name]) => name);
+}
+
+/** A self-managed server's EC2 sources, in the collector's order. */
+export function ec2Sources(): readonly {
+  readonly metric: ServerMetricName;
+  readonly ec2: NonNullable<MetricEntry['ec2']>;
+}[] {
+  return entries
+    .flatMap(([metric, e]) => (e.ec2 ? [{ metric, ec2: e.ec2 }] : []))
+    .sort((a, b) => a.ec2.position - b.ec2.position);
+}

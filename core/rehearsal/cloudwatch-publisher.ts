@@ -44,7 +44,7 @@ import {
   type StandardUnit,
 } from '@aws-sdk/client-cloudwatch';
 import { SERVER_METRICS, type ServerMetricName } from '../lake/rows';
-import { familyMetrics } from '../metrics/lists';
+import { ec2Sources, familyMetrics } from '../metrics/lists';
 import { ServerMetricsSampler, type MetricSample } from '../backends/local/metrics';
 import { PostgresMetricsSampler } from '../backends/local/postgres-cluster';
 import type { ServerInfo } from '../backends/local/mariadb-server';
@@ -123,12 +123,12 @@ const auroraDatum = (s: MetricSample) => ({ metric: s.metric, value: s.value, un
 
 /** An EC2 instance's datapoint of a sample taken every `intervalS` (see the file comment). */
 function ec2Datum(intervalS: number) {
-  const counts: Readonly<Record<string, [string, string]>> = {
-    NetworkReceiveThroughput: ['NetworkIn', 'Bytes'],
-    NetworkTransmitThroughput: ['NetworkOut', 'Bytes'],
-    ReadIOPS: ['EBSReadOps', 'Count'],
-    WriteIOPS: ['EBSWriteOps', 'Count'],
-  };
+  // The catalogue's AWS/EC2 Sums (the agent's memory goes separately, with each CPU sample).
+  const counts: Readonly<Record<string, [string, string]>> = Object.fromEntries(
+    ec2Sources()
+      .filter(({ ec2 }) => ec2.namespace === 'AWS/EC2' && ec2.stat === 'Sum')
+      .map(({ metric, ec2 }) => [metric, [ec2.name, ec2.unit]]),
+  );
   return (s: MetricSample): { metric: string; value: number; unit: string } | undefined => {
     if (s.metric === 'CPUUtilization') return { metric: 'CPUUtilization', value: s.value, unit: 'Percent' };
     const count = counts[s.metric];

@@ -26,7 +26,7 @@ import { describeClusterInstances, describeInstance } from './teardown';
 import { cellEngineOf } from './cluster';
 import { ENGINES, type EngineKind } from '../../aurora/engines';
 import type { MetricFamily } from '../../metrics/catalogue';
-import { familyMetrics, forwardingOf } from '../../metrics/lists';
+import { ec2Sources, familyMetrics, forwardingOf, groupMetrics } from '../../metrics/lists';
 
 /**
  * Write forwarding's metrics per engine and role, counted in the window's completeness and not
@@ -122,14 +122,13 @@ export const EC2_SERVER_METRICS: readonly {
   readonly ec2Name: string;
   readonly stat: 'Average' | 'Sum';
   readonly counted: boolean;
-}[] = [
-  { metric: 'CPUUtilization', namespace: 'AWS/EC2', ec2Name: 'CPUUtilization', stat: 'Average', counted: true },
-  { metric: 'NetworkReceiveThroughput', namespace: 'AWS/EC2', ec2Name: 'NetworkIn', stat: 'Sum', counted: true },
-  { metric: 'NetworkTransmitThroughput', namespace: 'AWS/EC2', ec2Name: 'NetworkOut', stat: 'Sum', counted: true },
-  { metric: 'ReadIOPS', namespace: 'AWS/EC2', ec2Name: 'EBSReadOps', stat: 'Sum', counted: false },
-  { metric: 'WriteIOPS', namespace: 'AWS/EC2', ec2Name: 'EBSWriteOps', stat: 'Sum', counted: false },
-  { metric: 'FreeableMemory', namespace: 'CWAgent', ec2Name: 'mem_available', stat: 'Average', counted: false },
-];
+}[] = ec2Sources().map(({ metric, ec2 }) => ({
+  metric,
+  namespace: ec2.namespace,
+  ec2Name: ec2.name,
+  stat: ec2.stat,
+  counted: ec2.counting === 'counted',
+}));
 
 /**
  * An Aurora Serverless v2 instance's capacity (see SERVER_METRICS), per instance and minute like the
@@ -137,14 +136,14 @@ export const EC2_SERVER_METRICS: readonly {
  * are published on the same schedule and say whether it is complete).
  */
 /** @internal exported for its tests (a test seam) */
-export const SERVERLESS_METRICS: readonly ServerMetricName[] = ['ServerlessDatabaseCapacity', 'ACUUtilization'];
+export const SERVERLESS_METRICS: readonly ServerMetricName[] = groupMetrics('serverless');
 /**
  * Aurora's cluster-level storage I/O (see SERVER_METRICS): "the number of billed read I/O
  * operations from a cluster volume within a 5-minute interval" (Aurora User Guide, "Cluster-level
  * metrics for Amazon Aurora"), one datapoint per cluster and interval, published after it closes.
  */
 /** @internal exported for its tests (a test seam) */
-export const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = ['VolumeReadIOPs', 'VolumeWriteIOPs'];
+export const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = groupMetrics('cluster-volume');
 /** Aurora's interval for them (AwsBackendConfig.volumeMetricsPeriodS replaces it in the rehearsal only). */
 const CLUSTER_VOLUME_PERIOD_S = 300;
 
