@@ -20,6 +20,8 @@
  * Column names are snake_case: both Athena (Trino) and DuckDB take them unquoted.
  */
 
+import type { ServerMetricName } from '../metrics/catalogue';
+import { LOCAL_UNMEASURED, METRIC_UNITS } from '../metrics/lists';
 import type { LakeRow, LakeTable } from './schema';
 
 /** The tables' rows: their columns, types and docs are the lake schema's (core/lake/schema.ts). */
@@ -32,110 +34,12 @@ export type MetricWindowRow = LakeRow<'metric_windows'>;
 export type VerdictsRow = LakeRow<'verdicts'>;
 
 /**
- * The CloudWatch AWS/RDS names both backends use for server metrics. The local backend maps
- * SHOW GLOBAL STATUS deltas and /proc onto these; names are case-sensitive as in CloudWatch.
+ * The CloudWatch AWS/RDS names and units both backends use for server metrics, and what the local
+ * backend cannot measure with why: derived from the metric catalogue (core/metrics/catalogue.ts).
  */
-export const SERVER_METRICS = {
-  CPUUtilization: 'Percent',
-  SelectThroughput: 'Count/Second',
-  DMLThroughput: 'Count/Second',
-  CommitThroughput: 'Count/Second',
-  NetworkTransmitThroughput: 'Bytes/Second',
-  NetworkReceiveThroughput: 'Bytes/Second',
-  DatabaseConnections: 'Count',
-  AuroraReplicaLag: 'Milliseconds',
-  BufferCacheHitRatio: 'Percent',
-  Deadlocks: 'Count/Second',
-  /**
-   * Average statement latencies, free memory and storage I/O (Aurora User Guide, "Instance-level
-   * metrics for Amazon Aurora", Aurora.AuroraMonitoring.Metrics.md: CommitLatency, DMLLatency,
-   * SelectLatency in milliseconds, FreeableMemory). ReadIOPS/WriteIOPS are instance metrics of Aurora
-   * PostgreSQL only there; the local backend measures them (InnoDB data reads/writes per second).
-   */
-  CommitLatency: 'Milliseconds',
-  DMLLatency: 'Milliseconds',
-  SelectLatency: 'Milliseconds',
-  FreeableMemory: 'Bytes',
-  ReadIOPS: 'Count/Second',
-  WriteIOPS: 'Count/Second',
-  /**
-   * The cluster volume's billed I/O operations, Aurora's storage I/O for Aurora MySQL (which has no
-   * instance ReadIOPS/WriteIOPS): cluster-level metrics, "Count per 5 minutes", published at
-   * 5-minute intervals (Aurora User Guide, "Cluster-level metrics for Amazon Aurora",
-   * Aurora.AuroraMySQL.Monitoring.Metrics.md). Collected per step for the 5-minute intervals that
-   * overlap it, role "cluster".
-   */
-  VolumeReadIOPs: 'Count/5 minutes',
-  VolumeWriteIOPs: 'Count/5 minutes',
-  /**
-   * How far an RDS read replica (MySQL, MariaDB, PostgreSQL; not Aurora) lags behind its source, in
-   * seconds (CloudWatch User Guide, "Amazon RDS metrics and dimensions", rds-metricscollected.md:
-   * "Applies to MySQL, MariaDB, and PostgreSQL Read Replicas. Units: Seconds").
-   */
-  ReplicaLag: 'Seconds',
-  /**
-   * An Aurora Serverless v2 instance's capacity in ACUs and that capacity as a percentage of the
-   * cluster's maximum (Aurora User Guide, "Aurora Serverless v2 capacity": "The
-   * ServerlessDatabaseCapacity and ACUUtilization metrics help you to determine how much capacity
-   * your database is actually using and where that capacity falls within the specified range";
-   * instance-level metrics, AWS only).
-   */
-  ServerlessDatabaseCapacity: 'Count',
-  ACUUtilization: 'Percent',
-  /** Aurora local write forwarding (AWS only). */
-  ForwardingReplicaSelectThroughput: 'Count/Second',
-  ForwardingReplicaDMLThroughput: 'Count/Second',
-  ForwardingReplicaOpenSessions: 'Count',
-  ForwardingWriterOpenSessions: 'Count',
-  ForwardingWriterDMLThroughput: 'Count/Second',
-  /**
-   * Write-forwarding latencies in milliseconds (Aurora User Guide, aurora-global-database-write-forwarding.md,
-   * "CloudWatch metrics and Aurora MySQL status variables for write forwarding"): on the writer the
-   * time to process each forwarded DML; on a reader the forwarded DML response time, the time a
-   * SELECT waits to catch up with the writer (read consistency), and the forwarded SELECT latency.
-   */
-  ForwardingWriterDMLLatency: 'Milliseconds',
-  ForwardingReplicaDMLLatency: 'Milliseconds',
-  ForwardingReplicaReadWaitLatency: 'Milliseconds',
-  ForwardingReplicaSelectLatency: 'Milliseconds',
-  /**
-   * Aurora PostgreSQL's local write forwarding publishes its own names (Aurora User Guide,
-   * "Monitoring local write forwarding in Aurora PostgreSQL", aurora-postgresql-write-forwarding-monitoring.md):
-   * on the writer the forwarded DML per second and the open forwarded sessions; on each reader the
-   * forwarded DML and commits per second, the forwarded DML response time and the time a read waits
-   * for the consistency mode (milliseconds).
-   */
-  AuroraLocalForwardingWriterDMLThroughput: 'Count/Second',
-  AuroraLocalForwardingWriterOpenSessions: 'Count',
-  AuroraForwardingReplicaDMLThroughput: 'Count/Second',
-  AuroraForwardingReplicaCommitThroughput: 'Count/Second',
-  AuroraForwardingReplicaDMLLatency: 'Milliseconds',
-  AuroraForwardingReplicaReadWaitLatency: 'Milliseconds',
-} as const;
-
-/**
- * Metrics the local backend cannot measure, with why (the report and the run's notes say so rather
- * than show nothing).
- */
-export const LOCAL_UNMEASURED_METRICS: Readonly<Partial<Record<ServerMetricName, string>>> = {
-  CommitLatency:
-    'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
-  DMLLatency: 'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
-  SelectLatency:
-    'MariaDB keeps no statement durations in its status counters (only performance_schema, off by default)',
-  FreeableMemory: "the local servers share this machine's memory: there is no per-instance free memory",
-  VolumeReadIOPs:
-    'there is no shared cluster volume locally (ReadIOPS and WriteIOPS are each server’s InnoDB data reads and writes)',
-  VolumeWriteIOPs:
-    'there is no shared cluster volume locally (ReadIOPS and WriteIOPS are each server’s InnoDB data reads and writes)',
-  ForwardingWriterDMLLatency: 'MariaDB has no write forwarding',
-  ForwardingReplicaDMLLatency: 'MariaDB has no write forwarding',
-  ForwardingReplicaReadWaitLatency: 'MariaDB has no write forwarding',
-  ForwardingReplicaSelectLatency: 'MariaDB has no write forwarding',
-  AuroraForwardingReplicaDMLLatency: 'PostgreSQL has no write forwarding',
-  AuroraForwardingReplicaReadWaitLatency: 'PostgreSQL has no write forwarding',
-};
-export type ServerMetricName = keyof typeof SERVER_METRICS;
+export const SERVER_METRICS = METRIC_UNITS;
+export const LOCAL_UNMEASURED_METRICS = LOCAL_UNMEASURED;
+export type { ServerMetricName };
 
 const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]/g, '_');
 

@@ -43,7 +43,8 @@ import {
   type MetricDatum,
   type StandardUnit,
 } from '@aws-sdk/client-cloudwatch';
-import { SERVER_METRICS } from '../lake/rows';
+import { SERVER_METRICS, type ServerMetricName } from '../lake/rows';
+import { ec2Sources, familyMetrics } from '../metrics/lists';
 import { ServerMetricsSampler, type MetricSample } from '../backends/local/metrics';
 import { PostgresMetricsSampler } from '../backends/local/postgres-cluster';
 import type { ServerInfo } from '../backends/local/mariadb-server';
@@ -101,24 +102,19 @@ function hostMemAvailableBytes(): number | undefined {
 
 /**
  * What an RDS DB instance (MySQL, MariaDB, PostgreSQL; not Aurora) publishes of the samplers'
- * metrics (CloudWatch User Guide, "Amazon RDS metrics and dimensions", rds-metricscollected.md):
- * CPU, connections, network, read/write IOPS, free memory; a read replica's lag as ReplicaLag in
- * seconds. The Aurora counters (Commit/DML/Select throughput, buffer cache hit ratio, deadlocks) it
- * does not have.
+ * metrics: the catalogue's RDS family, counted or collected. A read replica's lag is ReplicaLag in
+ * seconds (CloudWatch User Guide, "Amazon RDS metrics and dimensions", rds-metricscollected.md).
+ * @internal exported for its tests (a test seam)
  */
+export const RDS_INSTANCE_PUBLISHED: readonly ServerMetricName[] = [
+  ...familyMetrics('rds', 'counted'),
+  ...familyMetrics('rds', 'collected'),
+];
+
 function rdsInstanceDatum(s: MetricSample): { metric: string; value: number; unit: string } | undefined {
   if (s.metric === 'AuroraReplicaLag')
     return { metric: 'ReplicaLag', value: s.value / 1000, unit: SERVER_METRICS.ReplicaLag };
-  const published = [
-    'CPUUtilization',
-    'DatabaseConnections',
-    'NetworkReceiveThroughput',
-    'NetworkTransmitThroughput',
-    'ReadIOPS',
-    'WriteIOPS',
-    'FreeableMemory',
-  ];
-  return published.includes(s.metric)
+  return RDS_INSTANCE_PUBLISHED.includes(s.metric)
     ? { metric: s.metric, value: s.value, unit: SERVER_METRICS[s.metric] }
     : undefined;
 }
@@ -127,12 +123,12 @@ const auroraDatum = (s: MetricSample) => ({ metric: s.metric, value: s.value, un
 
 /** An EC2 instance's datapoint of a sample taken every `intervalS` (see the file comment). */
 function ec2Datum(intervalS: number) {
-  const counts: Readonly<Record<string, [string, string]>> = {
-    NetworkReceiveThroughput: ['NetworkIn', 'Bytes'],
-    NetworkTransmitThroughput: ['NetworkOut', 'Bytes'],
-    ReadIOPS: ['EBSReadOps', 'Count'],
-    WriteIOPS: ['EBSWriteOps', 'Count'],
-  };
+  // The catalogue's AWS/EC2 Sums (the agent's memory goes separately, with each CPU sample).
+  const counts: Readonly<Record<string, [string, string]>> = Object.fromEntries(
+    ec2Sources()
+      .filter(({ ec2 }) => ec2.namespace === 'AWS/EC2' && ec2.stat === 'Sum')
+      .map(({ metric, ec2 }) => [metric, [ec2.name, ec2.unit]]),
+  );
   return (s: MetricSample): { metric: string; value: number; unit: string } | undefined => {
     if (s.metric === 'CPUUtilization') return { metric: 'CPUUtilization', value: s.value, unit: 'Percent' };
     const count = counts[s.metric];

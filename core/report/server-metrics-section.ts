@@ -13,25 +13,12 @@ import { LOCAL_UNMEASURED_METRICS, SERVER_METRICS, type ServerMetricName } from 
 import type { ReportSection } from './model';
 import { mean } from './stats';
 import { stepLabel, type Context } from './context';
+import { LATENCY_COLUMNS } from './server-metrics-columns';
+import { serverThroughputTable } from './server-throughput-table';
 
-/** The metrics shown, in column order. */
-const SHOWN = [
-  'CommitLatency',
-  'DMLLatency',
-  'SelectLatency',
-  'ForwardingWriterDMLLatency',
-  'ForwardingReplicaDMLLatency',
-  'ForwardingReplicaReadWaitLatency',
-  'ForwardingReplicaSelectLatency',
-  'AuroraForwardingReplicaDMLLatency',
-  'AuroraForwardingReplicaReadWaitLatency',
-  'ReadIOPS',
-  'WriteIOPS',
-  'VolumeReadIOPs',
-  'VolumeWriteIOPs',
-  'FreeableMemory',
-] as const satisfies readonly ServerMetricName[];
-type Shown = (typeof SHOWN)[number];
+/** The metrics shown, in column order (the metric catalogue's latency table). */
+const SHOWN = LATENCY_COLUMNS;
+type Shown = ServerMetricName;
 
 const unitText = (metric: Shown): string => {
   const unit = SERVER_METRICS[metric];
@@ -56,11 +43,21 @@ const LOCAL_MISLEADING: Partial<Record<Shown, string>> = {
     'read 0/s even in a step that writes',
 };
 
+const serverMetricsBase = {
+  id: 'server-metrics' as const,
+  title: 'Server latencies and resources',
+  question: 'What did the server itself see: statement latencies, forwarding waits, I/O and memory?',
+};
+
 export function serverMetricsSection(ctx: Context): ReportSection | null {
   const local = ctx.data.run.backend === 'local';
   const shown = new Set<string>(SHOWN.filter((m) => !(local && LOCAL_MISLEADING[m] !== undefined)));
   const metrics = ctx.data.metrics.filter((m) => shown.has(m.metric) && m.role !== 'client');
-  if (metrics.length === 0) return null;
+  // The throughput and lock counters, a table of their own after the latencies, where the lake has them.
+  const throughput = serverThroughputTable(ctx);
+  const extra = throughput ? [throughput] : [];
+  if (metrics.length === 0)
+    return throughput ? { ...serverMetricsBase, findings: [], tables: extra, charts: [] } : null;
   // A metric that read 0 in every datapoint of every step says only that nothing happened: one line, no column.
   const allZero = SHOWN.filter((m) => {
     const these = metrics.filter((x) => x.metric === m);
@@ -101,21 +98,26 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
   const present = SHOWN.filter(
     (m) => metrics.some((x) => x.metric === m) && !allZero.includes(m) && !nearZero.includes(m),
   );
-  const base = {
-    id: 'server-metrics' as const,
-    title: 'Server latencies and resources',
-    question: 'What did the server itself see: statement latencies, forwarding waits, I/O and memory?',
-  };
+  const base = serverMetricsBase;
   const misleading = local
     ? SHOWN.filter((m) => LOCAL_MISLEADING[m] !== undefined).map((m) => `${m} (${LOCAL_MISLEADING[m]!})`)
     : [];
+  const leftOutLines = [...zeroLines, ...(misleading.length > 0 ? [`${misleading.join('; ')}.`] : [])];
+  // With the counters to show, the section is evidence: what it leaves out goes under their table.
+  if (present.length === 0 && throughput)
+    return {
+      ...base,
+      findings: [],
+      tables: [{ ...throughput, notes: [...(throughput.notes ?? []), ...leftOutLines] }],
+      charts: [],
+    };
   if (present.length === 0)
     return {
       ...base,
       findings: [],
       tables: [],
       charts: [],
-      leftOut: [...zeroLines, ...(misleading.length > 0 ? [`${misleading.join('; ')}.`] : [])].join(' '),
+      leftOut: leftOutLines.join(' '),
     };
   const rows: string[][] = [];
   const highest = new Map<Shown, { value: number; where: string }>();
@@ -180,6 +182,7 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
         numeric: present.map((_, i) => i + 3),
         notes,
       },
+      ...extra,
     ],
     charts: [],
   };

@@ -21,6 +21,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['core/plan'], // plan: cells, steps, order, cost
   ['core/sysbench'], // runner command and output parser
   ['core/runner'], // the client runner program (bundled as client/runner.js), its command line from core/sysbench
+  ['core/metrics'], // the server metric catalogue: names, units, engines, local sources, report columns
   ['core/lake'], // lake rows, their columns and queries
   ['core/backend'], // the Backend port the workflow calls
   ['core/workflow'], // the Tasks of the state machine

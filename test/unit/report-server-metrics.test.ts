@@ -105,6 +105,93 @@ describe('serverMetricsSection', () => {
   });
 });
 
+describe('the server-metrics section’s throughput and locks', () => {
+  const steps = [
+    stepResult({ variant: 'a', step_id: 'rw', repeat: 1 }),
+    stepResult({ variant: 'a', step_id: 'rw', repeat: 2 }),
+    stepResult({ variant: 'b', step_id: 'rw' }),
+  ];
+
+  it('shows Select/DML/Commit throughput, deadlocks and the buffer cache hit ratio per variant, with units', () => {
+    // Arrange: a has both repeats' counters and a latency; b has commits and deadlocks only.
+    const data: RunData = {
+      ...runData(steps),
+      metrics: [
+        metric({ cell_id: 'a-r1', metric: 'CommitLatency', avg_value: 2 }),
+        metric({ cell_id: 'a-r1', metric: 'SelectThroughput', avg_value: 1000, max_value: 1200 }),
+        metric({ cell_id: 'a-r2', metric: 'SelectThroughput', avg_value: 2000, max_value: 2500 }),
+        metric({ cell_id: 'a-r1', metric: 'DMLThroughput', avg_value: 300 }),
+        metric({ cell_id: 'a-r1', metric: 'CommitThroughput', avg_value: 100 }),
+        metric({ cell_id: 'a-r1', metric: 'BufferCacheHitRatio', avg_value: 99.5, max_value: 100 }),
+        metric({ cell_id: 'b-r1', metric: 'CommitThroughput', avg_value: 80, partial: true }),
+        metric({ cell_id: 'b-r1', metric: 'Deadlocks', avg_value: 0.05, max_value: 1 }),
+      ],
+    };
+    // Act
+    const section = serverMetricsSection(makeContext(data, prices))!;
+    // Assert: the latency table first, unchanged; the counters in a table of their own.
+    expect(section.tables.map((t) => t.title)).toEqual([
+      'Server metrics per step and instance role',
+      'Server throughput and locks per step and instance role',
+    ]);
+    const table = section.tables[1]!;
+    expect(table.head).toEqual([
+      'variant',
+      'step',
+      'role',
+      'SelectThroughput /s',
+      'DMLThroughput /s',
+      'CommitThroughput /s',
+      'Deadlocks /s',
+      'BufferCacheHitRatio %',
+    ]);
+    expect(table.rows).toEqual([
+      ['a', 'rw t8', 'writer', '1,500 (max 2,500)', '300 (max 300)', '100 (max 100)', '-', '99.50 (max 100.00)'],
+      ['b', 'rw t8', 'writer', '-', '-', '80 (max 80) partial', '0.05 (max 1.00)', '-'],
+    ]);
+  });
+
+  it('is the whole section when the lake has only these, and absent when it has none of them', () => {
+    // Arrange
+    const onlyCounters: RunData = {
+      ...runData(steps),
+      metrics: [metric({ cell_id: 'a-r1', metric: 'CommitThroughput', avg_value: 100 })],
+    };
+    const onlyLatency: RunData = {
+      ...runData(steps),
+      metrics: [metric({ cell_id: 'a-r1', metric: 'CommitLatency', avg_value: 2 })],
+    };
+    // Act
+    const counters = serverMetricsSection(makeContext(onlyCounters, prices))!;
+    const latency = serverMetricsSection(makeContext(onlyLatency, prices))!;
+    // Assert
+    expect(counters.tables).toHaveLength(1);
+    expect(counters.tables[0]!.head).toEqual(['variant', 'step', 'role', 'CommitThroughput /s']);
+    expect(counters.tables[0]!.rows).toEqual([['a', 'rw t8', 'writer', '100 (max 100)']]);
+    expect(latency.tables.map((t) => t.title)).toEqual(['Server metrics per step and instance role']);
+  });
+
+  it('keeps what the latency table leaves out under the counters’ table, so the section stays evidence', () => {
+    // Arrange: ReadIOPS read 0 throughout, so it gets a line rather than a column.
+    const data: RunData = {
+      ...runData(steps),
+      metrics: [
+        metric({ cell_id: 'a-r1', metric: 'ReadIOPS', avg_value: 0 }),
+        metric({ cell_id: 'a-r1', metric: 'CommitThroughput', avg_value: 100 }),
+      ],
+    };
+    // Act
+    const section = serverMetricsSection(makeContext(data, prices))!;
+    // Assert
+    expect(section.leftOut).toBeUndefined();
+    expect(section.tables).toHaveLength(1);
+    expect(section.tables[0]!.notes).toContain(
+      'ReadIOPS read 0 in every datapoint of every step (the data fits in the buffer pool: no read reached ' +
+        'storage), so no column for it.',
+    );
+  });
+});
+
 describe('client-bound steps in every section', () => {
   /** Variants a and b at the thread counts given, two repeats each; b's 4-thread repeat 2 saturated its client. */
   const run = (threadCounts: number[]) =>

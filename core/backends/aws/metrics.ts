@@ -25,71 +25,27 @@ import type { AwsBackendConfig } from './config';
 import { describeClusterInstances, describeInstance } from './teardown';
 import { cellEngineOf } from './cluster';
 import { ENGINES, type EngineKind } from '../../aurora/engines';
-
-/** CloudWatch AWS/RDS metrics per instance role; AuroraReplicaLag is reported by readers only. */
-const BASE_METRICS: readonly ServerMetricName[] = [
-  'CPUUtilization',
-  'SelectThroughput',
-  'DMLThroughput',
-  'CommitThroughput',
-  'NetworkTransmitThroughput',
-  'NetworkReceiveThroughput',
-  'DatabaseConnections',
-  'BufferCacheHitRatio',
-  'Deadlocks',
-];
-/**
- * Write-forwarding metrics (Aurora User Guide, "Amazon CloudWatch metrics and Aurora MySQL status
- * variables for write forwarding"): Forwarding Writer* are measured on the writer, ForwardingReplica*
- * on each reader.
- */
-const WRITER_FORWARDING_METRICS: readonly ServerMetricName[] = [
-  'ForwardingWriterOpenSessions',
-  'ForwardingWriterDMLThroughput',
-];
-const READER_FORWARDING_METRICS: readonly ServerMetricName[] = [
-  'ForwardingReplicaSelectThroughput',
-  'ForwardingReplicaDMLThroughput',
-  'ForwardingReplicaOpenSessions',
-];
+import type { MetricFamily } from '../../metrics/catalogue';
+import { ec2Sources, familyMetrics, forwardingOf, groupMetrics } from '../../metrics/lists';
 
 /**
- * Collected too, but not counted in the window's completeness: the base metrics are published on
- * the same schedule and say whether the window is complete (Aurora User Guide, "Instance-level
- * metrics for Amazon Aurora": CommitLatency, DMLLatency, SelectLatency, FreeableMemory; the
- * forwarding latencies: "CloudWatch metrics and Aurora MySQL status variables for write forwarding").
+ * Write forwarding's metrics per engine and role, counted in the window's completeness and not
+ * (the catalogue cites the Aurora User Guide pages for both engines).
  */
-const LATENCY_METRICS: readonly ServerMetricName[] = ['CommitLatency', 'DMLLatency', 'SelectLatency', 'FreeableMemory'];
-const WRITER_FORWARDING_LATENCY: readonly ServerMetricName[] = ['ForwardingWriterDMLLatency'];
-const READER_FORWARDING_LATENCY: readonly ServerMetricName[] = [
-  'ForwardingReplicaDMLLatency',
-  'ForwardingReplicaReadWaitLatency',
-  'ForwardingReplicaSelectLatency',
-];
-
-/** Write forwarding's metrics per engine and role: counted in the window's completeness, and not. */
 interface ForwardingMetrics {
   readonly writer: readonly ServerMetricName[];
   readonly reader: readonly ServerMetricName[];
   readonly writerLatency: readonly ServerMetricName[];
   readonly readerLatency: readonly ServerMetricName[];
 }
-const AURORA_MYSQL_FORWARDING: ForwardingMetrics = {
-  writer: WRITER_FORWARDING_METRICS,
-  reader: READER_FORWARDING_METRICS,
-  writerLatency: WRITER_FORWARDING_LATENCY,
-  readerLatency: READER_FORWARDING_LATENCY,
-};
-/**
- * Aurora PostgreSQL publishes local write forwarding under its own names (Aurora User Guide,
- * "Monitoring local write forwarding in Aurora PostgreSQL", aurora-postgresql-write-forwarding-monitoring.md).
- */
-const AURORA_POSTGRESQL_FORWARDING: ForwardingMetrics = {
-  writer: ['AuroraLocalForwardingWriterDMLThroughput', 'AuroraLocalForwardingWriterOpenSessions'],
-  reader: ['AuroraForwardingReplicaDMLThroughput', 'AuroraForwardingReplicaCommitThroughput'],
-  writerLatency: [],
-  readerLatency: ['AuroraForwardingReplicaDMLLatency', 'AuroraForwardingReplicaReadWaitLatency'],
-};
+const forwardingOfEngine = (engine: 'aurora-mysql' | 'aurora-postgresql'): ForwardingMetrics => ({
+  writer: forwardingOf(engine, 'writer', 'counted'),
+  reader: forwardingOf(engine, 'reader', 'counted'),
+  writerLatency: forwardingOf(engine, 'writer', 'collected'),
+  readerLatency: forwardingOf(engine, 'reader', 'collected'),
+});
+const AURORA_MYSQL_FORWARDING = forwardingOfEngine('aurora-mysql');
+const AURORA_POSTGRESQL_FORWARDING = forwardingOfEngine('aurora-postgresql');
 
 /**
  * The write-forwarding metrics of a cell's engine, or none when it has no local write forwarding.
@@ -104,35 +60,17 @@ export function forwardingMetrics(engine: EngineKind): ForwardingMetrics | undef
 }
 
 /**
- * Aurora PostgreSQL's instance metrics among the ones above (Aurora User Guide, "Instance-level
- * metrics for Amazon Aurora", Aurora.AuroraMySQL.Monitoring.Metrics.md, column "Applies to"):
- * SelectThroughput and DMLThroughput (and DMLLatency, SelectLatency) are Aurora MySQL only.
+ * Per engine family, the instance metrics counted in completeness and the ones only collected: the
+ * latencies and memory are published on the same schedule as the counted ones, which say whether
+ * the window is complete.
  */
-const AURORA_POSTGRESQL_BASE: readonly ServerMetricName[] = BASE_METRICS.filter(
-  (m) => m !== 'SelectThroughput' && m !== 'DMLThroughput',
-);
-const AURORA_POSTGRESQL_LATENCY: readonly ServerMetricName[] = [
-  'CommitLatency',
-  'FreeableMemory',
-  'ReadIOPS',
-  'WriteIOPS',
-];
-/**
- * An RDS DB instance's metrics (CloudWatch User Guide, "Amazon RDS metrics and dimensions",
- * rds-metricscollected.md: CPUUtilization, DatabaseConnections, NetworkReceiveThroughput,
- * NetworkTransmitThroughput, ReadIOPS, WriteIOPS, FreeableMemory for every engine; ReplicaLag for
- * MySQL, MariaDB and PostgreSQL read replicas). The Aurora throughput counters (Commit/DML/Select
- * Throughput, BufferCacheHitRatio, Deadlocks) are Aurora's only.
- */
-const RDS_INSTANCE_BASE: readonly ServerMetricName[] = [
-  'CPUUtilization',
-  'NetworkTransmitThroughput',
-  'NetworkReceiveThroughput',
-  'DatabaseConnections',
-  'ReadIOPS',
-  'WriteIOPS',
-];
-const RDS_INSTANCE_LATENCY: readonly ServerMetricName[] = ['FreeableMemory'];
+const familyLists = (family: MetricFamily) => ({
+  base: familyMetrics(family, 'counted'),
+  extra: familyMetrics(family, 'collected'),
+});
+const AURORA_MYSQL = familyLists('aurora-mysql');
+const AURORA_POSTGRESQL = familyLists('aurora-postgresql');
+const RDS_INSTANCE = familyLists('rds');
 
 /**
  * The CloudWatch metrics an instance of the engine publishes: counted
@@ -146,11 +84,11 @@ export function engineMetrics(kind: EngineKind): {
 } {
   switch (ENGINES[kind].topology === 'instance' ? 'rds' : kind) {
     case 'rds':
-      return { base: RDS_INSTANCE_BASE, extra: RDS_INSTANCE_LATENCY, replicaLag: 'ReplicaLag' };
+      return { ...RDS_INSTANCE, replicaLag: 'ReplicaLag' };
     case 'aurora-postgresql':
-      return { base: AURORA_POSTGRESQL_BASE, extra: AURORA_POSTGRESQL_LATENCY, replicaLag: 'AuroraReplicaLag' };
+      return { ...AURORA_POSTGRESQL, replicaLag: 'AuroraReplicaLag' };
     default:
-      return { base: BASE_METRICS, extra: LATENCY_METRICS, replicaLag: 'AuroraReplicaLag' };
+      return { ...AURORA_MYSQL, replicaLag: 'AuroraReplicaLag' };
   }
 }
 
@@ -177,33 +115,35 @@ export function engineMetrics(kind: EngineKind): {
  * install leaves the series empty, so it is not counted in completeness. Connections and replica lag
  * are not collected (self-managed-servers.ts SERVER_METRICS_UNAVAILABLE says so in the cell's notes).
  */
-const EC2_SERVER_METRICS: readonly {
+/** @internal exported for its tests (a test seam) */
+export const EC2_SERVER_METRICS: readonly {
   readonly metric: ServerMetricName;
   readonly namespace: 'AWS/EC2' | 'CWAgent';
   readonly ec2Name: string;
   readonly stat: 'Average' | 'Sum';
   readonly counted: boolean;
-}[] = [
-  { metric: 'CPUUtilization', namespace: 'AWS/EC2', ec2Name: 'CPUUtilization', stat: 'Average', counted: true },
-  { metric: 'NetworkReceiveThroughput', namespace: 'AWS/EC2', ec2Name: 'NetworkIn', stat: 'Sum', counted: true },
-  { metric: 'NetworkTransmitThroughput', namespace: 'AWS/EC2', ec2Name: 'NetworkOut', stat: 'Sum', counted: true },
-  { metric: 'ReadIOPS', namespace: 'AWS/EC2', ec2Name: 'EBSReadOps', stat: 'Sum', counted: false },
-  { metric: 'WriteIOPS', namespace: 'AWS/EC2', ec2Name: 'EBSWriteOps', stat: 'Sum', counted: false },
-  { metric: 'FreeableMemory', namespace: 'CWAgent', ec2Name: 'mem_available', stat: 'Average', counted: false },
-];
+}[] = ec2Sources().map(({ metric, ec2 }) => ({
+  metric,
+  namespace: ec2.namespace,
+  ec2Name: ec2.name,
+  stat: ec2.stat,
+  counted: ec2.counting === 'counted',
+}));
 
 /**
  * An Aurora Serverless v2 instance's capacity (see SERVER_METRICS), per instance and minute like the
  * base metrics; collected beside them, not counted in the window's completeness (the base metrics
  * are published on the same schedule and say whether it is complete).
  */
-const SERVERLESS_METRICS: readonly ServerMetricName[] = ['ServerlessDatabaseCapacity', 'ACUUtilization'];
+/** @internal exported for its tests (a test seam) */
+export const SERVERLESS_METRICS: readonly ServerMetricName[] = groupMetrics('serverless');
 /**
  * Aurora's cluster-level storage I/O (see SERVER_METRICS): "the number of billed read I/O
  * operations from a cluster volume within a 5-minute interval" (Aurora User Guide, "Cluster-level
  * metrics for Amazon Aurora"), one datapoint per cluster and interval, published after it closes.
  */
-const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = ['VolumeReadIOPs', 'VolumeWriteIOPs'];
+/** @internal exported for its tests (a test seam) */
+export const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = groupMetrics('cluster-volume');
 /** Aurora's interval for them (AwsBackendConfig.volumeMetricsPeriodS replaces it in the rehearsal only). */
 const CLUSTER_VOLUME_PERIOD_S = 300;
 
