@@ -2,7 +2,9 @@
  * The judge after every round: each question's ratio and repeated confidence interval
  * (interval.ts), which side of each horizon it lies on, and whether to run another round.
  */
-import { roundsInterval } from './interval';
+import { roundsInterval, type PriorNoise } from './interval';
+
+export type { PriorNoise } from './interval';
 
 export interface Question {
   id: string;
@@ -11,6 +13,8 @@ export interface Question {
   metric: string;
   /** Relative differences in percent, symmetric: [5] means ratios 95% and 105% (candidate/baseline). */
   horizons: number[];
+  /** This question's own prior noise, when it differs from the input's. */
+  priorNoise?: PriorNoise;
 }
 /** One round's metric value for each variant. */
 export interface RoundValues {
@@ -29,6 +33,8 @@ export interface JudgeInput {
   spentUsd: number;
   nextRoundUsd: number;
   budgetUsd?: number;
+  /** Noise known from earlier runs (e.g. the nightly's history); lets one round resolve. */
+  priorNoise?: PriorNoise;
 }
 export type Side = 'above' | 'below' | 'unclear';
 export interface QuestionState {
@@ -39,6 +45,7 @@ export interface QuestionState {
   lower: number;
   upper: number;
   resolved: boolean;
+  /** One entry a bound: horizon -h is the ratio 1 - h/100, +h the ratio 1 + h/100. */
   sides: { horizon: number; side: Side }[];
 }
 export type StopReason = 'resolved' | 'max-rounds' | 'budget';
@@ -58,13 +65,14 @@ function sideOf(lower: number, upper: number, bound: number): Side {
 /** A question's state after its rounds so far. */
 export function judgeQuestion(q: Question, rounds: readonly RoundValues[], input: JudgeInput): QuestionState {
   const logs = rounds.map((r) => Math.log(r.candidate / r.baseline));
-  const { ratio, lower, upper } = roundsInterval(logs, input.confidence, input.maxRounds);
+  const prior = q.priorNoise ?? input.priorNoise;
+  const { ratio, lower, upper } = roundsInterval(logs, input.confidence, input.maxRounds, prior);
   // Each horizon h gives two bounds, 1 - h and 1 + h; it is answered when both are clear.
   const sides = q.horizons.flatMap((h) => [
     { horizon: -h, side: sideOf(lower, upper, 1 - h / 100) },
     { horizon: h, side: sideOf(lower, upper, 1 + h / 100) },
   ]);
-  const resolved = rounds.length >= 2 && sides.every((s) => s.side !== 'unclear');
+  const resolved = upper < Number.POSITIVE_INFINITY && sides.every((s) => s.side !== 'unclear');
   return { id: q.id, rounds: rounds.length, ratio, lower, upper, resolved, sides };
 }
 

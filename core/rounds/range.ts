@@ -3,7 +3,7 @@
  * studies where every question's per-round ratio is lognormal about an assumed truth.
  */
 import { SeededRandom } from '../random';
-import { judgeRounds, type Question, type RoundValues } from './judge';
+import { judgeRounds, type PriorNoise, type Question, type RoundValues } from './judge';
 import { normalDraw } from './normal';
 
 export interface RangeAssumption {
@@ -15,6 +15,8 @@ export interface RangeAssumption {
   noiseCv: number;
   /** The true (geometric mean) ratio candidate/baseline every question is assumed to have. */
   trueRatio: number;
+  /** Noise known from earlier runs, as the judge would be given it. */
+  priorNoise?: PriorNoise;
   trials?: number;
   seed?: number;
 }
@@ -38,5 +40,6 @@ export function roundsRange(a: RangeAssumption): { min: number; expected: number
   const trials = a.trials ?? 2000;
   let total = 0;
   for (let t = 0; t < trials; t++) total += simulatedRounds(a, rng);
-  return { min: Math.max(a.minRounds, Math.min(2, a.maxRounds)), expected: total / trials, max: a.maxRounds };
+  const first = a.priorNoise ? 1 : 2;
+  return { min: Math.max(a.minRounds, Math.min(first, a.maxRounds)), expected: total / trials, max: a.maxRounds };
 }

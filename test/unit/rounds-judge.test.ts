@@ -10,10 +10,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SeededRandom } from '../../core/random';
 import { lookAlpha, roundsInterval } from '../../core/rounds/interval';
-import { judgeRounds, type JudgeInput, type QuestionState, type RoundValues } from '../../core/rounds/judge';
+import {
+  judgeRounds,
+  type JudgeInput,
+  type PriorNoise,
+  type QuestionState,
+  type RoundValues,
+} from '../../core/rounds/judge';
 import { normalDraw } from '../../core/rounds/normal';
 import { roundsRange } from '../../core/rounds/range';
-import { meanCi } from '../../core/report/stats';
+import { meanCi, sampleStddev } from '../../core/report/stats';
 import { fitNoiseModel, type RecordedRun } from '../../bench/noise-model';
 
 const RESULTS = join(__dirname, '..', '..', 'bench', 'results', 'regression-local.json');
@@ -65,6 +71,14 @@ describe('judgeRounds on hand-made rounds', () => {
     expect(judgeRounds(input(noisy, { ...budget, nextRoundUsd: 1 }))).toMatchObject({ decision: 'continue' });
   });
 
+  it('resolves on one round when the noise is known from earlier runs', () => {
+    // Act
+    const out = judgeRounds(input(rounds([0.8]), { minRounds: 1, priorNoise: { logSd: 0.01, df: 30 } }));
+    // Assert
+    expect(out).toMatchObject({ decision: 'stop', reason: 'resolved' });
+    expect(out.questions[0]!.upper).toBeLessThan(0.95);
+  });
+
   it('never resolves on one round, nor before the minimum', () => {
     // Act
     const one = judgeRounds(input(rounds([0.5])));
@@ -85,13 +99,20 @@ describe('judgeRounds on hand-made rounds', () => {
   });
 });
 
+/** A prior noise estimate from df earlier rounds' log ratios (sd sigma * sqrt(2)), drawn honestly. */
+function priorFrom(rng: SeededRandom, sigma: number, df: number): PriorNoise {
+  const xs = Array.from({ length: df + 1 }, () => sigma * (normalDraw(rng) - normalDraw(rng)));
+  return { logSd: sampleStddev(xs), df };
+}
+
 /** A simulated study of one question: rounds until the judge stops; returns its final state. */
-function study(rng: SeededRandom, truth: number, horizons: number[], sigma: number, maxRounds: number) {
+function study(rng: SeededRandom, truth: number, horizons: number[], sigma: number, maxRounds: number, priorDf = 0) {
   const obs: RoundValues[] = [];
+  const priorNoise = priorDf > 0 ? priorFrom(rng, sigma, priorDf) : undefined;
   for (let round = 1; ; round++) {
     const baseline = Math.exp(sigma * normalDraw(rng));
     obs.push({ round, baseline, candidate: truth * Math.exp(sigma * normalDraw(rng)) });
-    const out = judgeRounds(input(obs, { questions: [question(horizons)], maxRounds }));
+    const out = judgeRounds(input(obs, { questions: [question(horizons)], maxRounds, priorNoise }));
     if (out.decision === 'stop') return { state: out.questions[0]!, reason: out.reason!, obs };
   }
 }
@@ -113,25 +134,33 @@ describe('optional stopping at the fitted noise: coverage and wrong-side calls (
     ['well past the horizon', Math.exp(-3 * SIGMA)],
   ];
 
-  it.each(cases)('%s: the final 95%% interval covers the truth, wrong-side calls at most 5%%', (_, truth) => {
-    // Arrange
-    const rng = new SeededRandom(3800 + Math.round(truth * 1000));
-    let covered = 0;
-    let wrong = 0;
-    let early = 0;
-    // Act
-    for (let t = 0; t < N; t++) {
-      const { state, reason } = study(rng, truth, [H], SIGMA, 10);
-      if (state.lower <= truth && truth <= state.upper) covered++;
-      if (wrongSide(state, truth)) wrong++;
-      if (reason === 'resolved') early++;
-    }
-    // Assert
-    expect(covered / N).toBeGreaterThanOrEqual(0.95 - slack(0.05, N));
-    expect(wrong / N).toBeLessThanOrEqual(0.05 + slack(0.05, N));
-    // Well past the horizon most studies stop resolved before the maximum: the rule has power.
-    if (truth < 0.5) expect(early / N).toBeGreaterThan(0.5);
-  });
+  it.each(
+    cases.flatMap(([name, truth]) => [
+      [name, truth, 0],
+      [name, truth, 30],
+    ]),
+  )(
+    '%s (%f), prior noise df %i: the final 95%% interval covers the truth, wrong-side calls at most 5%%',
+    (_, truth, priorDf) => {
+      // Arrange
+      const rng = new SeededRandom(3800 + Math.round(truth * 1000) + priorDf);
+      let covered = 0;
+      let wrong = 0;
+      let early = 0;
+      // Act
+      for (let t = 0; t < N; t++) {
+        const { state, reason } = study(rng, truth, [H], SIGMA, 10, priorDf);
+        if (state.lower <= truth && truth <= state.upper) covered++;
+        if (wrongSide(state, truth)) wrong++;
+        if (reason === 'resolved') early++;
+      }
+      // Assert
+      expect(covered / N).toBeGreaterThanOrEqual(0.95 - slack(0.05, N));
+      expect(wrong / N).toBeLessThanOrEqual(0.05 + slack(0.05, N));
+      // Well past the horizon most studies stop resolved before the maximum: the rule has power.
+      if (truth < 0.5) expect(early / N).toBeGreaterThan(priorDf > 0 ? 0.9 : 0.5);
+    },
+  );
 
   it('a fixed-level t interval under the same stopping is too narrow: why the looks spend alpha', () => {
     // Arrange: stop at the first round from 2 whose plain 95% t interval clears the bounds
