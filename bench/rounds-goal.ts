@@ -19,7 +19,15 @@ import { runsPerMonth } from '../core/plan/nightly-cost';
 import { planRun } from '../core/plan/plan';
 import { SeededRandom } from '../core/random';
 import { meanCi, sampleStddev, summarize, welchRatioCi } from '../core/report/stats';
-import { judgeRounds, type Question, type RoundValues } from '../core/rounds/judge';
+import {
+  judgeRounds,
+  type PriorNoise,
+  type Question,
+  type QuestionState,
+  type RoundValues,
+  type StopReason,
+} from '../core/rounds/judge';
+import { roundsRange } from '../core/rounds/range';
 import { normalDraw } from '../core/rounds/normal';
 import { fitNoiseModel, type RecordedRun } from './noise-model';
 
@@ -60,16 +68,28 @@ interface Outcome {
   /** The final interval lies wholly below 1, or above: the call `compare` makes. */
   below1: number;
   above1: number;
+  /** Why the studies stopped, as shares. */
+  reasons: Record<StopReason, number>;
+}
+
+/** A call on a bound is wrong when the truth is not on the side it says (at the bound, any call). */
+function wrongSide(s: QuestionState, truth: number): boolean {
+  return s.sides.some(({ horizon, side }) => {
+    const b = 1 + horizon / 100;
+    return (side === 'above' && truth <= b) || (side === 'below' && truth >= b);
+  });
 }
 
 /** Seeded studies of questions sharing one true ratio, each round the judge's decision. */
 function simulate(questions: Question[], truth: number, withPrior: boolean, seed: number): Outcome {
   const rng = new SeededRandom(seed);
-  const total: Outcome = { rounds: 0, covered: 0, wrongSide: 0, calledBelow: 0, below1: 0, above1: 0 };
+  const total = { rounds: 0, covered: 0, wrongSide: 0, calledBelow: 0, below1: 0, above1: 0 };
+  const reasons: Record<StopReason, number> = { resolved: 0, 'max-rounds': 0, budget: 0 };
   for (let t = 0; t < TRIALS; t++) {
     // The prior is itself an estimate: drawn from PRIOR_DF earlier rounds of the same noise.
     const earlier = Array.from({ length: PRIOR_DF + 1 }, () => SIGMA * normalDraw(rng));
-    const priorNoise = withPrior && PRIOR_DF > 0 ? { logSd: sampleStddev(earlier), df: PRIOR_DF } : undefined;
+    const priorNoise: PriorNoise | undefined =
+      withPrior && PRIOR_DF > 0 ? { logSd: sampleStddev(earlier), df: PRIOR_DF } : undefined;
     const obs: Record<string, RoundValues[]> = Object.fromEntries(questions.map((q) => [q.id, []]));
     for (let round = 1; ; round++) {
       for (const q of questions)
@@ -86,13 +106,10 @@ function simulate(questions: Question[], truth: number, withPrior: boolean, seed
       });
       if (out.decision === 'continue') continue;
       total.rounds += round;
+      reasons[out.reason!]++;
       for (const s of out.questions) {
         if (s.lower <= truth && truth <= s.upper) total.covered++;
-        const bad = s.sides.some(({ horizon, side }) => {
-          const b = 1 + horizon / 100;
-          return (side === 'above' && truth <= b) || (side === 'below' && truth >= b);
-        });
-        if (bad) total.wrongSide++;
+        if (wrongSide(s, truth)) total.wrongSide++;
         if (s.sides.some((x) => x.horizon < 0 && x.side === 'below')) total.calledBelow++;
         if (s.upper < 1) total.below1++;
         if (s.lower > 1) total.above1++;
@@ -101,7 +118,7 @@ function simulate(questions: Question[], truth: number, withPrior: boolean, seed
     }
   }
   const n = TRIALS * questions.length;
-  const share = (k: keyof Outcome) => total[k] / n;
+  const share = (k: keyof typeof total) => total[k] / n;
   return {
     rounds: total.rounds / TRIALS,
     covered: share('covered'),
@@ -109,6 +126,11 @@ function simulate(questions: Question[], truth: number, withPrior: boolean, seed
     calledBelow: share('calledBelow'),
     below1: share('below1'),
     above1: share('above1'),
+    reasons: {
+      resolved: reasons.resolved / TRIALS,
+      'max-rounds': reasons['max-rounds'] / TRIALS,
+      budget: reasons.budget / TRIALS,
+    },
   };
 }
 
@@ -159,6 +181,7 @@ function main(): void {
       coverage: o.covered,
       wrongSide: o.wrongSide,
       resolvedBelow: o.calledBelow,
+      stopped: o.reasons,
     };
   };
   const nightly = roundPrices('nightly-regression.json');
@@ -177,6 +200,7 @@ function main(): void {
       falseAlarm: quiet.below1 + quiet.above1,
       detectionAt90Pct: moved.below1,
       movedExpectedRounds: moved.rounds,
+      stoppedQuiet: quiet.reasons,
     };
   };
   const today = { falseAlarm: 0, detectionAt90Pct: todaysCompare(nightly.repeats, 0.9, 7).below1 };
@@ -198,6 +222,16 @@ function main(): void {
       prices: s1,
       trueRatio: 0.92,
       fixedRepeatsCoverage: fixedCoverage(s1.repeats, 3),
+      // What `plan --aws` would print: rounds from the minimum to the maximum, expected at this noise.
+      roundsRange: roundsRange({
+        questions: s1Questions,
+        minRounds: 1,
+        maxRounds: MAX,
+        confidence: 0.95,
+        noiseCv: CV,
+        trueRatio: 0.92,
+        trials: 1000,
+      }),
       ownRoundsOnly: s1Figures(simulate(s1Questions, 0.92, false, 92)),
       withPriorNoise: s1Figures(simulate(s1Questions, 0.92, true, 93)),
     },
