@@ -17,7 +17,7 @@
  * A prior noise estimate (earlier runs of the same experiment, independent of these rounds) pools
  * with the rounds' own spread; then one round already gives an exact t interval.
  */
-import { mean, sampleStddev, studentTQuantile } from '../report/stats';
+import { mean, sampleStddev, studentTQuantile } from '../stats/student-t';
 
 /** The rounds' ratio candidate/baseline and its repeated confidence interval, on the ratio scale. */
 export interface RoundsInterval {
