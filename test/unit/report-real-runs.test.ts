@@ -40,6 +40,15 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     for (const [k, id] of Object.entries(RUNS)) data[k as keyof typeof RUNS] = await run(id);
   });
 
+  it.each(['s1', 's5'] as const)('%s: the Answer holds its findings in five, none folded away on the page', (k) => {
+    // Act
+    const report = buildReport(data[k]!, prices);
+    // Assert
+    expect(report.answer?.lines.length ?? 0).toBeGreaterThan(0);
+    expect(report.answer?.lines.length ?? 0).toBeLessThanOrEqual(5);
+    expect(report.answer?.more).toBeUndefined();
+  });
+
   it('S2: each offering is priced for its engine, as plan --aws does (not all at Aurora MySQL’s price)', () => {
     // Act
     const f = analyzePrice(makeContext(data.s2!, prices))!;

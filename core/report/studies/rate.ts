@@ -724,8 +724,8 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const opening = [
     ...(scope !== null ? [scope] : []),
     ...f.sweeps.map(rateSweepSentence),
-    ...(resolution !== null ? [resolution] : []),
-    ...(grid !== null ? [grid] : []),
+    // What the repeats and the grid cannot resolve is one finding: the Answer keeps five.
+    ...([resolution, grid].some((x) => x !== null) ? [[resolution, grid].filter((x) => x !== null).join(' ')] : []),
   ];
   const pct0 = f.sweeps[0]!.latencyPercentile;
   const relative = f.sweeps.some((sw) => sw.variants.some((v) => v.points.some((p) => p.rateOfCapacity !== null)));
