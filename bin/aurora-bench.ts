@@ -11,6 +11,7 @@ import { printErr, printOut } from '../core/cli/terminal';
 import { formatError, UsageError } from '../core/errors';
 import { failIfUnsettledAtExit } from '../core/cli/unsettled-exit';
 import { SCALES } from '../core/experiment/scale';
+import { repeatsText } from '../core/experiment/rounds';
 import { runIdProblem } from '../core/plan/run-id';
 import type { HistoryFlags } from '../core/cli/regression-command';
 
@@ -106,7 +107,7 @@ program
           const awsNote = notOnAws.length > 0 ? `; not on AWS yet: ${notOnAws.join('; ')}` : '';
           printOut(
             `ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} ` +
-              `workloads, ${spec.repeats} repeats${whatIfs}${awsNote})\n`,
+              `workloads, ${repeatsText(spec)}${whatIfs}${awsNote})\n`,
           );
         } catch (e) {
           bad++;

@@ -26,6 +26,8 @@ const SMALL = {
   sweepPoints: 5,
   maxThreads: 1024,
   repeats: 2,
+  /** A repeats range keeps at most this many rounds, so a rehearsal still shows the loop stop early or not. */
+  maxRounds: 3,
   clients: 2,
   /**
    * A rate sweep's offered rates, as multiples of this machine's capacity measured first by an
@@ -209,9 +211,17 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
       changed(`variants[${i}].clients.count`, `${v.clients.count} clients -> ${clients.count}`);
     return { ...v, clients };
   });
-  const repeats = Math.min(spec.repeats, SMALL.repeats);
-  if (repeats !== spec.repeats) changed('repeats', `${spec.repeats} repeats -> ${repeats}`);
+  const repeats = smallRepeats(spec.repeats);
+  const text = (r: Spec['repeats']) => (typeof r === 'number' ? `${r} repeats` : `${r.min}-${r.max} rounds`);
+  if (text(repeats) !== text(spec.repeats)) changed('repeats', `${text(spec.repeats)} -> ${text(repeats)}`);
   const name = spec.name.length <= 34 ? `${spec.name}-small` : `${spec.name.slice(0, 34).replace(/-+$/, '')}-small`;
   const scaled = SpecSchema.parse({ ...spec, name, data, defaults, workloads, variants, repeats, maxConcurrency: 1 });
   return { spec: scaled, notes: [...notes, ...awsOnlyNotes(spec)] };
+}
+
+/** A fixed count at most SMALL.repeats; a range at most SMALL.repeats to SMALL.maxRounds rounds. */
+function smallRepeats(repeats: Spec['repeats']): Spec['repeats'] {
+  if (typeof repeats === 'number') return Math.min(repeats, SMALL.repeats);
+  const min = Math.min(repeats.min, SMALL.repeats);
+  return { min, max: Math.max(min, Math.min(repeats.max, SMALL.maxRounds)) };
 }
