@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Spec, Variant, Workload } from '../experiment/schema';
 import { READ_ONLY_TESTS } from '../experiment/read-only-tests';
-import { maxRepeats } from '../experiment/rounds';
+import { maxRepeats, repeatRange } from '../experiment/rounds';
 import { auroraParameterCaveats } from '../experiment/aurora-parameters';
 import { auroraConfigurationNotes } from '../experiment/aurora-configurations';
 import { engineNotes, variantEngine } from '../experiment/engine-checks';
@@ -627,5 +627,6 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
     order: spec.order,
     ...(orderSeed !== undefined ? { orderSeed } : {}),
     ...(duets !== undefined ? { duets } : {}),
+    ...(spec.questions !== undefined ? { rounds: repeatRange(spec) } : {}),
   };
 }
