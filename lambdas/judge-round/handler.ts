@@ -8,11 +8,13 @@ import { s3ClientConfig } from '../../core/backends/aws/client-config';
 import { composeAwsBackend } from '../../core/backends/aws/parts/compose';
 import { S3LakeStore } from '../../core/backends/aws/s3-lake';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';
+import { judgeRounds } from '../../core/rounds/judge';
 import { judgeRoundTask } from '../../core/workflow/tasks/judge-round';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
 export const handler = awsTaskHandler('judge-round', judgeRoundTask, ({ env, config, clientOptions, instrument }) => {
   const s3 = instrument(new S3Client(s3ClientConfig(clientOptions)));
   const lake = new S3LakeStore(s3, config.bucket, config.lakePrefix);
-  return awsFunctionTaskDeps(env, { backend: composeAwsBackend(config, lake, {}, 'judge-round') }, 'judge-round');
+  const backend = composeAwsBackend(config, lake, {}, 'judge-round');
+  return awsFunctionTaskDeps(env, { backend, judgeRounds }, 'judge-round');
 });

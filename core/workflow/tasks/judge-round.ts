@@ -2,7 +2,7 @@
 import type { RunContext } from '../../backend';
 import type { NamedQuestion } from '../../experiment/rounds';
 import { lakeKeys, type StepRow } from '../../lake/rows';
-import { judgeRounds, type QuestionState, type StopReason } from '../../rounds/judge';
+import type { QuestionState, StopReason } from './round-types';
 import { readJson } from './lake-json';
 import { need } from './need';
 import { roundValues } from './round-values';
@@ -95,7 +95,8 @@ export async function judgeRoundTask(deps: TaskDeps, event: JudgeRoundEvent): Pr
   );
   const spentUsd = config.roundUsd.slice(0, round).reduce((a, b) => a + b, 0);
   const nextRoundUsd = config.roundUsd[round] ?? 0;
-  const judged = judgeRounds({
+  if (deps.judgeRounds === undefined) throw new Error('judge-round: these deps were built without the judge');
+  const judged = deps.judgeRounds({
     questions: config.questions.map((q) => ({ ...q, horizons: [...q.horizons] })),
     observations,
     minRounds: config.minRounds,

@@ -5,7 +5,7 @@
  */
 import { lowerIsBetter, type NamedQuestion } from '../../experiment/rounds';
 import type { StepRow } from '../../lake/rows';
-import type { RoundValues } from '../../rounds/judge';
+import type { RoundValues } from './round-types';
 
 /** A step's value of the metric, summed over its clients (latency: the worst client's). */
 function stepValue(rows: readonly StepRow[], q: NamedQuestion, hourlyUsd: number | undefined): number | null {
