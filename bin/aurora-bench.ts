@@ -173,6 +173,10 @@ program
         if (backend === 'aws') {
           const { planVcpuLine } = await import('../core/backends/aws/vcpu-quota');
           extra.push(planVcpuLine(plan), ...(await nightlyPlanLines(file, plan, opts.prices)));
+          const { roundsPlanLines } = await import('../core/cli/rounds-plan');
+          const { estimatePlanCost, loadPrices } = await import('../core/plan/cost');
+          const table = loadPrices(repoRoot, opts.prices ? resolve(opts.prices) : undefined);
+          extra.push(...roundsPlanLines(prepared.spec, plan, estimatePlanCost(plan, table).total));
         }
         printOut(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
         // A plan that shows a refusal is not what `run` would do as written: scripts and CI see it in the exit code.
