@@ -8,7 +8,9 @@ type RoundsSpec = Pick<Spec, 'repeats' | 'questions' | 'order' | 'variants' | 'w
 
 /** The fewest and most rounds a run may have: a fixed repeat count is both. */
 export function repeatRange(spec: Pick<Spec, 'repeats'>): { readonly min: number; readonly max: number } {
-  return typeof spec.repeats === 'number' ? { min: spec.repeats, max: spec.repeats } : spec.repeats;
+  // A spec read back from a lake may predate the default (no repeats: one).
+  const repeats = (spec.repeats as Spec['repeats'] | undefined) ?? 1;
+  return typeof repeats === 'number' ? { min: repeats, max: repeats } : repeats;
 }
 
 /** The repeats the plan expands to: every round the run may need. */
