@@ -30,9 +30,10 @@ export function roundsPlanLines(spec: Spec, plan: Plan, totalUsd: number | null)
   });
   const roundS = plan.estimate.wallTimeS / max;
   const roundUsd = totalUsd === null ? null : totalUsd / max;
-  const at = (rounds: number) =>
-    `${rounds.toFixed(rounds % 1 === 0 ? 0 : 1)} rounds ${roundUsd === null ? '?' : formatMoney(roundUsd * rounds, 'USD')}` +
-    `, ${((roundS * rounds) / 3600).toFixed(1)} h`;
+  const at = (rounds: number) => {
+    const usd = roundUsd === null ? '?' : formatMoney(roundUsd * rounds, 'USD');
+    return `${rounds.toFixed(rounds % 1 === 0 ? 0 : 1)} rounds ${usd}, ${((roundS * rounds) / 3600).toFixed(1)} h`;
+  };
   return [
     `Rounds ${min}-${max} (the run stops once every question is resolved):`,
     `  minimum ${at(range.min)}; expected ${at(range.expected)}; maximum ${at(range.max)}`,

@@ -34,7 +34,7 @@ export interface NamedQuestion extends Question {
   readonly id: string;
 }
 
-export function questionId(q: Pick<Question, 'id' | 'baseline' | 'candidate' | 'metric'>): string {
+function questionId(q: Pick<Question, 'id' | 'baseline' | 'candidate' | 'metric'>): string {
   return q.id ?? `${q.candidate}-vs-${q.baseline}-${q.metric}`;
 }
 

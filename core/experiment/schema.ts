@@ -390,7 +390,7 @@ const DefaultsSchema = z
 const repeatCount = z.number().int().min(1).max(100);
 
 /** The metrics a question may compare (core/workflow/tasks/round-values.ts reads each from the steps table). */
-export const QUESTION_METRICS = ['tps', 'qps', 'p50', 'p90', 'p95', 'p99', 'tps_per_usd', 'qps_per_usd'] as const;
+const QUESTION_METRICS = ['tps', 'qps', 'p50', 'p90', 'p95', 'p99', 'tps_per_usd', 'qps_per_usd'] as const;
 export type QuestionMetric = (typeof QUESTION_METRICS)[number];
 
 const QuestionSchema = z

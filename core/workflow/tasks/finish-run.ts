@@ -177,10 +177,10 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
       ),
       server_config: await serverConfigSummary(deps, event.run),
       notes: JSON.stringify(
-        mergeNotes(
-          JSON.parse(previous.notes || '[]') as PlanNote[],
-          [...results.flatMap((r) => r.notes), ...(judged !== undefined ? [roundsNote(judged)] : [])],
-        ),
+        mergeNotes(JSON.parse(previous.notes || '[]') as PlanNote[], [
+          ...results.flatMap((r) => r.notes),
+          ...(judged !== undefined ? [roundsNote(judged)] : []),
+        ]),
       ),
     };
     await deps.backend.lake.put(lakeKeys.run(event.run.dt, event.run.runId), toJsonLines([row]));

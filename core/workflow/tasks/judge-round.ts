@@ -75,7 +75,7 @@ export const STOP_TEXT: Record<StopReason, string> = {
 };
 
 /** "round 2 of 2-10: a-vs-b-tps 92.1% (88.0%-96.2%) resolved; next round $4.12" */
-export function roundsSummary(j: RoundsJudged): string {
+function roundsSummary(j: RoundsJudged): string {
   const questions = j.questions
     .map((q) => `${q.id} ${pct(q.ratio)} (${pct(q.lower)}-${pct(q.upper)}) ${q.resolved ? 'resolved' : 'unclear'}`)
     .join('; ');
