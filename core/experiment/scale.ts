@@ -26,8 +26,6 @@ const SMALL = {
   sweepPoints: 5,
   maxThreads: 1024,
   repeats: 2,
-  /** A repeats range keeps at most this many rounds, so a rehearsal still shows the loop stop early or not. */
-  maxRounds: 3,
   clients: 2,
   /**
    * A rate sweep's offered rates, as multiples of this machine's capacity measured first by an
@@ -219,9 +217,8 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
   return { spec: scaled, notes: [...notes, ...awsOnlyNotes(spec)] };
 }
 
-/** A fixed count at most SMALL.repeats; a range at most SMALL.repeats to SMALL.maxRounds rounds. */
+/** At most SMALL.repeats rounds: the same cells a small rehearsal planned before. */
 function smallRepeats(repeats: Spec['repeats']): Spec['repeats'] {
   if (typeof repeats === 'number') return Math.min(repeats, SMALL.repeats);
-  const min = Math.min(repeats.min, SMALL.repeats);
-  return { min, max: Math.max(min, Math.min(repeats.max, SMALL.maxRounds)) };
+  return { min: Math.min(repeats.min, SMALL.repeats), max: Math.min(repeats.max, SMALL.repeats) };
 }
