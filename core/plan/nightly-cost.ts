@@ -42,7 +42,6 @@ function fixedValues(field: string): number | undefined {
 
 /** Runs a cron schedule starts in an average month; undefined when
  * its form is not one counted here (say so rather than guess).
- * @internal exported for its tests (a test seam)
  */
 export function runsPerMonth(schedule: string): number | undefined {
   const m = /^cron\((.*)\)$/.exec(schedule.trim());

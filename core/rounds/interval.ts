@@ -17,7 +17,7 @@
  * A prior noise estimate (earlier runs of the same experiment, independent of these rounds) pools
  * with the rounds' own spread; then one round already gives an exact t interval.
  */
-import { mean, sampleStddev, studentTQuantile } from '../report/stats';
+import { mean, sampleStddev, studentTQuantile } from '../stats/student-t';
 
 /** The rounds' ratio candidate/baseline and its repeated confidence interval, on the ratio scale. */
 export interface RoundsInterval {
@@ -40,6 +40,7 @@ export interface PriorNoise {
 /**
  * The alpha the look after round n spends, of K planned, the first look at round `first`. Earlier
  * rounds give no variance, so their share moves to the first look. Past K nothing is left.
+ * @internal exported for its tests (a test seam)
  */
 export function lookAlpha(alpha: number, n: number, maxRounds: number, first = 2): number {
   if (n < first || n > maxRounds) return 0;

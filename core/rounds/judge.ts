@@ -36,7 +36,7 @@ export interface JudgeInput {
   /** Noise known from earlier runs (e.g. the nightly's history); lets one round resolve. */
   priorNoise?: PriorNoise;
 }
-export type Side = 'above' | 'below' | 'unclear';
+type Side = 'above' | 'below' | 'unclear';
 export interface QuestionState {
   id: string;
   rounds: number;
@@ -63,7 +63,7 @@ function sideOf(lower: number, upper: number, bound: number): Side {
 }
 
 /** A question's state after its rounds so far. */
-export function judgeQuestion(q: Question, rounds: readonly RoundValues[], input: JudgeInput): QuestionState {
+function judgeQuestion(q: Question, rounds: readonly RoundValues[], input: JudgeInput): QuestionState {
   const logs = rounds.map((r) => Math.log(r.candidate / r.baseline));
   const prior = q.priorNoise ?? input.priorNoise;
   const { ratio, lower, upper } = roundsInterval(logs, input.confidence, input.maxRounds, prior);

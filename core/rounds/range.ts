@@ -22,7 +22,7 @@ export interface RangeAssumption {
 }
 
 /** The rounds one simulated study runs before the judge stops it. */
-export function simulatedRounds(a: RangeAssumption, rng: SeededRandom): number {
+function simulatedRounds(a: RangeAssumption, rng: SeededRandom): number {
   const sigma = Math.sqrt(Math.log(1 + a.noiseCv ** 2));
   const observations: Record<string, RoundValues[]> = Object.fromEntries(a.questions.map((q) => [q.id, []]));
   for (let round = 1; ; round++) {

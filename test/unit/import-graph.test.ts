@@ -15,7 +15,9 @@ const repoRoot = resolve(__dirname, '../..');
 const LAYERS: readonly (readonly string[])[] = [
   // the user-facing error base every stage throws, number formatting every stage prints with, the seeded generator
   // the plan's randomized order and the change-point tests draw from, the reader of every file a user names
-  ['core/polyfills', 'core/errors', 'core/format', 'core/random', 'core/user-file', 'prices'],
+  // and Student's t the intervals are built from
+  ['core/polyfills', 'core/errors', 'core/format', 'core/random', 'core/user-file', 'core/stats', 'prices'],
+  ['core/rounds'], // the judge after each round: pure statistics the plan, the workflow and the report use
   ['core/aurora'], // facts about Aurora MySQL (parameter catalogue, write forwarding)
   ['core/experiment'], // spec: schema, validation, scaling
   ['core/plan'], // plan: cells, steps, order, cost

@@ -5,12 +5,12 @@ import {
   meanCi,
   ratioVerdict,
   sampleStddev,
-  studentTCdf,
   studentTQuantile,
   summarize,
   welchDifferenceCi,
   welchRatioCi,
 } from '../../core/report/stats';
+import { studentTCdf } from '../../core/stats/student-t';
 
 describe('report statistics', () => {
   it('computes mean and sample standard deviation', () => {
