@@ -28,7 +28,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['core/workflow'], // the Tasks of the state machine
   ['core/backends/local', 'core/backends/aws'], // the two implementations of the port
   ['core/task-deps'], // the Tasks' deps wired from a backend for a platform (the AWS Lambdas and the rehearsal)
-  ['core/report', 'core/rounds'], // reports over the lake; the stop rule between rounds (the report's statistics)
+  ['core/report'], // reports over the lake
   ['core/regression'], // verdicts over many runs' lake rows
   ['core/cli', 'core/rehearsal'], // commands: local run, AWS run, the AWS rehearsal
   ['lambdas', 'lib'], // AWS entry points: the Task handlers, the CDK app
