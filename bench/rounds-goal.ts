@@ -7,6 +7,7 @@
  * author saw AZ a and AZ c disagree by up to 10%; read as two sds of a ratio that gives 5%. The
  * local recorded runs (bench/results/regression-local.json) show far more (a shared machine).
  */
+import { maxRepeats } from '../core/experiment/rounds';
 import '../core/polyfills';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -57,7 +58,9 @@ function roundPrices(file: string): { fixed: number; perRound: number; today: nu
     estimatePlanCost(planRun({ ...spec, repeats }, { backend: 'aws', scripts }), prices).total!;
   const one = at(1);
   const perRound = at(2) - one;
-  return { fixed: one - perRound, perRound, today: at(spec.repeats), repeats: spec.repeats };
+  // Today's fixed count: the most rounds the experiment may run.
+  const today = maxRepeats(spec);
+  return { fixed: one - perRound, perRound, today: at(today), repeats: today };
 }
 
 interface Outcome {

@@ -11,6 +11,7 @@ import { printErr, printOut } from '../core/cli/terminal';
 import { formatError, UsageError } from '../core/errors';
 import { failIfUnsettledAtExit } from '../core/cli/unsettled-exit';
 import { SCALES } from '../core/experiment/scale';
+import { repeatsText } from '../core/experiment/rounds';
 import { runIdProblem } from '../core/plan/run-id';
 import type { HistoryFlags } from '../core/cli/regression-command';
 
@@ -106,7 +107,7 @@ program
           const awsNote = notOnAws.length > 0 ? `; not on AWS yet: ${notOnAws.join('; ')}` : '';
           printOut(
             `ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} ` +
-              `workloads, ${spec.repeats} repeats${whatIfs}${awsNote})\n`,
+              `workloads, ${repeatsText(spec)}${whatIfs}${awsNote})\n`,
           );
         } catch (e) {
           bad++;
@@ -172,6 +173,10 @@ program
         if (backend === 'aws') {
           const { planVcpuLine } = await import('../core/backends/aws/vcpu-quota');
           extra.push(planVcpuLine(plan), ...(await nightlyPlanLines(file, plan, opts.prices)));
+          const { roundsPlanLines } = await import('../core/cli/rounds-plan');
+          const { estimatePlanCost, loadPrices } = await import('../core/plan/cost');
+          const table = loadPrices(repoRoot, opts.prices ? resolve(opts.prices) : undefined);
+          extra.push(...roundsPlanLines(prepared.spec, plan, estimatePlanCost(plan, table).total));
         }
         printOut(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
         // A plan that shows a refusal is not what `run` would do as written: scripts and CI see it in the exit code.

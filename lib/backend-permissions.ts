@@ -210,6 +210,7 @@ const TASK_PARTS: Readonly<Record<TaskName, readonly BackendPart[]>> = {
   'teardown-cell': ['lake', 'cell-teardown'],
   'finish-run': ['lake', 'lake-queries', 'lake-compaction'],
   'compute-verdicts': ['lake', 'lake-queries', 'verdicts'],
+  'judge-round': ['lake'],
 };
 
 export interface TaskPermissionsProps extends BackendPermissionsProps, VerdictPermissionsProps {}

@@ -22,6 +22,7 @@ import { RunProgressLines } from '../workflow/progress';
 import { STATE } from '../workflow/state-names';
 import { collectStepTask } from '../workflow/tasks/collect-step';
 import { interruptedSteps } from '../workflow/tasks/interrupted-steps';
+import { judgeRounds } from '../rounds/judge';
 import type { TaskDeps } from '../workflow/tasks/types';
 import { localJudge } from '../regression/judge-local';
 import { toolInfo } from './tool-info';
@@ -205,6 +206,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     readyTimeoutS: 120,
     preflight: (_plan, spec) => Promise.resolve(localRefusals(spec)),
     judgeRun: localJudge(options.lakeDir),
+    judgeRounds,
   };
   let result: LocalExecutionResult;
   let overlaps: readonly HostRunOverlap[];

@@ -224,9 +224,16 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
       changed(`variants[${i}].clients.count`, `${v.clients.count} clients -> ${clients.count}`);
     return { ...v, clients };
   });
-  const repeats = Math.min(spec.repeats, SMALL.repeats);
-  if (repeats !== spec.repeats) changed('repeats', `${spec.repeats} repeats -> ${repeats}`);
+  const repeats = smallRepeats(spec.repeats);
+  const text = (r: Spec['repeats']) => (typeof r === 'number' ? `${r} repeats` : `${r.min}-${r.max} rounds`);
+  if (text(repeats) !== text(spec.repeats)) changed('repeats', `${text(spec.repeats)} -> ${text(repeats)}`);
   const name = spec.name.length <= 34 ? `${spec.name}-small` : `${spec.name.slice(0, 34).replace(/-+$/, '')}-small`;
   const scaled = SpecSchema.parse({ ...spec, name, data, defaults, workloads, variants, repeats, maxConcurrency: 1 });
   return { spec: scaled, notes: [...notes, ...awsOnlyNotes(spec)] };
+}
+
+/** At most SMALL.repeats rounds: the same cells a small rehearsal planned before. */
+function smallRepeats(repeats: Spec['repeats']): Spec['repeats'] {
+  if (typeof repeats === 'number') return Math.min(repeats, SMALL.repeats);
+  return { min: Math.min(repeats.min, SMALL.repeats), max: Math.min(repeats.max, SMALL.repeats) };
 }

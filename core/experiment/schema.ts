@@ -8,6 +8,7 @@ import { READ_ONLY_TESTS } from './read-only-tests';
 import { z } from 'zod';
 import { ACU_STEP, MAX_ACU, MIN_MAX_ACU, READER_PROMOTION_TIER, STORAGE_TYPES } from '../aurora/aurora-configurations';
 import { ENGINE_KINDS, ENGINES } from '../aurora/engines';
+import { maxRepeats, roundsIssues } from './rounds';
 
 const name = z
   .string()
@@ -386,6 +387,27 @@ const DefaultsSchema = z
   })
   .strict();
 
+const repeatCount = z.number().int().min(1).max(100);
+
+/** The metrics a question may compare (core/workflow/tasks/round-values.ts reads each from the steps table). */
+const QUESTION_METRICS = ['tps', 'qps', 'p50', 'p90', 'p95', 'p99', 'tps_per_usd', 'qps_per_usd'] as const;
+export type QuestionMetric = (typeof QUESTION_METRICS)[number];
+
+const QuestionSchema = z
+  .object({
+    id: name.optional().describe('How the run and the report name it; default "<candidate>-vs-<baseline>-<metric>".'),
+    baseline: name.describe('The variant the candidate is compared with.'),
+    candidate: name,
+    metric: z.enum(QUESTION_METRICS).describe('p50..p99: latency percentiles; *_per_usd: per dollar of the hour.'),
+    workload: name.optional().describe("Only this workload's steps (default every step both variants run)."),
+    horizons: z
+      .array(z.number().gt(0).lt(100))
+      .min(1)
+      .max(5)
+      .describe('Differences worth knowing, in percent: [5] asks whether the ratio is below 95%, above 105%.'),
+  })
+  .strict();
+
 export const SpecSchema = z
   .object({
     $schema: z.string().optional(),
@@ -412,7 +434,22 @@ export const SpecSchema = z
     data: DataSchema,
     defaults: DefaultsSchema.default({ durationS: 60, warmupS: 0, reportIntervalS: 1, percentile: 95 }),
     workloads: z.array(WorkloadSchema).min(1).max(100),
-    repeats: z.number().int().min(1).max(100).default(1),
+    repeats: z
+      .union([repeatCount, z.object({ min: repeatCount, max: repeatCount }).strict()])
+      .default(1)
+      .describe(
+        'Fresh-server repeats of every variant: a number, or {min, max} rounds with questions (the run stops ' +
+          'between them once every question is resolved).',
+      ),
+    questions: z
+      .array(QuestionSchema)
+      .min(1)
+      .max(20)
+      .optional()
+      .describe(
+        'What the study asks: after each round the workflow judges these and stops when each is resolved ' +
+          '(its interval clear of every horizon), at repeats.max, or before the next round would pass budget.maxUsd.',
+      ),
     order: z
       .enum(['interleaved', 'sequential', 'randomized', 'duet'])
       .default('interleaved')
@@ -438,7 +475,10 @@ export const SpecSchema = z
       .object({ maxUsd: z.number().positive() })
       .strict()
       .optional()
-      .describe('Refuse an AWS run whose estimated cost exceeds this.'),
+      .describe(
+        'Refuse an AWS run whose estimated cost exceeds this (with a repeats range: its minimum rounds); with ' +
+          'questions, no round starts that would pass it.',
+      ),
     ttlHours: z
       .number()
       .int()
@@ -480,14 +520,16 @@ export const SpecSchema = z
         path: ['orderSeed'],
       });
     }
+    for (const issue of roundsIssues(spec)) ctx.addIssue({ code: 'custom', ...issue });
     const stepsPerCell = spec.workloads.reduce((n, w) => n + w.threads.length * w.rates.length, 0);
-    const steps = stepsPerCell * spec.variants.length * spec.repeats;
+    const repeats = maxRepeats(spec);
+    const steps = stepsPerCell * spec.variants.length * repeats;
     if (steps > MAX_STEPS_PER_RUN) {
       ctx.addIssue({
         code: 'custom',
         message:
           `expands to ${steps.toLocaleString('en-US')} steps (${spec.variants.length} variants ` +
-          `x ${spec.repeats} repeats x ${stepsPerCell} steps per cell); one run may have at ` +
+          `x ${repeats} repeats x ${stepsPerCell} steps per cell); one run may have at ` +
           `most ${MAX_STEPS_PER_RUN.toLocaleString('en-US')}, about 8 hours of the shortest steps: split the ` +
           `study into several experiments or sweep fewer values`,
         path: ['workloads'],
@@ -561,3 +603,4 @@ export type Workload = z.output<typeof WorkloadSchema>;
 export type SysbenchOptions = z.output<typeof SysbenchOptionsSchema>;
 export type WriteForwarding = z.output<typeof WriteForwardingSchema>;
 export type Target = (typeof TARGETS)[number];
+export type Question = z.output<typeof QuestionSchema>;

@@ -95,6 +95,10 @@ export const lakeKeys = {
      * kept by its teardown's passes (core/workflow/cell-bill.ts).
      */
     cellLifetimes: (runId: string, cellId: string): string => `workflow/${safe(runId)}/lifetimes/${safe(cellId)}.json`,
+    /** A run with questions: its rounds, their items and prices, written by PlanRun (RoundsConfig). */
+    rounds: (runId: string): string => `workflow/${safe(runId)}/rounds.json`,
+    /** What JudgeRound decided after the last round (RoundsJudged), read by FinishRun. */
+    roundsJudged: (runId: string): string => `workflow/${safe(runId)}/rounds-judged.json`,
     /** Everything of a run's workflow objects. */
     run: (runId: string): string => `workflow/${safe(runId)}/`,
   },

@@ -83,9 +83,7 @@ export function regionPrices(table: PriceTable, region: string): RegionLookup {
   };
 }
 
-/** $/h of a variant's DB instances (writer + readers); null when the class has no price.
- * @internal exported for its tests (a test seam)
- */
+/** $/h of a variant's DB instances (writer + readers); null when the class has no price. */
 export function variantHourly(prices: RegionPrices, instanceClass: string, readers: number): number | null {
   const p = prices.dbInstanceHourly[instanceClass];
   return p === undefined ? null : p * (1 + readers);

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Spec, Variant, Workload } from '../experiment/schema';
 import { READ_ONLY_TESTS } from '../experiment/read-only-tests';
+import { maxRepeats, repeatRange } from '../experiment/rounds';
 import { auroraParameterCaveats } from '../experiment/aurora-parameters';
 import { auroraConfigurationNotes } from '../experiment/aurora-configurations';
 import { engineNotes, variantEngine } from '../experiment/engine-checks';
@@ -573,7 +574,7 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
           : ''),
     });
   }
-  for (const { variantIndex, repeat } of orderCells(spec.variants.length, spec.repeats, spec.order, orderSeed)) {
+  for (const { variantIndex, repeat } of orderCells(spec.variants.length, maxRepeats(spec), spec.order, orderSeed)) {
     const variant = spec.variants[variantIndex]!;
     // A local-only what-if has no Aurora counterpart: refused on AWS (said in the notes).
     if (options.backend === 'aws' && hasLocalOnlyParameters(spec, variant)) continue;
@@ -626,5 +627,6 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
     order: spec.order,
     ...(orderSeed !== undefined ? { orderSeed } : {}),
     ...(duets !== undefined ? { duets } : {}),
+    ...(spec.questions !== undefined ? { rounds: repeatRange(spec) } : {}),
   };
 }

@@ -7,6 +7,7 @@
  */
 import type { Spec } from '../experiment/schema';
 import { scaleSpec, type Scale } from '../experiment/scale';
+import { maxRepeats } from '../experiment/rounds';
 import { loadSpecFile } from '../experiment/validate';
 import { awsEngineRefusals } from '../experiment/engine-checks';
 import { awsDataRefusals } from './data-bounds';
@@ -48,7 +49,7 @@ function awsWorkflowStateNotes(plan: Plan, spec: Spec): PlanNote[] {
   const perItem = bytes / Math.max(1, items);
   const kib = (n: number) => `${Math.ceil(n / 1024)} KiB`;
   const what =
-    `${plan.cells.length} cells (${spec.variants.length} variant(s) x ${spec.repeats} repeat(s)): ` +
+    `${plan.cells.length} cells (${spec.variants.length} variant(s) x ${maxRepeats(spec)} repeat(s)): ` +
     `the workflow's parent execution carries the position of each of its ${items} cell Map item(s), at ` +
     `least ${kib(bytes)}`;
   if (bytes > STATE_BYTES_LIMIT) {

@@ -178,6 +178,11 @@ export interface Plan {
   readonly orderSeed?: number;
   /** Order "duet": the workflow's Map items, each running one round's cells together. */
   readonly duets?: readonly DuetPlan[];
+  /**
+   * With questions: the workflow runs the cells round by round (repeat 1 first) and JudgeRound stops
+   * it between min and max rounds; cells of rounds it did not run stay unrun. Absent: every cell.
+   */
+  readonly rounds?: { readonly min: number; readonly max: number };
 }
 
 /** The engine a cell provisions: its variant's, or (a plan from before variants had one) the plan's. */

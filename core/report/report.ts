@@ -9,6 +9,7 @@ import { chartPointCount, renderChartSvg } from './charts';
 import { loadPrices, type PriceTable } from '../plan/cost';
 import { textTable } from '../format';
 import { loadRun, type RunData } from './load';
+import { maxRepeats, ROUNDS_NOTE_PATH } from '../experiment/rounds';
 import type { AnswerPart, ChartBlock, Report, ReportSection, TableBlock } from './model';
 import { analyzeSections, makeContext, type ContextOptions } from './sections';
 import { LOCAL_EMULATION_WARNING, type ForwardingFindings } from './studies/forwarding';
@@ -31,9 +32,15 @@ function parsedNotes(data: RunData): PlanNoteRow[] {
 /** Notes of path "host" say other runs shared the machine: every figure reads differently, so the banner has them. */
 const isHostNote = (n: PlanNoteRow): boolean => n.path === 'host';
 
+/** The rounds FinishRun recorded (a note of path "rounds"): how many ran and why they stopped. */
+function roundsRan(data: RunData): string | null {
+  const note = parsedNotes(data).find((n) => n.path === ROUNDS_NOTE_PATH);
+  return note?.message ?? null;
+}
+
 function planNotes(data: RunData): string[] {
   return parsedNotes(data)
-    .filter((n) => !isHostNote(n))
+    .filter((n) => !isHostNote(n) && n.path !== ROUNDS_NOTE_PATH)
     .map((n) => `[${n.level ?? 'info'}] ${n.path ? `${n.path}: ` : ''}${n.message ?? ''}`);
 }
 
@@ -125,9 +132,10 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
     [
       'steps',
       `${data.steps.length} step results (${stepCounts(data)}), ` +
-        ((data.spec?.repeats ?? 1) > 1
-          ? `${data.spec!.repeats} repeats in ${data.spec!.order} order`
-          : 'one repeat (no order between repeats)'),
+        (roundsRan(data) ??
+          (maxRepeats(data.spec ?? { repeats: 1 }) > 1
+            ? `${maxRepeats(data.spec!)} repeats in ${data.spec!.order} order`
+            : 'one repeat (no order between repeats)')),
     ],
   ];
   const leftOut = ctx.leftOutSaturated.map((s) => `${s.variant} ${s.step_id} (repeat ${s.repeat})`);

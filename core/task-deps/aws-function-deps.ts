@@ -46,6 +46,7 @@ export interface AwsFunctionParts {
   readonly preflight?: NonNullable<TaskDeps['preflight']>;
   readonly judgeRun?: TaskDeps['judgeRun'];
   readonly compactRun?: NonNullable<TaskDeps['compactRun']>;
+  readonly judgeRounds?: NonNullable<TaskDeps['judgeRounds']>;
 }
 
 export function awsFunctionTaskDeps(
@@ -70,5 +71,6 @@ export function awsFunctionTaskDeps(
         )),
     ...(parts.preflight ? { preflight: parts.preflight } : {}),
     ...(parts.compactRun ? { compactRun: parts.compactRun } : {}),
+    ...(parts.judgeRounds ? { judgeRounds: parts.judgeRounds } : {}),
   };
 }

@@ -144,6 +144,11 @@ export function progressLine(
     return lines.length > 0 ? lines.join('\n') : undefined;
   }
   if (ev.type === 'StateExited' && name === STATE.ComputeVerdicts) return verdictsLine(ev.state?.output);
+  // After each round of a run with questions: what is resolved and what the next round costs.
+  if (ev.type === 'StateExited' && name === STATE.JudgeRound) {
+    const summary = (ev.state?.output as { summary?: unknown } | undefined)?.summary;
+    return typeof summary === 'string' ? `rounds: ${summary}` : undefined;
+  }
   // A look at a step still running is RunStep's value (done false, nothing started nor collected: no line above);
   // a retry is a transient error, worth a line as any state's.
   if (ev.type === 'StateRetried') return `${tag} ${name} failed, retrying (attempt ${ev.retry?.attempt ?? '?'})`;

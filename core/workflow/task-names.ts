@@ -15,6 +15,7 @@ export const TASK_NAMES = [
   'teardown-cell',
   'finish-run',
   'compute-verdicts',
+  'judge-round',
 ] as const;
 export type TaskName = (typeof TASK_NAMES)[number];
 

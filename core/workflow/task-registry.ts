@@ -8,6 +8,7 @@
 import type { TaskName } from './task-names';
 import { computeVerdictsTask } from './tasks/compute-verdicts';
 import { finishRunTask } from './tasks/finish-run';
+import { judgeRoundTask } from './tasks/judge-round';
 import { planRunTask } from './tasks/plan-run';
 import type { TaskDeps } from './tasks/types';
 import { checkCellReadyTask } from './tasks/check-cell-ready';
@@ -30,6 +31,8 @@ export const TASKS = {
   'teardown-cell': teardownCellTask,
   'finish-run': finishRunTask,
   'compute-verdicts': computeVerdictsTask,
+  // After each round of a run with questions: another round or stop.
+  'judge-round': judgeRoundTask,
 } as const satisfies Record<TaskName, (deps: TaskDeps, event: never) => Promise<unknown>>;
 
 /** What the state machine passes to a task (its Parameters / input). */

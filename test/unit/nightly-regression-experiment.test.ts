@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import { auroraParameterProblems } from '../../core/experiment/aurora-parameters';
 import { planRun } from '../../core/plan/plan';
+import { maxRepeats } from '../../core/experiment/rounds';
 import { checkBudget, loadPrices } from '../../core/plan/cost';
 import { loadSpecFile } from '../../core/experiment/validate';
 import { parseAppConfig } from '../../lib/config';
@@ -21,7 +22,7 @@ describe('the nightly regression experiment', () => {
     const cost = checkBudget(plan, spec.budget, loadPrices(repoRoot));
     // Assert
     expect(auroraParameterProblems(spec)).toEqual([]);
-    expect(plan.cells).toHaveLength(spec.variants.length * spec.repeats);
+    expect(plan.cells).toHaveLength(spec.variants.length * maxRepeats(spec));
     expect(plan.notes.filter((n) => n.level === 'refused')).toEqual([]);
     expect(cost.total).not.toBeNull();
     expect(cost.total!).toBeLessThanOrEqual(spec.budget!.maxUsd);

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { planRun } from '../../core/plan/plan';
+import { maxRepeats } from '../../core/experiment/rounds';
 import { preparePlan } from '../../core/plan/prepare';
 import { checkBudget, estimatePlanCost, loadPrices } from '../../core/plan/cost';
 import { SpecSchema } from '../../core/experiment/schema';
@@ -45,7 +46,7 @@ describe('the study experiments (experiments/*.json)', () => {
         v.localOnlyParameters === undefined &&
         spec.parameterTemplates[v.parameterTemplate ?? '']?.localOnlyParameters === undefined,
     );
-    expect(aws.cells.length).toBe(onAurora.length * spec.repeats);
+    expect(aws.cells.length).toBe(onAurora.length * maxRepeats(spec));
     expect(aws.cells.length).toBeGreaterThan(0);
     expect(local.cells.length).toBeGreaterThan(0);
     expect(cost.total).not.toBeNull();

@@ -9,6 +9,8 @@ import { causeText } from './cause-text';
 import { readJson } from './lake-json';
 import { need } from './need';
 import type { CellOutcome } from './teardown-cell';
+import { STOP_TEXT, type RoundsJudged } from './judge-round';
+import { ROUNDS_NOTE_PATH } from '../../experiment/rounds';
 import type { TaskDeps, TaskError } from './types';
 
 export interface FinishRunEvent {
@@ -102,11 +104,29 @@ function runCosts(row: RunRow, results: readonly CellOutcome[]): Map<string, Act
   }
 }
 
+/** A cell id is `${variant}-r${repeat}` (core/plan/plan.ts). */
+const cellRound = (cellId: string): number => Number(/-r(\d+)$/.exec(cellId)?.[1] ?? 1);
+
+/** The manifest's record of the rounds: how many ran of the range, and why they stopped. */
+function roundsNote(j: RoundsJudged): PlanNote {
+  const why = j.reason !== undefined ? STOP_TEXT[j.reason] : 'stopped before the judge decided';
+  const resolved = j.questions.filter((q) => q.resolved).length;
+  return {
+    level: 'info',
+    path: ROUNDS_NOTE_PATH,
+    message:
+      `${j.rounds} round${j.rounds === 1 ? '' : 's'} of ${j.minRounds}-${j.maxRounds} ran, stopped: ${why} ` +
+      `(${resolved} of ${j.questions.length} question${j.questions.length === 1 ? '' : 's'} resolved)`,
+  };
+}
+
 export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Promise<FinishRunOutput> {
   need(event, ['run'], 'finish-run');
   // The run's cells and each cell's outcome are in the lake (a group's members each wrote their own,
   // a teardown that failed wrote that): nothing of them travels in the state.
-  const cells = await runCellIds(deps, event);
+  const judged = await readJson<RoundsJudged>(deps, lakeKeys.workflow.roundsJudged(event.run.runId));
+  // Cells of rounds the judge did not start were never meant to run: not "did not report".
+  const cells = (await runCellIds(deps, event)).filter((id) => judged === undefined || cellRound(id) <= judged.rounds);
   const results: CellOutcome[] = [];
   const missing: string[] = [];
   const written = new Map<string, CellOutcome>();
@@ -157,10 +177,10 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
       ),
       server_config: await serverConfigSummary(deps, event.run),
       notes: JSON.stringify(
-        mergeNotes(
-          JSON.parse(previous.notes || '[]') as PlanNote[],
-          results.flatMap((r) => r.notes),
-        ),
+        mergeNotes(JSON.parse(previous.notes || '[]') as PlanNote[], [
+          ...results.flatMap((r) => r.notes),
+          ...(judged !== undefined ? [roundsNote(judged)] : []),
+        ]),
       ),
     };
     await deps.backend.lake.put(lakeKeys.run(event.run.dt, event.run.runId), toJsonLines([row]));

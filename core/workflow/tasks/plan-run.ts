@@ -7,6 +7,10 @@ import type { Plan, PlanNote } from '../../plan/types';
 import type { GroupRef } from './group';
 import { SpecError, validateSpec } from '../../experiment/validate';
 import { InvalidSpecError } from '../errors';
+import type { Spec } from '../../experiment/schema';
+import { namedQuestions, repeatRange } from '../../experiment/rounds';
+import { bundledPrices, estimatePlanCost, regionPrices, variantHourly } from '../../plan/cost';
+import type { RoundsConfig } from './judge-round';
 import { need } from './need';
 import type { TaskDeps } from './types';
 
@@ -29,6 +33,8 @@ export interface PlanRunOutput {
    */
   readonly items: readonly number[];
   readonly maxConcurrency: number;
+  /** A run with questions: the round the items are (1 first); JudgeRound follows RunCells. Absent: one pass. */
+  readonly round?: number;
 }
 
 function runContext(plan: Plan): RunContext {
@@ -92,6 +98,7 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
           ),
       );
     }
+    if (spec.questions !== undefined) await writeRoundsConfig(deps, plan, spec, groups);
     const row: RunRow = {
       run_id: plan.runId,
       spec_name: plan.specName,
@@ -120,8 +127,49 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     throw e;
   }
   // Positions only (a group's index is its position: groups are in plan order).
-  const items = mapGroups(plan).map((g) => g.index);
+  const groups = mapGroups(plan);
+  if (plan.rounds !== undefined) {
+    // Round by round: the first round's items now, JudgeRound gives each next round's.
+    const first = groups.filter((g) => groupRound(plan, g) === 1).map((g) => g.index);
+    return { run: runContext(plan), items: first, maxConcurrency: plan.maxConcurrency, round: 1 };
+  }
+  const items = groups.map((g) => g.index);
   return { run: runContext(plan), items, maxConcurrency: plan.maxConcurrency };
+}
+
+/** The round (repeat) of a Map item: its first member's. */
+function groupRound(plan: Plan, group: GroupRef): number {
+  const cellId = group.members[0]!.cellId;
+  return plan.cells.find((c) => c.cellId === cellId)!.repeat;
+}
+
+/** Each round's items and estimated cost, the questions and the budget, for JudgeRound. */
+async function writeRoundsConfig(deps: TaskDeps, plan: Plan, spec: Spec, groups: readonly GroupRef[]): Promise<void> {
+  const { min, max } = repeatRange(spec);
+  const prices = bundledPrices();
+  const roundUsd: number[] = [];
+  const items: number[][] = [];
+  for (let r = 1; r <= max; r++) {
+    items.push(groups.filter((g) => groupRound(plan, g) === r).map((g) => g.index));
+    roundUsd.push(estimatePlanCost({ ...plan, cells: plan.cells.filter((c) => c.repeat === r) }, prices).total ?? 0);
+  }
+  const regional = regionPrices(prices, plan.region).prices;
+  const hourlyUsd: Record<string, number> = {};
+  for (const v of spec.variants) {
+    const h = variantHourly(regional, v.instanceClass, v.readers);
+    if (h !== null) hourlyUsd[v.name] = h;
+  }
+  const config: RoundsConfig = {
+    questions: namedQuestions(spec),
+    minRounds: min,
+    maxRounds: max,
+    confidence: 0.95,
+    ...(plan.backend === 'aws' && spec.budget !== undefined ? { budgetUsd: spec.budget.maxUsd } : {}),
+    roundUsd,
+    items,
+    hourlyUsd,
+  };
+  await deps.backend.lake.put(lakeKeys.workflow.rounds(plan.runId), JSON.stringify(config));
 }
 
 /** The cell Map's items in plan order: the plan's duets, or each cell as a group of one. */

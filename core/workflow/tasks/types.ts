@@ -6,6 +6,7 @@ import type { Backend, RunContext } from '../../backend';
 import type { VerdictsRow } from '../../lake/rows';
 import type { Plan, PlanNote } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';
+import type { RoundsJudgeInput, RoundsJudgeOutput } from './round-types';
 
 export interface TaskDeps {
   readonly backend: Backend;
@@ -35,6 +36,11 @@ export interface TaskDeps {
    * compacts after the execution, core/lake/compact.ts, since an aborted run never reaches FinishRun).
    */
   readonly compactRun?: (run: RunContext) => Promise<string>;
+  /**
+   * The stop rule after each round (core/rounds/judge.ts judgeRounds), injected like judgeRun: the
+   * statistics sit above the workflow. Undefined: JudgeRound refuses (a function built without it).
+   */
+  readonly judgeRounds?: (input: RoundsJudgeInput) => RoundsJudgeOutput;
 }
 
 /** A Catch's error payload; Cause is the error message locally and a JSON string on Lambda. */
