@@ -198,8 +198,7 @@ describe('S4 verdicts traceable to the shown columns', () => {
     expect(gains).toContain(
       `The classes' differences (transmit Gbps 1 client ${span('(1 client)')}, 2 clients ${span('(2 clients ran')}) ` +
         'cannot be put down to the class: one repeat a point measures no noise, the classes ran one after ' +
-        'another, and their emulated memory, buffer pool and max_connections differ, each of which could ' +
-        'explain them.',
+        'another, and their emulated memory caps differ, each of which could explain them.',
     );
     expect(gains).not.toMatch(/noise, not the class|this machine’s noise/);
   });

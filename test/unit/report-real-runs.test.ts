@@ -49,6 +49,15 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     expect(report.answer?.more).toBeUndefined();
   });
 
+  it('S5: the most-per-USD lead is a point estimate, its noise pointed at the capacity table that has it', () => {
+    // Act
+    const text = renderTerminal(buildReport(data.s5!, prices));
+    // Assert: the rate sweep section shows no capacity ratio; the Answer's capacity table does.
+    const lead = text.split('\n').find((l) => l.includes('Most transactions per USD')) ?? '';
+    expect(lead).toContain('point estimates, not judged here');
+    expect(text).not.toContain('(rate sweep section)');
+  });
+
   it('S2: each offering is priced for its engine, as plan --aws does (not all at Aurora MySQL’s price)', () => {
     // Act
     const f = analyzePrice(makeContext(data.s2!, prices))!;

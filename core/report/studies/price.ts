@@ -262,7 +262,7 @@ function bareText(f: PriceFindings, points: number): string {
   const what = points > 1 ? 'these are point estimates' : 'this is a point estimate';
   if (f.sweptAtRates.length > 0)
     return (
-      ` (${what} from the capacities: their noise is the capacity ratios' in the rate sweep section, divided ` +
+      ` (${what} from the capacities: their noise is the capacity ratios' in the Answer's capacity table, divided ` +
       'by the price ratio; equal capacities alone give the inverse of the price ratio)'
     );
   return ` (${what} of one run with no interval: cannot be judged against the noise)`;
@@ -296,7 +296,7 @@ function winnerSentence(f: PriceFindings, ctx: Context): string | null {
           ? 'within the run-to-run noise'
           : 'beyond the run-to-run noise'
         : f.sweptAtRates.includes(w)
-          ? 'its noise is the capacity ratios’ (rate sweep section)'
+          ? 'point estimates, not judged here: their noise is the capacity ratios’ (the Answer’s capacity table) over the price ratio'
           : 'one run’s point estimates: not judged against the noise';
     leads.push({
       // A rate sweep's ratio is shown with its interval in the rate sweep section: named there, not here.
@@ -573,7 +573,7 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
   }
   if (f.sweptAtRates.length > 0)
     notes.push(
-      `${f.sweptAtRates.join(', ')}: a rate sweep; TPS is its capacity (rate sweep section), not the mean over ` +
+      `${f.sweptAtRates.join(', ')}: a rate sweep; TPS is its capacity (the Answer's capacity table), not the mean over ` +
         `the offered rates.`,
     );
   if (f.local)
