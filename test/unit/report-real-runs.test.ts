@@ -58,6 +58,13 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     expect(text).not.toContain('(rate sweep section)');
   });
 
+  it('S3: read shares called scattered only at the thread counts whose wins are scattered', () => {
+    // Act: in this run only 32 threads has wins, and they are not a threshold.
+    const text = renderTerminal(buildReport(data.s3!, prices));
+    // Assert
+    expect(text).toContain('(128 threads): at 32 threads, scattered cells, not a threshold.');
+  });
+
   it('S2: each offering is priced for its engine, as plan --aws does (not all at Aurora MySQL’s price)', () => {
     // Act
     const f = analyzePrice(makeContext(data.s2!, prices))!;

@@ -426,13 +426,21 @@ function lowestShare(shares: readonly ReadShareVerdict[]): string {
   );
 }
 
+/** Which thread counts' wins are scattered: a row with a threshold is not called scattered with the others. */
+function scatteredText(shares: readonly ReadShareVerdict[], words: string): string {
+  const scattered = shares.filter((v) => v.wins.length > 0 && v.winsFrom === null);
+  if (scattered.length === 0) return '';
+  if (scattered.length === shares.length) return words;
+  return `: at ${scattered.map((v) => v.threads).join(', ')} threads, ${words.replace(/^: /, '')}`;
+}
+
 function readShareWins(shares: readonly ReadShareVerdict[]): string {
   if (!shares.every((v) => v.runToRun))
     return (
       `Read share (reads:writes) from which the reader wins: 1 repeat cannot resolve the grid's ratios ` +
       `(run 2+ repeats to measure the run-to-run noise); in this run the reader was higher (interval above ` +
       `100%) ${shares.map(sharesInRun).join(', ')}` +
-      (shares.some((v) => v.wins.length > 0 && v.winsFrom === null) ? ': scattered cells, not a threshold.' : '.')
+      `${scatteredText(shares, ': scattered cells, not a threshold')}.`
     );
   const per = shares.map((v) => {
     if (v.winsFrom !== null) return `${v.threads} threads from ${readShareLabel(v.winsFrom)} up`;
@@ -733,8 +741,7 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
       controls: f.pairs.filter((p) => p.control),
       shares:
         f.readShares.length > 0
-          ? f.readShares.map(sharesInRun).join('; ') +
-            (f.readShares.some((v) => v.wins.length > 0 && v.winsFrom === null) ? ': scattered, no threshold' : '')
+          ? f.readShares.map(sharesInRun).join('; ') + scatteredText(f.readShares, ': scattered, no threshold')
           : null,
       scaleOut: f.scaleOut.map((s) => ({ vsWriter: s.ratio, vsOne: s.vsSingle })),
       stale: f.consistency.flatMap((c) =>
