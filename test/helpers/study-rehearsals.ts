@@ -104,9 +104,19 @@ function trimmedStudy(work: string, study: string, cells: ReadonlySet<string>): 
     kinds.add(kind);
     return true;
   });
+  // A question stays only where the trim kept both its variants and its workload.
+  const keptVariants = new Set(variants.map((v) => v.name));
+  const keptWorkloads = new Set(workloads.map((w) => w.name));
+  const questions = (small.questions ?? []).filter(
+    (q) =>
+      keptVariants.has(q.baseline) &&
+      keptVariants.has(q.candidate) &&
+      (q.workload === undefined || keptWorkloads.has(q.workload)),
+  );
   const trimmed: Spec = {
     ...small,
     variants,
+    ...(small.questions !== undefined ? { questions } : {}),
     repeats: 1,
     maxConcurrency: variants.length,
     data: { ...small.data, tables: 1, tableSize: 1000, prepareThreads: 1 },
