@@ -106,9 +106,6 @@ function departures(ps: readonly ParameterInEffect[]): { variants: string[]; par
  */
 const COMMIT_ONLY = new Set(['innodb_flush_log_at_trx_commit', 'sync_binlog']);
 
-/** Whether a parameter acts only at commit (COMMIT_ONLY): out of reach of a workload that commits nothing. */
-export const commitOnly = (parameter: string): boolean => COMMIT_ONLY.has(parameter);
-
 export interface EffectScope {
   /** The parameters the study varies on purpose: named as the one studied, not a confounder. */
   readonly studied: readonly string[];

@@ -85,6 +85,7 @@ function findings(): ThreadSweepFindings {
     },
     parameters: null,
     aa: null,
+    maxConnections: null,
   };
 }
 

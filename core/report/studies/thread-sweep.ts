@@ -20,7 +20,6 @@ import { analyzeLocalCaveats, caveatsTable, parameterSentence, scaleSentence, sc
 import type { LocalCaveats } from '../local-caveats';
 import { runOrderOf, runTrend, windowCell, clockText, type RunOrder, type RunTrend } from '../run-order';
 import {
-  commitOnly,
   parameterEffectSentence,
   parametersInEffect,
   withParameterRows,
@@ -146,6 +145,8 @@ export interface ThreadSweepFindings {
    * server and every recorded variable alike, but those that cannot act on it): the run's noise.
    */
   readonly identical: readonly IdenticalGap[];
+  /** The highest max_connections the servers ran with (server_config), or null when none is recorded. */
+  readonly maxConnections: number | null;
   /** The order the variants ran in (the lake's step times); null without times. */
   readonly runOrder: RunOrder | null;
   /** Overall scores against that order. */
@@ -157,19 +158,11 @@ interface IdenticalGap {
   readonly higher: string;
   readonly lower: string;
   readonly ratio: number;
-  /** The workload commits nothing, so the commit-only parameters the pair differs in cannot act. */
-  readonly commitsNothing: boolean;
   /** The sweep's best variant's score over the next one's. */
   readonly lead: { readonly best: string; readonly next: string; readonly ratio: number } | null;
 }
 
-/**
- * Parameters that cannot act within a short local step: innodb_flush_neighbors shapes page flushes, and
- * a step that fits the buffer pool ends before its deferred flushes (MariaDB KB, "InnoDB System Variables").
- */
-const NO_STEP_EFFECT = new Set(['innodb_flush_neighbors']);
-
-/** Local variants that ran identically but for NO_STEP_EFFECT parameters: their score gap is noise too. */
+/** Local variants whose every differing parameter ran alike: their score gap is noise too. */
 function nearAA(
   ctx: Context,
   overall: readonly { variant: string; score: number }[],
@@ -183,7 +176,7 @@ function nearAA(
   };
   const ran = (name: string): string =>
     parameters
-      .filter((p) => p.effect === 'differs' && !NO_STEP_EFFECT.has(p.parameter))
+      .filter((p) => p.effect === 'differs')
       .map((p) => p.values.find((x) => x.variant === name)?.value ?? '')
       .join('\u0000');
   let out: { higher: string; lower: string; ratio: number } | null = null;
@@ -415,24 +408,18 @@ const withNear = (
 
 /**
  * Per sweep, the widest score ratio between variants whose servers ran identically for that workload:
- * locally one binary, and every variable server_config records alike but those no step can feel
- * (NO_STEP_EFFECT) and, where the workload commits nothing, the commit-only ones. Their gap is noise.
+ * locally one binary, and every variable server_config records alike. Only their gap sizes the noise;
+ * a parameter that differs may act, so a gap beside it is not called noise.
  */
-function identicalGaps(
-  ctx: Context,
-  sweeps: readonly ThreadSweepFinding[],
-  notCommitting: readonly string[],
-): IdenticalGap[] {
+function identicalGaps(ctx: Context, sweeps: readonly ThreadSweepFinding[]): IdenticalGap[] {
   const config = ctx.data.serverConfig ?? [];
   if (ctx.data.run.backend !== 'local' || config.length === 0) return [];
   const names = uniqueInOrder(config.map((c) => c.name)).sort();
-  const keyOf = (variant: string, committing: boolean): string =>
+  const keyOf = (variant: string): string =>
     names
-      .filter((n) => !NO_STEP_EFFECT.has(n) && (committing || !commitOnly(n)))
       .map((n) => `${n}=${config.find((c) => c.variant === variant && c.name === n)?.value ?? ''}`)
       .join('\u0000');
   return sweeps.flatMap((s) => {
-    const committing = !notCommitting.includes(s.label);
     let out: IdenticalGap | null = null;
     const sorted = [...s.scores].filter((x) => x.score > 0).sort((a, b) => b.score - a.score);
     const lead =
@@ -441,18 +428,24 @@ function identicalGaps(
         : null;
     for (const a of sorted)
       for (const b of sorted)
-        if (a.score > b.score && keyOf(a.target, committing) === keyOf(b.target, committing))
+        if (a.score > b.score && keyOf(a.target) === keyOf(b.target))
           if (out === null || a.score / b.score > out.ratio)
             out = {
               sweep: s.label,
               higher: a.target,
               lower: b.target,
               ratio: a.score / b.score,
-              commitsNothing: !committing && keyOf(a.target, true) !== keyOf(b.target, true),
               lead,
             };
     return out === null ? [] : [out];
   });
+}
+
+/** The highest max_connections the lake records: locally the limit the study's connection errors need. */
+function maxConnectionsOf(ctx: Context): number | null {
+  const xs = (ctx.data.serverConfig ?? []).filter((c) => c.name === 'max_connections').map((c) => Number(c.value));
+  const ok = xs.filter((x) => Number.isFinite(x));
+  return ok.length === 0 ? null : Math.max(...ok);
 }
 
 export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
@@ -607,7 +600,8 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     parameters,
     aa: withNear(aaNoise(sweeps, overall, caveats.sameServer, ranking), nearAA(ctx, overall, parameters)),
     commits,
-    identical: identicalGaps(ctx, sweeps, commits.notCommitting),
+    identical: identicalGaps(ctx, sweeps),
+    maxConnections: maxConnectionsOf(ctx),
     runOrder,
     trend: runOrder === null || overall.length === 0 ? null : runTrend(runOrder, overall),
   };
@@ -714,7 +708,7 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
     `difference: noise alone)` +
     (f.aa.near !== null
       ? `, and ${f.aa.near.higher} ${pct(f.aa.near.ratio, 1)} of ${f.aa.near.lower}'s, which differ here only in ` +
-        `${[...NO_STEP_EFFECT].join(', ')} (no effect within a step): the noise is at least that` +
+        'no recorded parameter: the noise is at least that' +
         (f.aa.repeatsToResolve !== null
           ? `; the ${f.aa.repeatsToResolve} repeats a side the A/A pair alone suggests are too few.`
           : '.')
@@ -729,7 +723,6 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
  * the A/A pair's; then what it means for the lead in that workload (no effect when the lead is smaller).
  */
 function identicalNoise(w: IdenticalGap, aa: NonNullable<ThreadSweepFindings['aa']>): string {
-  const why = w.commitsNothing ? `: ${w.sweep} commits nothing, so their commit parameters cannot act` : '';
   const overall =
     aa.near !== null ? `, ${pct(aa.near.ratio, 1)} overall (${aa.near.higher} over ${aa.near.lower})` : '';
   const lead =
@@ -737,11 +730,11 @@ function identicalNoise(w: IdenticalGap, aa: NonNullable<ThreadSweepFindings['aa
       ? ''
       : w.lead.ratio <= w.ratio
         ? `: ${w.lead.best}'s ${w.sweep} lead (${pct(w.lead.ratio, 1)} of ${w.lead.next}) is smaller, ` +
-          'so it is no effect'
+          'so it is unresolved: no larger than the noise'
         : `: ${w.lead.best}'s ${w.sweep} lead (${pct(w.lead.ratio, 1)} of ${w.lead.next}) is larger, yet unresolved`;
   return (
     `: servers that ran identically here score up to ${pct(w.ratio, 1)} of each other (${w.sweep}, ${w.higher} ` +
-    `over ${w.lower}${why})${overall}, ${pct(aa.ratio, 1)} for the A/A pair (${aa.higher} over ${aa.lower}). ` +
+    `over ${w.lower})${overall}, ${pct(aa.ratio, 1)} for the A/A pair (${aa.higher} over ${aa.lower}). ` +
     `That is this run's noise, not an engine difference${lead}` +
     (aa.repeatsToResolve !== null
       ? `; the ${aa.repeatsToResolve} repeats a side the A/A pair alone suggests are too few.`
@@ -762,7 +755,7 @@ function runOrderSentence(f: ThreadSweepFindings): string | null {
   const tail =
     'a trend with run order cannot be told from an engine difference; variants run interleaved, in a new order ' +
     'each repeat, would tell them apart.';
-  if (t.direction === 'none') return `${head}, with no trend of the scores along it here; still, ${tail}`;
+  if (t.direction === 'none') return `${head}; ${tail}`;
   return (
     `${head}: the first ${n} scored ${range(t.early)} overall, the last ${n} ${range(t.late)}, so scores ` +
     `${t.direction === 'falls' ? 'fall' : 'rise'} with run order, and ${tail}`
@@ -931,12 +924,12 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
   const widest = f.identical.reduce<IdenticalGap | null>((a, b) => (a === null || b.ratio > a.ratio ? b : a), null);
   const judged = f.ranking.ratio.interval?.covers === 'run-to-run';
   const ranking =
-    `${f.ranking.best} first, ${pct(f.ranking.ratio.estimate, 1)} of ${f.ranking.second}` +
+    `${f.ranking.best} the highest score in this run, ${pct(f.ranking.ratio.estimate, 1)} of ${f.ranking.second}` +
     (judged
       ? `: ${verdictText(f.ranking.ratio, true)}`
       : widest !== null
-        ? `; no ranking: servers identical here differ up to ${pct(widest.ratio, 1)}`
-        : '; not judged (1 repeat)');
+        ? `; one repeat: not a ranking beyond the noise (identical servers here differ up to ${pct(widest.ratio, 1)})`
+        : '; one repeat: not a ranking beyond the noise');
   const pools = f.threadPool.map((tp) => `${tp.pool} ${pct(tp.ratio.estimate, 1)} of ${tp.perConnection}`);
   const poolAnswer =
     pools.length === 0
@@ -969,7 +962,12 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
       ['without a thread pool, throughput falls past 512 threads', fall],
       [
         'connection errors at high thread counts',
-        conn ? 'connection errors: see the points with errors' : `none up to ${thousands(most)} threads, the most run`,
+        conn
+          ? 'connection errors: see the points with errors'
+          : local
+            ? `not testable here: none up to ${thousands(most)} threads, but locally max_connections is ` +
+              `${f.maxConnections === null ? 'not recorded' : thousands(f.maxConnections)}, not the offerings' limits`
+            : `none up to ${thousands(most)} threads, the most run`,
       ],
       [
         'self-managed above the cloud offerings at 2–4 threads, below from 8',
