@@ -9,6 +9,7 @@
  * see how that run wobbled, not how runs differ.
  */
 import { lineChart, type XYSeries } from '../charts';
+import { systematicGap, systematicGapSentence, type SystematicGap } from './thread-sweep-gap';
 import { clip, errorKind, fixed, num, pct } from '../../format';
 import type { ChartBlock, ReportSection, TableBlock } from '../model';
 import { overallScores, sweepScores, type TargetScore } from '../score';
@@ -147,6 +148,8 @@ export interface ThreadSweepFindings {
   readonly identical: readonly IdenticalGap[];
   /** The highest max_connections the servers ran with (server_config), or null when none is recorded. */
   readonly maxConnections: number | null;
+  /** The widest score gap that holds at every scored thread count: systematic in this run, not noise. */
+  readonly systematic?: SystematicGap | null;
   /** The order the variants ran in (the lake's step times); null without times. */
   readonly runOrder: RunOrder | null;
   /** Overall scores against that order. */
@@ -416,9 +419,7 @@ function identicalGaps(ctx: Context, sweeps: readonly ThreadSweepFinding[]): Ide
   if (ctx.data.run.backend !== 'local' || config.length === 0) return [];
   const names = uniqueInOrder(config.map((c) => c.name)).sort();
   const keyOf = (variant: string): string =>
-    names
-      .map((n) => `${n}=${config.find((c) => c.variant === variant && c.name === n)?.value ?? ''}`)
-      .join('\u0000');
+    names.map((n) => `${n}=${config.find((c) => c.variant === variant && c.name === n)?.value ?? ''}`).join('\u0000');
   return sweeps.flatMap((s) => {
     let out: IdenticalGap | null = null;
     const sorted = [...s.scores].filter((x) => x.score > 0).sort((a, b) => b.score - a.score);
@@ -602,6 +603,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     commits,
     identical: identicalGaps(ctx, sweeps),
     maxConnections: maxConnectionsOf(ctx),
+    systematic: systematicGap(sweeps, parameters, runOrder),
     runOrder,
     trend: runOrder === null || overall.length === 0 ? null : runTrend(runOrder, overall),
   };
@@ -850,7 +852,7 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
               (r.repeatsToResolve !== null ? `; about ${r.repeatsToResolve} repeats a side would resolve it` : '') +
               `.`,
       );
-    else out.push(oneRepeatRanking(f));
+    else out.push(oneRepeatRanking(f) + (f.systematic != null ? ` ${systematicGapSentence(f.systematic)}` : ''));
   }
   for (const tp of f.threadPool) {
     out.push(
