@@ -700,8 +700,8 @@ const aaBasis = (aa: NonNullable<ThreadSweepFindings['aa']>): string =>
 function oneRepeatRanking(f: ThreadSweepFindings): string {
   const r = f.ranking!;
   const head =
-    `${r.best} scores ${pct(r.ratio.estimate, 1)} of ${r.second}'s score (the best two); ` +
-    `1 repeat cannot resolve this`;
+    `${r.best} has the highest score in this run, ${pct(r.ratio.estimate, 1)} of ${r.second}'s (the next); ` +
+    `one repeat: not a ranking beyond the noise`;
   const widest = f.identical.reduce<IdenticalGap | null>((a, b) => (a === null || b.ratio > a.ratio ? b : a), null);
   if (widest !== null && f.aa !== null) return head + identicalNoise(widest, f.aa);
   if (f.aa === null) return `${head}: run 2+ repeats to measure the run-to-run noise.`;
@@ -709,8 +709,8 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
     `${head}: ${f.aa.higher} scores ${pct(f.aa.ratio, 1)} of ${f.aa.lower}'s, one server here (an A/A ` +
     `difference: noise alone)` +
     (f.aa.near !== null
-      ? `, and ${f.aa.near.higher} ${pct(f.aa.near.ratio, 1)} of ${f.aa.near.lower}'s, which differ here only in ` +
-        'no recorded parameter: the noise is at least that' +
+      ? `, and ${f.aa.near.higher} ${pct(f.aa.near.ratio, 1)} of ${f.aa.near.lower}'s, which ran with the same ` +
+        'recorded parameters: the noise is at least that' +
         (f.aa.repeatsToResolve !== null
           ? `; the ${f.aa.repeatsToResolve} repeats a side the A/A pair alone suggests are too few.`
           : '.')
@@ -767,7 +767,7 @@ function runOrderSentence(f: ThreadSweepFindings): string | null {
 /** The Answer's sentences after the score table: scope, ranking, confounders, errors (at most five). */
 function threadSweepAnswer(f: ThreadSweepFindings, all: readonly string[]): string[] {
   const variants = f.overall.map((o) => o.variant);
-  const ranking = all.find((l) => /ranks above|ranking of| scores [\d.]+% of /.test(l));
+  const ranking = all.find((l) => /ranks above|ranking of|highest score in this run| scores [\d.]+% of /.test(l));
   const errors = all.filter((l) => /^(Deadlocks|Connection errors)/.test(l));
   const errorLine = errors.find((l) => l.startsWith('Connection errors')) ?? errors[0];
   // The scale sentence and the errors share a line: the Answer keeps five.
