@@ -55,7 +55,7 @@ const lines = (r: Report): string[] => [
   ...(r.answer?.more ?? []),
   ...r.sections.flatMap((s) => s.findings),
 ];
-const studyRows = (r: Report): string[][] =>
+const studyRows = (r: Report): readonly (readonly string[])[] =>
   [...(r.answer?.tables ?? []), ...r.sections.flatMap((s) => s.tables)].find(
     (t) => t.title === 'What the study found, and this run',
   )!.rows;
@@ -102,5 +102,22 @@ describe('S2: identical servers, systematic gaps and unresolved differences', ()
     // Assert
     expect(lines(r).join(' ')).not.toMatch(/no trend of the scores/);
     expect(conn).toMatch(/^not testable here: none up to 1,024 threads, but locally max_connections is 3,000/);
+  });
+
+  it('names deadlocks on the scaled data as a scale effect', () => {
+    // Arrange: deadlocks from 256 threads in every variant
+    const data = withConfig(
+      plantedRunData(S2, (_c, step) => ({ tps: 1000, errors: step.threads >= 256 ? 5000 : 0 }), {
+        seed: 5,
+        runId: 's2-dead',
+        noise: quiet,
+      }),
+    );
+    // Act
+    const text = lines(buildReport(data, prices)).join(' ');
+    // Assert
+    expect(text).toMatch(
+      /Deadlocks and lock waits above 0\.1 per 100 committed transactions: .*?; on the scaled data \(4 x 10,000 rows instead of 10 x 10,000,000\) many threads contend for few rows: a scale effect, not the offerings\./,
+    );
   });
 });

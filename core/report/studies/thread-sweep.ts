@@ -150,6 +150,8 @@ export interface ThreadSweepFindings {
   readonly maxConnections: number | null;
   /** The widest score gap that holds at every scored thread count: systematic in this run, not noise. */
   readonly systematic?: SystematicGap | null;
+  /** The plan note's scaled data ("4 x 10,000 rows instead of 10 x 10,000,000"), null at full scale. */
+  readonly dataScale?: string | null;
   /** The order the variants ran in (the lake's step times); null without times. */
   readonly runOrder: RunOrder | null;
   /** Overall scores against that order. */
@@ -442,6 +444,21 @@ function identicalGaps(ctx: Context, sweeps: readonly ThreadSweepFinding[]): Ide
   });
 }
 
+/** The plan note "data: ... 10 x 10,000,000 rows -> 4 x 10,000" as "4 x 10,000 rows instead of 10 x 10,000,000". */
+function dataScaleOf(ctx: Context): string | null {
+  let notes: { path?: string; message?: string }[] = [];
+  try {
+    notes = JSON.parse(ctx.data.run.notes || '[]') as typeof notes;
+  } catch {
+    return null;
+  }
+  const m = notes
+    .filter((n) => n.path === 'data')
+    .map((n) => /([\d,]+ x [\d,]+) rows -> ([\d,]+ x [\d,]+)/.exec(n.message ?? ''))
+    .find((x) => x !== null);
+  return m == null ? null : `${m[2]} rows instead of ${m[1]}`;
+}
+
 /** The highest max_connections the lake records: locally the limit the study's connection errors need. */
 function maxConnectionsOf(ctx: Context): number | null {
   const xs = (ctx.data.serverConfig ?? []).filter((c) => c.name === 'max_connections').map((c) => Number(c.value));
@@ -604,6 +621,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     identical: identicalGaps(ctx, sweeps),
     maxConnections: maxConnectionsOf(ctx),
     systematic: systematicGap(sweeps, parameters, runOrder),
+    dataScale: dataScaleOf(ctx),
     runOrder,
     trend: runOrder === null || overall.length === 0 ? null : runTrend(runOrder, overall),
   };
@@ -900,7 +918,13 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
       `No connection errors up to ${thousands(Math.max(0, ...f.threadCounts))} threads (the most this run tried).`,
     );
   if (dead.length > 0)
-    out.push(`Deadlocks and lock waits above 0.1 per 100 committed transactions: ` + `${dead.join('; ')}.`);
+    out.push(
+      `Deadlocks and lock waits above 0.1 per 100 committed transactions: ${dead.join('; ')}` +
+        (f.dataScale != null
+          ? `; on the scaled data (${f.dataScale}) many threads contend for few rows: a scale effect, ` +
+            'not the offerings.'
+          : '.'),
+    );
   else out.push('Deadlocks and lock waits below 0.1 per 100 committed transactions at every point.');
   return out;
 }
@@ -947,7 +971,8 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
     past.length === 0
       ? `not testable here: no count past 512 ran (the most: ${thousands(most)})`
       : !pastScored
-        ? `not testable here: past 512 only ${past.map(thousands).join(', ')} threads ran, unsteady (~), unscored`
+        ? `not testable here: past 512 only ${past.map(thousands).join(', ')} threads ran, unscored ` +
+          '(a thread count is unscored when any variant is unsteady there)'
         : 'see the fall-off table (peak and fall-off)';
   const conn = f.sweeps.some((s) => s.variants.some((v) => v.errorPoints.some((e) => e.kind === 'connection')));
   const local = f.caveats.local;
