@@ -113,8 +113,10 @@ describe('S2: identical servers, systematic gaps and unresolved differences', ()
         noise: quiet,
       }),
     );
+    const note = { path: 'data', message: 'scaled for a local rehearsal: 10 x 10,000,000 rows -> 4 x 10,000' };
+    const notes = [...(JSON.parse(data.run.notes || '[]') as unknown[]), note];
     // Act
-    const text = lines(buildReport(data, prices)).join(' ');
+    const text = lines(buildReport({ ...data, run: { ...data.run, notes: JSON.stringify(notes) } }, prices)).join(' ');
     // Assert
     expect(text).toMatch(
       /Deadlocks and lock waits above 0\.1 per 100 committed transactions: .*?; on the scaled data \(4 x 10,000 rows instead of 10 x 10,000,000\) many threads contend for few rows: a scale effect, not the offerings\./,
