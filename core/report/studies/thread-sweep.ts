@@ -698,6 +698,13 @@ function fallOffText(v: SweepVariantFinding, s: ThreadSweepFinding): string {
           ? 'beyond the run-to-run noise'
           : 'within the run-to-run noise'
         : null;
+  // An interval reaching 100% does not show a fall: "is at", never "falls to" (the table says so too).
+  if (f.interval !== null && f.interval.high >= 1)
+    return (
+      `${v.variant} peaks at ${v.peakThreads} threads and is at ${ratioText(f, 0)}` +
+      (verdict === null ? '*' : '') +
+      ` of the peak at ${v.fallOffThreads}, an interval that includes 100%: no fall shown`
+    );
   // One run's interval cannot judge a fall-off (the sentence says so): the ratio alone, no direction word.
   return (
     `${v.variant} peaks at ${v.peakThreads} threads and falls to ${ratioText(f, 0)}` +
@@ -719,7 +726,7 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
   const r = f.ranking!;
   const head =
     `${r.best} has the highest score in this run, ${pct(r.ratio.estimate, 1)} of ${r.second}'s (the next); ` +
-    `one repeat: not a ranking beyond the noise`;
+    `one repeat cannot resolve a ranking`;
   const widest = f.identical.reduce<IdenticalGap | null>((a, b) => (a === null || b.ratio > a.ratio ? b : a), null);
   if (widest !== null && f.aa !== null) return head + identicalNoise(widest, f.aa);
   if (f.aa === null) return `${head}: run 2+ repeats to measure the run-to-run noise.`;
@@ -954,8 +961,8 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
     (judged
       ? `: ${verdictText(f.ranking.ratio, true)}`
       : widest !== null
-        ? `; one repeat: not a ranking beyond the noise (identical servers here differ up to ${pct(widest.ratio, 1)})`
-        : '; one repeat: not a ranking beyond the noise');
+        ? `; one repeat cannot resolve a ranking (identical servers here differ up to ${pct(widest.ratio, 1)})`
+        : '; one repeat cannot resolve a ranking');
   const pools = f.threadPool.map((tp) => `${tp.pool} ${pct(tp.ratio.estimate, 1)} of ${tp.perConnection}`);
   const poolAnswer =
     pools.length === 0
@@ -980,6 +987,13 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
     title: 'What the study found, and this run',
     head: ['the study found', 'this run'],
     rows: [
+      [
+        'the headline: cloud RDS 1.6x self-built',
+        local
+          ? 'not testable as designed: locally the cloud offerings and self-managed are one MariaDB on this ' +
+            'machine, so their score ratio shows parameters and run order, not the offerings'
+          : 'see the score table (the cloud variants against self-managed)',
+      ],
       ['a ranking of offerings by a 100-point score', ranking],
       [
         'general-purpose tiers above dedicated ones; one provider slow at few threads',
@@ -1130,7 +1144,13 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
         v.variant,
         v.peakThreads !== null ? String(v.peakThreads) : '-',
         fixed(v.peakTps),
-        v.fallOffThreads !== null ? String(v.fallOffThreads) : excludedPastPeak(v, s) ? 'none among scored' : 'none',
+        v.fallOffThreads !== null
+          ? v.fallOff?.interval != null && v.fallOff.interval.high >= 1
+            ? `${v.fallOffThreads} (no fall shown)`
+            : String(v.fallOffThreads)
+          : excludedPastPeak(v, s)
+            ? 'none among scored'
+            : 'none',
         v.fallOff !== null ? ratioCell(v.fallOff, true, 0) : '-',
         v.lastShareOfPeak !== null ? pct(v.lastShareOfPeak, 0) : '-',
       ]);
@@ -1293,10 +1313,15 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
   if (f.clientBound !== null) lines.push(f.clientBound);
   const answer = threadSweepAnswer(f, lines);
   const found = studyFoundTable(f);
-  const caveats =
+  const table =
     f.parameters !== null
       ? withParameterRows(caveatsTable({ ...f.caveats, parameterDifferences: [] }), f.parameters)
       : caveatsTable(f.caveats, STUDIED_PARAMETERS);
+  // The scaled data the deadlock sentence names: shown as a cell, the sentence quotes it.
+  const caveats =
+    table !== null && f.dataScale != null
+      ? { ...table, rows: [...table.rows, ['data (tables x rows)', f.dataScale]] }
+      : table;
   return {
     id: 'sweep',
     title: 'Thread sweep',
