@@ -74,7 +74,11 @@ describe('S2: identical servers, systematic gaps and unresolved differences', ()
     const text = lines(report()).join(' ');
     // Assert
     expect(text).toMatch(
-      /self-managed-per-conn's read-only score is [\d.]+% of [a-z-]+'s, its TPS interval above [a-z-]+'s at every scored thread count \([\d, ]+\): a systematic difference between these two in this run, not noise/,
+      new RegExp(
+        "self-managed-per-conn's read-only score is [\\d.]+% of [a-z-]+'s, its TPS interval above [a-z-]+'s " +
+          'at every scored thread count \\([\\d, ]+\\): ' +
+          'a systematic difference between these two in this run, not noise',
+      ),
     );
     expect(text).toMatch(
       /candidate causes: their recorded parameters \([^)]*innodb_flush_neighbors 0 vs unset: MariaDB's default 1/,
@@ -121,7 +125,11 @@ describe('S2: identical servers, systematic gaps and unresolved differences', ()
     const text = lines(buildReport({ ...data, run: { ...data.run, notes: JSON.stringify(notes) } }, prices)).join(' ');
     // Assert
     expect(text).toMatch(
-      /Deadlocks and lock waits above 0\.1 per 100 committed transactions: .*?; on the scaled data \(4 x 10,000 rows instead of 10 x 10,000,000\) many threads contend for few rows: a scale effect, not the offerings\./,
+      new RegExp(
+        'Deadlocks and lock waits above 0\\.1 per 100 committed transactions: .*?; on the scaled data ' +
+          '\\(4 x 10,000 rows instead of 10 x 10,000,000\\) many threads contend for few rows: ' +
+          'a scale effect, not the offerings\\.',
+      ),
     );
   });
 
