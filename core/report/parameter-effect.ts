@@ -75,8 +75,16 @@ export function parametersInEffect(
   });
 }
 
-/** A value the lake does not hold: the variant left it unset and the server's value was not recorded. */
-const valueText = (x: string | null): string => (x === null ? 'unset, not recorded' : x);
+/** MariaDB's defaults for parameters the lake records only when set (MariaDB KB, "InnoDB System Variables"). */
+const MARIADB_DEFAULTS: Readonly<Record<string, string>> = { innodb_flush_neighbors: '1' };
+
+/** A value the lake does not hold: the variant left it unset, so the server ran its default. */
+export const valueText = (x: string | null, parameter: string): string =>
+  x !== null
+    ? x
+    : MARIADB_DEFAULTS[parameter] !== undefined
+      ? `unset: MariaDB's default ${MARIADB_DEFAULTS[parameter]}`
+      : 'unset: the server default, not recorded';
 
 /**
  * The acting differences grouped by the variants that depart from the rest, as local-caveats.ts
@@ -85,8 +93,9 @@ const valueText = (x: string | null): string => (x === null ? 'unset, not record
 function departures(ps: readonly ParameterInEffect[]): { variants: string[]; parts: string[] }[] {
   const groups = new Map<string, { variants: string[]; parts: string[] }>();
   for (const d of ps) {
-    const values = uniqueInOrder(d.values.map((x) => valueText(x.value)));
-    const holders = (val: string): string[] => d.values.filter((x) => valueText(x.value) === val).map((x) => x.variant);
+    const text = (x: string | null): string => valueText(x, d.parameter);
+    const values = uniqueInOrder(d.values.map((x) => text(x.value)));
+    const holders = (val: string): string[] => d.values.filter((x) => text(x.value) === val).map((x) => x.variant);
     const common = values.reduce((a, b) => (holders(b).length > holders(a).length ? b : a));
     for (const val of values.filter((v) => v !== common)) {
       const key = holders(val).join(', ');
@@ -105,9 +114,6 @@ function departures(ps: readonly ParameterInEffect[]): { variants: string[]; par
  * (sysbench --skip-trx over SELECTs) is out of their reach.
  */
 const COMMIT_ONLY = new Set(['innodb_flush_log_at_trx_commit', 'sync_binlog']);
-
-/** Whether a parameter acts only at commit (COMMIT_ONLY): out of reach of a workload that commits nothing. */
-export const commitOnly = (parameter: string): boolean => COMMIT_ONLY.has(parameter);
 
 export interface EffectScope {
   /** The parameters the study varies on purpose: named as the one studied, not a confounder. */
@@ -132,7 +138,8 @@ export function parameterEffectSentence(ps: readonly ParameterInEffect[], scope:
         `(--skip-trx) commits nothing)`
       : '';
   const inert = ps.filter((p) => p.effect !== 'differs').map((p) => `${p.parameter} (${p.why})`);
-  const studied = scope.studied.length > 0 ? `${scope.studied.join(', ')} (the one studied)` : 'the one studied';
+  const studied =
+    scope.studied.length > 0 ? `${scope.studied.join(', ')} (varied on purpose)` : 'the one varied on purpose';
   const head =
     acting.length > 0
       ? `Parameters besides ${studied}, as these servers ran them: ${acting.join('; ')}; a difference ` +

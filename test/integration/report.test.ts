@@ -191,7 +191,10 @@ describe('study reports from lake rows', () => {
     ]);
     expect(sweep.answer!.lines[1]).toMatch(
       // One repeat: the ratio of the scores, no within-run interval, no direction word, and what would resolve it.
-      /^aurora-mysql scores [\d.]+% of rds-mariadb-pool's score \(the best two\); 1 repeat cannot resolve this/,
+      new RegExp(
+        "^aurora-mysql has the highest score in this run, [\\d.]+% of rds-mariadb-pool's \\(the next\\); " +
+          'one repeat cannot resolve a ranking',
+      ),
     );
     expect(section(report, 'failures').tables[0]!.rows).toHaveLength(3);
   });

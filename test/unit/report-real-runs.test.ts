@@ -161,7 +161,7 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     // Assert
     expect(f.ranking!.ratio.interval!.covers).toBe('within-run');
     expect(lines.join(' ')).not.toMatch(/beyond the noise|beyond the run-to-run noise/);
-    expect(lines.find((l) => l.includes("'s score (the best two)"))).toMatch(/1 repeat cannot resolve this/);
+    expect(lines.find((l) => l.includes("'s (the next)"))).toMatch(/one repeat cannot resolve a ranking/);
     expect(
       f.sweeps
         .flatMap((s) => s.variants)

@@ -85,6 +85,7 @@ function findings(): ThreadSweepFindings {
     },
     parameters: null,
     aa: null,
+    maxConnections: null,
   };
 }
 
@@ -132,7 +133,9 @@ describe("S2's wording", () => {
     const unjudged = lines.filter((l) => /not judged|no fall-off is judged|cannot resolve/.test(l));
     expect(unjudged.length).toBe(2);
     for (const l of unjudged) expect(l).not.toMatch(/better|worse|ranks above/);
-    expect(unjudged[0]).toContain("a scores 125.0% of b's score (the best two); 1 repeat cannot resolve this");
+    expect(unjudged[0]).toContain(
+      "a has the highest score in this run, 125.0% of b's (the next); one repeat cannot resolve a ranking",
+    );
     expect(unjudged[0]).not.toContain('120.0%');
     expect(unjudged[1]).toContain('falls to 64% (48%–87%)* of the peak at 256');
   });

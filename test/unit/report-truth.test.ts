@@ -442,7 +442,7 @@ describe('S2 steady state and parameters in effect', () => {
     // Arrange
     const data = withServerConfig(plantedRunData(S2, () => ({ tps: 1000 }), { seed: 1, runId: 's2-params' }));
     // Act
-    const line = answerOf(data).find((l) => l.startsWith('Parameters besides thread_handling (the one studied)'))!;
+    const line = answerOf(data).find((l) => l.startsWith('Parameters besides thread_handling (varied on purpose)'))!;
     // Assert: what may explain a difference comes before "not differing here"
     const [acting, inert] = line.split('not differing here: ');
     expect(acting).toContain(

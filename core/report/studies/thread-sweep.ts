@@ -9,6 +9,7 @@
  * see how that run wobbled, not how runs differ.
  */
 import { lineChart, type XYSeries } from '../charts';
+import { systematicGap, systematicGapSentence, type SystematicGap } from './thread-sweep-gap';
 import { clip, errorKind, fixed, num, pct } from '../../format';
 import type { ChartBlock, ReportSection, TableBlock } from '../model';
 import { overallScores, sweepScores, type TargetScore } from '../score';
@@ -20,7 +21,6 @@ import { analyzeLocalCaveats, caveatsTable, parameterSentence, scaleSentence, sc
 import type { LocalCaveats } from '../local-caveats';
 import { runOrderOf, runTrend, windowCell, clockText, type RunOrder, type RunTrend } from '../run-order';
 import {
-  commitOnly,
   parameterEffectSentence,
   parametersInEffect,
   withParameterRows,
@@ -146,6 +146,12 @@ export interface ThreadSweepFindings {
    * server and every recorded variable alike, but those that cannot act on it): the run's noise.
    */
   readonly identical: readonly IdenticalGap[];
+  /** The highest max_connections the servers ran with (server_config), or null when none is recorded. */
+  readonly maxConnections: number | null;
+  /** The widest score gap that holds at every scored thread count: systematic in this run, not noise. */
+  readonly systematic?: SystematicGap | null;
+  /** The plan note's scaled data ("4 x 10,000 rows instead of 10 x 10,000,000"), null at full scale. */
+  readonly dataScale?: string | null;
   /** The order the variants ran in (the lake's step times); null without times. */
   readonly runOrder: RunOrder | null;
   /** Overall scores against that order. */
@@ -157,19 +163,11 @@ interface IdenticalGap {
   readonly higher: string;
   readonly lower: string;
   readonly ratio: number;
-  /** The workload commits nothing, so the commit-only parameters the pair differs in cannot act. */
-  readonly commitsNothing: boolean;
   /** The sweep's best variant's score over the next one's. */
   readonly lead: { readonly best: string; readonly next: string; readonly ratio: number } | null;
 }
 
-/**
- * Parameters that cannot act within a short local step: innodb_flush_neighbors shapes page flushes, and
- * a step that fits the buffer pool ends before its deferred flushes (MariaDB KB, "InnoDB System Variables").
- */
-const NO_STEP_EFFECT = new Set(['innodb_flush_neighbors']);
-
-/** Local variants that ran identically but for NO_STEP_EFFECT parameters: their score gap is noise too. */
+/** Local variants whose every differing parameter ran alike: their score gap is noise too. */
 function nearAA(
   ctx: Context,
   overall: readonly { variant: string; score: number }[],
@@ -183,7 +181,7 @@ function nearAA(
   };
   const ran = (name: string): string =>
     parameters
-      .filter((p) => p.effect === 'differs' && !NO_STEP_EFFECT.has(p.parameter))
+      .filter((p) => p.effect === 'differs')
       .map((p) => p.values.find((x) => x.variant === name)?.value ?? '')
       .join('\u0000');
   let out: { higher: string; lower: string; ratio: number } | null = null;
@@ -415,24 +413,16 @@ const withNear = (
 
 /**
  * Per sweep, the widest score ratio between variants whose servers ran identically for that workload:
- * locally one binary, and every variable server_config records alike but those no step can feel
- * (NO_STEP_EFFECT) and, where the workload commits nothing, the commit-only ones. Their gap is noise.
+ * locally one binary, and every variable server_config records alike. Only their gap sizes the noise;
+ * a parameter that differs may act, so a gap beside it is not called noise.
  */
-function identicalGaps(
-  ctx: Context,
-  sweeps: readonly ThreadSweepFinding[],
-  notCommitting: readonly string[],
-): IdenticalGap[] {
+function identicalGaps(ctx: Context, sweeps: readonly ThreadSweepFinding[]): IdenticalGap[] {
   const config = ctx.data.serverConfig ?? [];
   if (ctx.data.run.backend !== 'local' || config.length === 0) return [];
   const names = uniqueInOrder(config.map((c) => c.name)).sort();
-  const keyOf = (variant: string, committing: boolean): string =>
-    names
-      .filter((n) => !NO_STEP_EFFECT.has(n) && (committing || !commitOnly(n)))
-      .map((n) => `${n}=${config.find((c) => c.variant === variant && c.name === n)?.value ?? ''}`)
-      .join('\u0000');
+  const keyOf = (variant: string): string =>
+    names.map((n) => `${n}=${config.find((c) => c.variant === variant && c.name === n)?.value ?? ''}`).join('\u0000');
   return sweeps.flatMap((s) => {
-    const committing = !notCommitting.includes(s.label);
     let out: IdenticalGap | null = null;
     const sorted = [...s.scores].filter((x) => x.score > 0).sort((a, b) => b.score - a.score);
     const lead =
@@ -441,18 +431,39 @@ function identicalGaps(
         : null;
     for (const a of sorted)
       for (const b of sorted)
-        if (a.score > b.score && keyOf(a.target, committing) === keyOf(b.target, committing))
+        if (a.score > b.score && keyOf(a.target) === keyOf(b.target))
           if (out === null || a.score / b.score > out.ratio)
             out = {
               sweep: s.label,
               higher: a.target,
               lower: b.target,
               ratio: a.score / b.score,
-              commitsNothing: !committing && keyOf(a.target, true) !== keyOf(b.target, true),
               lead,
             };
     return out === null ? [] : [out];
   });
+}
+
+/** The plan note "data: ... 10 x 10,000,000 rows -> 4 x 10,000" as "4 x 10,000 rows instead of 10 x 10,000,000". */
+function dataScaleOf(ctx: Context): string | null {
+  let notes: { path?: string; message?: string }[] = [];
+  try {
+    notes = JSON.parse(ctx.data.run.notes || '[]') as typeof notes;
+  } catch {
+    return null;
+  }
+  const m = notes
+    .filter((n) => n.path === 'data')
+    .map((n) => /([\d,]+ x [\d,]+) rows -> ([\d,]+ x [\d,]+)/.exec(n.message ?? ''))
+    .find((x) => x !== null);
+  return m == null ? null : `${m[2]} rows instead of ${m[1]}`;
+}
+
+/** The highest max_connections the lake records: locally the limit the study's connection errors need. */
+function maxConnectionsOf(ctx: Context): number | null {
+  const xs = (ctx.data.serverConfig ?? []).filter((c) => c.name === 'max_connections').map((c) => Number(c.value));
+  const ok = xs.filter((x) => Number.isFinite(x));
+  return ok.length === 0 ? null : Math.max(...ok);
 }
 
 export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
@@ -607,7 +618,10 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     parameters,
     aa: withNear(aaNoise(sweeps, overall, caveats.sameServer, ranking), nearAA(ctx, overall, parameters)),
     commits,
-    identical: identicalGaps(ctx, sweeps, commits.notCommitting),
+    identical: identicalGaps(ctx, sweeps),
+    maxConnections: maxConnectionsOf(ctx),
+    systematic: systematicGap(sweeps, parameters, runOrder),
+    dataScale: dataScaleOf(ctx),
     runOrder,
     trend: runOrder === null || overall.length === 0 ? null : runTrend(runOrder, overall),
   };
@@ -684,6 +698,13 @@ function fallOffText(v: SweepVariantFinding, s: ThreadSweepFinding): string {
           ? 'beyond the run-to-run noise'
           : 'within the run-to-run noise'
         : null;
+  // An interval reaching 100% does not show a fall: "is at", never "falls to" (the table says so too).
+  if (f.interval !== null && f.interval.high >= 1)
+    return (
+      `${v.variant} peaks at ${v.peakThreads} threads and is at ${ratioText(f, 0)}` +
+      (verdict === null ? '*' : '') +
+      ` of the peak at ${v.fallOffThreads}, an interval that includes 100%: no fall shown`
+    );
   // One run's interval cannot judge a fall-off (the sentence says so): the ratio alone, no direction word.
   return (
     `${v.variant} peaks at ${v.peakThreads} threads and falls to ${ratioText(f, 0)}` +
@@ -704,8 +725,8 @@ const aaBasis = (aa: NonNullable<ThreadSweepFindings['aa']>): string =>
 function oneRepeatRanking(f: ThreadSweepFindings): string {
   const r = f.ranking!;
   const head =
-    `${r.best} scores ${pct(r.ratio.estimate, 1)} of ${r.second}'s score (the best two); ` +
-    `1 repeat cannot resolve this`;
+    `${r.best} has the highest score in this run, ${pct(r.ratio.estimate, 1)} of ${r.second}'s (the next); ` +
+    `one repeat cannot resolve a ranking`;
   const widest = f.identical.reduce<IdenticalGap | null>((a, b) => (a === null || b.ratio > a.ratio ? b : a), null);
   if (widest !== null && f.aa !== null) return head + identicalNoise(widest, f.aa);
   if (f.aa === null) return `${head}: run 2+ repeats to measure the run-to-run noise.`;
@@ -713,8 +734,8 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
     `${head}: ${f.aa.higher} scores ${pct(f.aa.ratio, 1)} of ${f.aa.lower}'s, one server here (an A/A ` +
     `difference: noise alone)` +
     (f.aa.near !== null
-      ? `, and ${f.aa.near.higher} ${pct(f.aa.near.ratio, 1)} of ${f.aa.near.lower}'s, which differ here only in ` +
-        `${[...NO_STEP_EFFECT].join(', ')} (no effect within a step): the noise is at least that` +
+      ? `, and ${f.aa.near.higher} ${pct(f.aa.near.ratio, 1)} of ${f.aa.near.lower}'s, which ran with the same ` +
+        'recorded parameters: the noise is at least that' +
         (f.aa.repeatsToResolve !== null
           ? `; the ${f.aa.repeatsToResolve} repeats a side the A/A pair alone suggests are too few.`
           : '.')
@@ -729,7 +750,6 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
  * the A/A pair's; then what it means for the lead in that workload (no effect when the lead is smaller).
  */
 function identicalNoise(w: IdenticalGap, aa: NonNullable<ThreadSweepFindings['aa']>): string {
-  const why = w.commitsNothing ? `: ${w.sweep} commits nothing, so their commit parameters cannot act` : '';
   const overall =
     aa.near !== null ? `, ${pct(aa.near.ratio, 1)} overall (${aa.near.higher} over ${aa.near.lower})` : '';
   const lead =
@@ -737,11 +757,11 @@ function identicalNoise(w: IdenticalGap, aa: NonNullable<ThreadSweepFindings['aa
       ? ''
       : w.lead.ratio <= w.ratio
         ? `: ${w.lead.best}'s ${w.sweep} lead (${pct(w.lead.ratio, 1)} of ${w.lead.next}) is smaller, ` +
-          'so it is no effect'
+          'so it is unresolved: no larger than the noise'
         : `: ${w.lead.best}'s ${w.sweep} lead (${pct(w.lead.ratio, 1)} of ${w.lead.next}) is larger, yet unresolved`;
   return (
     `: servers that ran identically here score up to ${pct(w.ratio, 1)} of each other (${w.sweep}, ${w.higher} ` +
-    `over ${w.lower}${why})${overall}, ${pct(aa.ratio, 1)} for the A/A pair (${aa.higher} over ${aa.lower}). ` +
+    `over ${w.lower})${overall}, ${pct(aa.ratio, 1)} for the A/A pair (${aa.higher} over ${aa.lower}). ` +
     `That is this run's noise, not an engine difference${lead}` +
     (aa.repeatsToResolve !== null
       ? `; the ${aa.repeatsToResolve} repeats a side the A/A pair alone suggests are too few.`
@@ -762,7 +782,7 @@ function runOrderSentence(f: ThreadSweepFindings): string | null {
   const tail =
     'a trend with run order cannot be told from an engine difference; variants run interleaved, in a new order ' +
     'each repeat, would tell them apart.';
-  if (t.direction === 'none') return `${head}, with no trend of the scores along it here; still, ${tail}`;
+  if (t.direction === 'none') return `${head}; ${tail}`;
   return (
     `${head}: the first ${n} scored ${range(t.early)} overall, the last ${n} ${range(t.late)}, so scores ` +
     `${t.direction === 'falls' ? 'fall' : 'rise'} with run order, and ${tail}`
@@ -772,7 +792,7 @@ function runOrderSentence(f: ThreadSweepFindings): string | null {
 /** The Answer's sentences after the score table: scope, ranking, confounders, errors (at most five). */
 function threadSweepAnswer(f: ThreadSweepFindings, all: readonly string[]): string[] {
   const variants = f.overall.map((o) => o.variant);
-  const ranking = all.find((l) => /ranks above|ranking of| scores [\d.]+% of /.test(l));
+  const ranking = all.find((l) => /ranks above|ranking of|highest score in this run| scores [\d.]+% of /.test(l));
   const errors = all.filter((l) => /^(Deadlocks|Connection errors)/.test(l));
   const errorLine = errors.find((l) => l.startsWith('Connection errors')) ?? errors[0];
   // The scale sentence and the errors share a line: the Answer keeps five.
@@ -857,7 +877,7 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
               (r.repeatsToResolve !== null ? `; about ${r.repeatsToResolve} repeats a side would resolve it` : '') +
               `.`,
       );
-    else out.push(oneRepeatRanking(f));
+    else out.push(oneRepeatRanking(f) + (f.systematic != null ? ` ${systematicGapSentence(f.systematic)}` : ''));
   }
   for (const tp of f.threadPool) {
     out.push(
@@ -905,7 +925,13 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
       `No connection errors up to ${thousands(Math.max(0, ...f.threadCounts))} threads (the most this run tried).`,
     );
   if (dead.length > 0)
-    out.push(`Deadlocks and lock waits above 0.1 per 100 committed transactions: ` + `${dead.join('; ')}.`);
+    out.push(
+      `Deadlocks and lock waits above 0.1 per 100 committed transactions: ${dead.join('; ')}` +
+        (f.dataScale != null
+          ? `; on the scaled data (${f.dataScale}) many threads contend for few rows: a scale effect, ` +
+            'not the offerings.'
+          : '.'),
+    );
   else out.push('Deadlocks and lock waits below 0.1 per 100 committed transactions at every point.');
   return out;
 }
@@ -931,12 +957,12 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
   const widest = f.identical.reduce<IdenticalGap | null>((a, b) => (a === null || b.ratio > a.ratio ? b : a), null);
   const judged = f.ranking.ratio.interval?.covers === 'run-to-run';
   const ranking =
-    `${f.ranking.best} first, ${pct(f.ranking.ratio.estimate, 1)} of ${f.ranking.second}` +
+    `${f.ranking.best} the highest score in this run, ${pct(f.ranking.ratio.estimate, 1)} of ${f.ranking.second}` +
     (judged
       ? `: ${verdictText(f.ranking.ratio, true)}`
       : widest !== null
-        ? `; no ranking: servers identical here differ up to ${pct(widest.ratio, 1)}`
-        : '; not judged (1 repeat)');
+        ? `; one repeat cannot resolve a ranking (identical servers here differ up to ${pct(widest.ratio, 1)})`
+        : '; one repeat cannot resolve a ranking');
   const pools = f.threadPool.map((tp) => `${tp.pool} ${pct(tp.ratio.estimate, 1)} of ${tp.perConnection}`);
   const poolAnswer =
     pools.length === 0
@@ -952,7 +978,8 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
     past.length === 0
       ? `not testable here: no count past 512 ran (the most: ${thousands(most)})`
       : !pastScored
-        ? `not testable here: past 512 only ${past.map(thousands).join(', ')} threads ran, unsteady (~), unscored`
+        ? `not testable here: past 512 only ${past.map(thousands).join(', ')} threads ran, unscored ` +
+          '(a thread count is unscored when any variant is unsteady there)'
         : 'see the fall-off table (peak and fall-off)';
   const conn = f.sweeps.some((s) => s.variants.some((v) => v.errorPoints.some((e) => e.kind === 'connection')));
   const local = f.caveats.local;
@@ -960,6 +987,13 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
     title: 'What the study found, and this run',
     head: ['the study found', 'this run'],
     rows: [
+      [
+        'the headline: cloud RDS 1.6x self-built',
+        local
+          ? 'not testable as designed: locally the cloud offerings and self-managed are one MariaDB on this ' +
+            'machine, so their score ratio shows parameters and run order, not the offerings'
+          : 'see the score table (the cloud variants against self-managed)',
+      ],
       ['a ranking of offerings by a 100-point score', ranking],
       [
         'general-purpose tiers above dedicated ones; one provider slow at few threads',
@@ -969,7 +1003,12 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
       ['without a thread pool, throughput falls past 512 threads', fall],
       [
         'connection errors at high thread counts',
-        conn ? 'connection errors: see the points with errors' : `none up to ${thousands(most)} threads, the most run`,
+        conn
+          ? 'connection errors: see the points with errors'
+          : local
+            ? `not testable here: none up to ${thousands(most)} threads, but locally max_connections is ` +
+              `${f.maxConnections === null ? 'not recorded' : thousands(f.maxConnections)}, not the offerings' limits`
+            : `none up to ${thousands(most)} threads, the most run`,
       ],
       [
         'self-managed above the cloud offerings at 2–4 threads, below from 8',
@@ -1105,7 +1144,13 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
         v.variant,
         v.peakThreads !== null ? String(v.peakThreads) : '-',
         fixed(v.peakTps),
-        v.fallOffThreads !== null ? String(v.fallOffThreads) : excludedPastPeak(v, s) ? 'none among scored' : 'none',
+        v.fallOffThreads !== null
+          ? v.fallOff?.interval != null && v.fallOff.interval.high >= 1
+            ? `${v.fallOffThreads} (no fall shown)`
+            : String(v.fallOffThreads)
+          : excludedPastPeak(v, s)
+            ? 'none among scored'
+            : 'none',
         v.fallOff !== null ? ratioCell(v.fallOff, true, 0) : '-',
         v.lastShareOfPeak !== null ? pct(v.lastShareOfPeak, 0) : '-',
       ]);
@@ -1268,10 +1313,15 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
   if (f.clientBound !== null) lines.push(f.clientBound);
   const answer = threadSweepAnswer(f, lines);
   const found = studyFoundTable(f);
-  const caveats =
+  const table =
     f.parameters !== null
       ? withParameterRows(caveatsTable({ ...f.caveats, parameterDifferences: [] }), f.parameters)
       : caveatsTable(f.caveats, STUDIED_PARAMETERS);
+  // The scaled data the deadlock sentence names: shown as a cell, the sentence quotes it.
+  const caveats =
+    table !== null && f.dataScale != null
+      ? { ...table, rows: [...table.rows, ['data (tables x rows)', f.dataScale]] }
+      : table;
   return {
     id: 'sweep',
     title: 'Thread sweep',
