@@ -116,7 +116,8 @@ function trimmedStudy(work: string, study: string, cells: ReadonlySet<string>): 
   const trimmed: Spec = {
     ...small,
     variants,
-    ...(small.questions !== undefined ? { questions } : {}),
+    // An empty list is refused (a question list names at least one): none left, none given.
+    ...(questions.length > 0 ? { questions } : { questions: undefined }),
     repeats: 1,
     maxConcurrency: variants.length,
     data: { ...small.data, tables: 1, tableSize: 1000, prepareThreads: 1 },

@@ -296,7 +296,8 @@ function winnerSentence(f: PriceFindings, ctx: Context): string | null {
           ? 'within the run-to-run noise'
           : 'beyond the run-to-run noise'
         : f.sweptAtRates.includes(w)
-          ? 'point estimates, not judged here: their noise is the capacity ratios’ (the Answer’s capacity table) over the price ratio'
+          ? 'point estimates, not judged here: their noise is the capacity ratios’ (the Answer’s capacity ' +
+            'table) over the price ratio'
           : 'one run’s point estimates: not judged against the noise';
     leads.push({
       // A rate sweep's ratio is shown with its interval in the rate sweep section: named there, not here.
@@ -573,8 +574,8 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
   }
   if (f.sweptAtRates.length > 0)
     notes.push(
-      `${f.sweptAtRates.join(', ')}: a rate sweep; TPS is its capacity (the Answer's capacity table), not the mean over ` +
-        `the offered rates.`,
+      `${f.sweptAtRates.join(', ')}: a rate sweep; TPS is its capacity (the Answer's capacity table), not the ` +
+        `mean over the offered rates.`,
     );
   if (f.local)
     notes.push(
