@@ -117,8 +117,18 @@ describe('the five studies rehearsed locally (--scale small, cut for CI) and the
       const doc = JSON.parse(readFileSync(join(repoRoot, 'experiments', `${study}.json`), 'utf8')) as Doc;
       delete doc['$schema'];
       CI_CUTS[study]!(doc);
+      // A question stays only where the cut kept both its variants.
+      const names = new Set((doc['variants'] as { name: string }[]).map((v) => v.name));
+      const questions = doc['questions'] as { baseline: string; candidate: string }[] | undefined;
+      if (questions !== undefined)
+        doc['questions'] = questions.filter((q) => names.has(q.baseline) && names.has(q.candidate));
       doc.defaults = { ...doc.defaults, durationS: 2, warmupS: 0, reportIntervalS: 1 };
-      doc['repeats'] = Math.min(Number(doc['repeats'] ?? 1), 2);
+      // A fixed count or a {min, max} range of rounds: at most 2 either way.
+      const repeats = doc['repeats'] as number | { min: number; max: number } | undefined;
+      doc['repeats'] =
+        typeof repeats === 'object'
+          ? { min: Math.min(repeats.min, 2), max: Math.min(repeats.max, 2) }
+          : Math.min(repeats ?? 1, 2);
       const specFile = join(work, `${study}.json`);
       writeFileSync(specFile, JSON.stringify(doc));
       const lake = join(work, `lake-${study}`);
