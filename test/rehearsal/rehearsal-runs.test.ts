@@ -2,8 +2,8 @@
  * Whole rehearsals (runRehearsal, as `aurora-bench run --aws-rehearsal` runs them) of a one-cell
  * experiment, on one moto server shared by the file, with a variant of the backend's AWS calls: a
  * cluster created without a benchmark database, a parameter group change RDS refuses. Every test
- * also checks that nothing was left. Runs that succeed: studies-*.test.ts and
- * test/e2e/cli-rehearsal.test.ts (also Ctrl-C).
+ * also checks that nothing was left; and a run judged after every round by the JudgeRound function.
+ * Other runs that succeed: studies-*.test.ts and test/e2e/cli-rehearsal.test.ts (also Ctrl-C).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +16,11 @@ import { rehearsalFile, rehearse as rehearseFile } from '../helpers/rehearsal-fi
 
 const file = rehearsalFile('abr-runs-');
 
-function specFile(name: string, clusterParameters: Record<string, string | number> = {}): string {
+function specFile(
+  name: string,
+  clusterParameters: Record<string, string | number> = {},
+  extra: Record<string, unknown> = {},
+): string {
   const spec = join(file.work, `${name}.json`);
   writeFileSync(
     spec,
@@ -38,6 +42,7 @@ function specFile(name: string, clusterParameters: Record<string, string | numbe
       defaults: { durationS: 3, warmupS: 0, reportIntervalS: 1 },
       workloads: [{ name: 'rw', test: 'oltp_read_write', threads: [2], target: 'writer' }],
       ttlHours: 1,
+      ...extra,
     }),
   );
   return spec;
@@ -47,11 +52,13 @@ async function rehearse(
   name: string,
   extra: Partial<RehearsalOptions> = {},
   clusterParameters: Record<string, string | number> = {},
+  spec: Record<string, unknown> = {},
 ): Promise<{ r: RehearsalResult; lines: string[]; lake: LocalLakeStore }> {
   const lakeDir = join(file.work, `${name}-lake`);
   // Seconds since the start on every line: a failed expectation on the lines shows where time went.
   // Aborted (with its lines printed) at 150 s, before the tests' 180-s Jest timeout.
-  const { r, timed } = await rehearseFile(file, specFile(name, clusterParameters), { lakeDir, ...extra }, 150_000);
+  const path = specFile(name, clusterParameters, spec);
+  const { r, timed } = await rehearseFile(file, path, { lakeDir, ...extra }, 150_000);
   return { r, lines: timed, lake: new LocalLakeStore(lakeDir) };
 }
 
@@ -151,6 +158,42 @@ describe('the AWS rehearsal', () => {
       ),
     );
     expect(r.safetyNetDeleted).toEqual([]);
+    expect(r.leftBehind).toEqual([]);
+    expect(r.notCleaned).toEqual([]);
+  }, 180_000);
+
+  it('judges after every round with the JudgeRound function and loops until the maximum', async () => {
+    // Arrange: two identical one-instance variants and a 0.1% horizon, which no real interval clears:
+    // round 1 gives no interval (the first look is after round 2), round 2 is the maximum.
+    const variant = (name: string) => ({
+      name,
+      instanceClass: 'db.r6g.large',
+      az: 'a',
+      readers: 0,
+      clients: { count: 1, instanceType: 'c6g.large' },
+    });
+    const spec = {
+      variants: [variant('a'), variant('b')],
+      workloads: [{ name: 'ro', test: 'oltp_read_only', threads: [1], target: 'writer' }],
+      defaults: { durationS: 2, warmupS: 0, reportIntervalS: 1 },
+      repeats: { min: 1, max: 2 },
+      // A round's two cells at once, as the Distributed Map runs them.
+      maxConcurrency: 2,
+      questions: [{ baseline: 'a', candidate: 'b', metric: 'tps', horizons: [0.1] }],
+    };
+
+    // Act
+    const { r, lake } = await rehearse('judged-rounds', {}, {}, spec);
+
+    // Assert
+    expect({ status: r.status, cause: r.cause }).toEqual({ status: 'SUCCEEDED', cause: undefined });
+    const judged = r.events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'JudgeRound');
+    expect(judged).toHaveLength(2);
+    expect(r.plan.cells.map((c) => c.cellId).sort()).toEqual(['a-r1', 'a-r2', 'b-r1', 'b-r2']);
+    const row = await runRow(lake, r);
+    expect(row.status).toBe('succeeded');
+    const notes = JSON.parse(row.notes) as { path: string; message: string }[];
+    expect(notes.find((n) => n.path === 'rounds')?.message).toMatch(/^2 rounds of 1-2 ran, stopped: at the maximum/);
     expect(r.leftBehind).toEqual([]);
     expect(r.notCleaned).toEqual([]);
   }, 180_000);
