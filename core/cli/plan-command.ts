@@ -19,7 +19,7 @@ export interface PlanFlags {
 }
 
 /** cdk.json's nightly schedule and the experiment file it runs (relative to the checkout). */
-export interface NightlyConfig extends NightlySchedule {
+interface NightlyConfig extends NightlySchedule {
   readonly experiment: string;
 }
 
@@ -40,9 +40,7 @@ export async function planAction(file: string, opts: PlanFlags, context: PlanCon
     backend,
     scale: opts.scale,
     refusals: 'show',
-    ...(backend === 'local'
-      ? { backendRefusals: localSpecRefusalsUnder(context.runRoot ?? defaultRunRoot()) }
-      : {}),
+    ...(backend === 'local' ? { backendRefusals: localSpecRefusalsUnder(context.runRoot ?? defaultRunRoot()) } : {}),
   });
   const plan = { ...prepared.plan, notes: [...prepared.notes] };
   const { planCostLines } = await import('../plan/cost');

@@ -20,7 +20,9 @@ export async function preflightAction(
   context: Pick<CliContext, 'repoRoot'>,
 ): Promise<number> {
   if (!opts.aws)
-    throw new UsageError('preflight checks an AWS account: pass --aws (a local run checks its own tools when it starts)');
+    throw new UsageError(
+      'preflight checks an AWS account: pass --aws (a local run checks its own tools when it starts)',
+    );
   const { preflightOnAws } = await import('./preflight-aws');
   const { code, text } = await preflightOnAws({
     specFile: file,

@@ -47,7 +47,7 @@ async function athenaLakeOf(source: AthenaSource): Promise<AthenaLake> {
   });
 }
 
-export interface CompareCommandOptions {
+interface CompareCommandOptions {
   readonly lakeDir: string;
   /** Read the deployed stack's lake instead of lakeDir. */
   readonly aws?: AthenaSource;
@@ -89,7 +89,10 @@ function parseLevel(text: string): number {
   );
 }
 
-/** The text to print and the comparison (the caller decides the exit code from its regressions). */
+/**
+ * The text to print and the comparison (the caller decides the exit code from its regressions).
+ * @internal exported for its tests (a test seam)
+ */
 export async function compareCommand(
   options: CompareCommandOptions,
 ): Promise<{ text: string; comparison: Comparison }> {
@@ -100,7 +103,7 @@ export async function compareCommand(
   return { comparison, text: options.json ? comparisonJson(comparison) : renderTerminal(comparisonReport(comparison)) };
 }
 
-export interface HistoryCommandOptions extends HistoryOptions {
+interface HistoryCommandOptions extends HistoryOptions {
   readonly lakeDir: string;
   /** Read the deployed stack's lake instead of lakeDir. */
   readonly aws?: AthenaSource;
@@ -198,6 +201,7 @@ export async function historyFromLake(
   );
 }
 
+/** The text to print and the history. @internal exported for its tests (a test seam) */
 export async function historyCommand(options: HistoryCommandOptions): Promise<{ text: string; history: History }> {
   const { names, fromFile } = experimentNames(options.experiment, options.builtinWorkloads);
   const { lakeDir, aws, experiment: _e, json, html, builtinWorkloads: _b, ...historyOptions } = options;

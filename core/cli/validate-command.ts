@@ -57,5 +57,6 @@ async function validSpecSummary(file: string, builtinWorkloads: string): Promise
     ),
   ];
   const awsNote = notOnAws.length > 0 ? `; not on AWS yet: ${notOnAws.join('; ')}` : '';
-  return `${spec.variants.length} variants, ${spec.workloads.length} workloads, ${repeatsText(spec)}${whatIfs}${awsNote}`;
+  const size = `${spec.variants.length} variants, ${spec.workloads.length} workloads, ${repeatsText(spec)}`;
+  return size + whatIfs + awsNote;
 }
