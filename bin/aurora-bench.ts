@@ -8,12 +8,17 @@ import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { findRepoRoot } from '../core/cli/tool-info';
 import { printErr, printOut } from '../core/cli/terminal';
-import { formatError, UsageError } from '../core/errors';
+import { formatError } from '../core/errors';
 import { failIfUnsettledAtExit } from '../core/cli/unsettled-exit';
 import { SCALES } from '../core/experiment/scale';
-import { repeatsText } from '../core/experiment/rounds';
-import { runIdProblem } from '../core/plan/run-id';
-import type { HistoryFlags } from '../core/cli/regression-command';
+import type { CliContext } from '../core/cli/cli-context';
+import type { PlanFlags } from '../core/cli/plan-command';
+import type { PreflightFlags } from '../core/cli/preflight-command';
+import type { RunFlags } from '../core/cli/run-command';
+import type { ResultsFlags } from '../core/cli/results-command';
+import type { ReportFlags } from '../core/cli/report-command';
+import type { CompareFlags, HistoryCommandFlags } from '../core/cli/regression-command';
+import type { ImportCommandFlags } from '../core/cli/import-command';
 
 const repoRoot = findRepoRoot(__dirname);
 const builtinWorkloads = join(repoRoot, 'client', 'workloads');
@@ -21,10 +26,13 @@ const defaultLake = process.env['AURORA_BENCH_LAKE'] ?? join(process.cwd(), '.au
 /** Where local runs keep datadirs, sockets and their registry (default: <tmpdir>/aurora-bench-runs). */
 const localRunRoot = process.env['AURORA_BENCH_RUN_ROOT'];
 
-/** A --run-id is refused before anything starts when it cannot be one (core/plan/run-id.ts). */
-function checkRunId(runId: string | undefined): void {
-  const problem = runId === undefined ? undefined : runIdProblem(runId);
-  if (problem !== undefined) throw new UsageError(problem);
+const context: CliContext = { repoRoot, builtinWorkloads, runRoot: localRunRoot };
+
+/** cdk.json's nightly schedule (lib/config.ts), for `plan --aws`: read here, as core does not import lib. */
+async function nightlyConfig() {
+  const { CONFIG_CONTEXT_KEY, parseAppConfig } = await import('../lib/config');
+  const cdkJson = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+  return parseAppConfig(cdkJson.context?.[CONFIG_CONTEXT_KEY]).nightly;
 }
 
 /**
@@ -70,70 +78,11 @@ program
   .argument('<spec...>', 'experiment files (JSON or YAML)')
   .action(
     action(async (specs: string[]) => {
-      const { loadSpecFile, isSpecSchemaFile } = await import('../core/experiment/validate');
-      let bad = 0;
-      for (const file of specs) {
-        // `validate experiments/*.json` also matches the published JSON Schema itself.
-        if (isSpecSchemaFile(file)) {
-          printOut(`skip: ${file} (the experiment JSON Schema, not an experiment)\n`);
-          continue;
-        }
-        try {
-          const loaded = loadSpecFile(file, builtinWorkloads);
-          const { spec } = loaded;
-          // Planning checks what the schema cannot: sysbench options per test, step expansion. On
-          // AWS unless every variant is a local-only what-if (which only the local backend runs).
-          const { hasLocalOnlyParameters } = await import('../core/plan/plan');
-          const { preparePlan } = await import('../core/plan/prepare');
-          const localOnly = spec.variants.filter((v) => hasLocalOnlyParameters(spec, v)).map((v) => v.name);
-          // What the AWS backend cannot provision yet (an engine) is said, not a spec error: the spec is valid.
-          const prepared = preparePlan(loaded, {
-            backend: localOnly.length === spec.variants.length ? 'local' : 'aws',
-            source: file,
-            refusals: 'show',
-          });
-          const whatIfs =
-            localOnly.length > 0
-              ? `; local-only what-if: ${localOnly.join(', ')} (an AWS plan ` +
-                `refuses ${localOnly.length === 1 ? 'it' : 'them'})`
-              : '';
-          const notOnAws = [
-            ...new Set(
-              prepared.notes
-                .filter((n) => n.level === 'refused')
-                .map((n) => `${n.path}: ${n.message.replace(/^variant "[^"]*": /, '')}`),
-            ),
-          ];
-          const awsNote = notOnAws.length > 0 ? `; not on AWS yet: ${notOnAws.join('; ')}` : '';
-          printOut(
-            `ok: ${file} (${spec.variants.length} variants, ${spec.workloads.length} ` +
-              `workloads, ${repeatsText(spec)}${whatIfs}${awsNote})\n`,
-          );
-        } catch (e) {
-          bad++;
-          const message = (e as Error).message;
-          printErr(`${message.startsWith(file) ? message : `${file}: ${message}`}\n`);
-        }
-      }
-      if (bad > 0) process.exit(1);
+      const { validateAction } = await import('../core/cli/validate-command');
+      const code = await validateAction(specs, context);
+      if (code !== 0) process.exit(code);
     }),
   );
-
-/** For the experiment cdk.json schedules nightly: what the schedule costs a month (core/plan/nightly-cost.ts). */
-async function nightlyPlanLines(
-  file: string,
-  plan: import('../core/plan/types').Plan,
-  prices: string | undefined,
-): Promise<string[]> {
-  const { CONFIG_CONTEXT_KEY, parseAppConfig } = await import('../lib/config');
-  const cdkJson = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
-  const nightly = parseAppConfig(cdkJson.context?.[CONFIG_CONTEXT_KEY]).nightly;
-  if (resolve(file) !== resolve(repoRoot, nightly.experiment)) return [];
-  const { estimatePlanCost, formatMoney, loadPrices } = await import('../core/plan/cost');
-  const { nightlyCostLines } = await import('../core/plan/nightly-cost');
-  const cost = estimatePlanCost(plan, loadPrices(repoRoot, prices ? resolve(prices) : undefined));
-  return nightlyCostLines(nightly, cost.total, cost.currency, cost.pricesAsOf, (v) => formatMoney(v, cost.currency));
-}
 
 program
   .command('plan')
@@ -145,51 +94,11 @@ program
   .option('--prices <file>', 'a price table overriding prices/aws-prices.json')
   .option('--json', 'print the plan as JSON')
   .action(
-    action(
-      async (
-        file: string,
-        opts: { backend: 'local' | 'aws'; aws?: boolean; json?: boolean; scale: 'full' | 'small'; prices?: string },
-      ) => {
-        const { preparePlanFromFile } = await import('../core/plan/prepare');
-        const { renderPlan } = await import('../core/cli/plan-view');
-        const { localSpecRefusalsUnder } = await import('../core/backends/local/preflight');
-        const { defaultRunRoot } = await import('../core/backends/local/registry');
-        const backend = opts.aws ? 'aws' : opts.backend;
-        // The same preparation as `run`; the local backend's refusals are shown here, refused there.
-        const prepared = preparePlanFromFile(file, builtinWorkloads, {
-          backend,
-          scale: opts.scale,
-          refusals: 'show',
-          ...(backend === 'local' ? { backendRefusals: localSpecRefusalsUnder(localRunRoot ?? defaultRunRoot()) } : {}),
-        });
-        const plan = { ...prepared.plan, notes: [...prepared.notes] };
-        const { planCostLines } = await import('../core/plan/cost');
-        const extra = await planCostLines(
-          prepared.spec,
-          plan,
-          repoRoot,
-          opts.prices ? resolve(opts.prices) : undefined,
-        );
-        if (backend === 'aws') {
-          const { planVcpuLine } = await import('../core/backends/aws/vcpu-quota');
-          extra.push(planVcpuLine(plan), ...(await nightlyPlanLines(file, plan, opts.prices)));
-          const { roundsPlanLines } = await import('../core/cli/rounds-plan');
-          const { estimatePlanCost, loadPrices } = await import('../core/plan/cost');
-          const table = loadPrices(repoRoot, opts.prices ? resolve(opts.prices) : undefined);
-          extra.push(...roundsPlanLines(prepared.spec, plan, estimatePlanCost(plan, table).total));
-        }
-        printOut(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
-        // A plan that shows a refusal is not what `run` would do as written: scripts and CI see it in the exit code.
-        const refused = plan.notes.filter((n) => n.level === 'refused');
-        if (refused.length > 0) {
-          printErr(
-            `aurora-bench: ${file}: ${refused.length} refusal${refused.length === 1 ? '' : 's'} in the plan ` +
-              `(${refused.map((n) => n.path).join(', ')}): see [refused] above\n`,
-          );
-          process.exitCode = 1;
-        }
-      },
-    ),
+    action(async (file: string, opts: PlanFlags) => {
+      const { planAction } = await import('../core/cli/plan-command');
+      const code = await planAction(file, opts, { ...context, nightly: nightlyConfig });
+      if (code !== 0) process.exitCode = code;
+    }),
   );
 
 program
@@ -204,21 +113,9 @@ program
   .option('--region <region>', "region of the stack (default: the spec's region)")
   .option('--prices <file>', 'a price table overriding prices/aws-prices.json for the budget check')
   .action(
-    action(async (file: string, opts: { aws?: boolean; stack: string; region?: string; prices?: string }) => {
-      if (!opts.aws)
-        throw new UsageError(
-          'preflight checks an AWS account: pass --aws (a local run checks its own tools when it starts)',
-        );
-      const { preflightOnAws } = await import('../core/cli/preflight-aws');
-      const { code, text } = await preflightOnAws({
-        specFile: file,
-        repoRoot,
-        stackName: opts.stack,
-        ...(opts.region ? { region: opts.region } : {}),
-        ...(opts.prices ? { prices: resolve(opts.prices) } : {}),
-      });
-      printOut(text + '\n');
-      process.exit(code);
+    action(async (file: string, opts: PreflightFlags) => {
+      const { preflightAction } = await import('../core/cli/preflight-command');
+      process.exit(await preflightAction(file, opts, context));
     }),
   );
 
@@ -239,86 +136,11 @@ program
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .option('--region <region>', "region of the stack (with --aws; default: the spec's region)")
   .action(
-    action(
-      async (
-        file: string,
-        opts: {
-          aws?: boolean;
-          awsRehearsal?: boolean;
-          lake: string;
-          runId?: string;
-          stack: string;
-          region?: string;
-          scale: 'full' | 'small';
-        },
-      ) => {
-        if (opts.aws && opts.awsRehearsal) throw new UsageError('give either --aws or --aws-rehearsal');
-        checkRunId(opts.runId);
-        if (opts.awsRehearsal) {
-          const { runRehearsalCommand } = await import('../core/cli/run-rehearsal-command');
-          const { rehearsalWiring } = await import('./aws-rehearsal');
-          const code = await runRehearsalCommand({
-            specFile: file,
-            repoRoot,
-            scale: opts.scale,
-            lakeDir: resolve(opts.lake),
-            ...(opts.runId ? { runId: opts.runId } : {}),
-            ...(localRunRoot ? { runRoot: localRunRoot } : {}),
-            ...rehearsalWiring(repoRoot),
-          });
-          process.exit(code);
-        }
-        if (opts.aws) {
-          if (opts.scale !== 'full')
-            throw new UsageError('--scale small is for local rehearsals; on AWS run the experiment as written');
-          const { runOnAws } = await import('../core/cli/run-aws');
-          const { askOnInterrupt } = await import('../core/cli/interrupt-choice');
-          // First Ctrl-C: the follower asks whether to stop the execution or leave it (core/cli/aws-follow.ts);
-          // a second one while it asks exits at once, leaving the execution as it is, and says so.
-          const interrupt = new AbortController();
-          let executionArn: string | undefined;
-          process.on('SIGINT', () => {
-            if (!interrupt.signal.aborted) {
-              interrupt.abort();
-              return;
-            }
-            printErr(
-              `\naurora-bench: second Ctrl-C: exiting without stopping the ` +
-                `execution` +
-                (executionArn
-                  ? `; it goes on: stop it with aws stepfunctions stop-execution --execution-arn ${executionArn}`
-                  : '') +
-                `\n`,
-            );
-            process.exit(130);
-          });
-          const code = await runOnAws({
-            specFile: file,
-            repoRoot,
-            stackName: opts.stack,
-            ...(opts.region ? { region: opts.region } : {}),
-            ...(opts.runId ? { runId: opts.runId } : {}),
-            log: (l) => printOut(l + '\n'),
-            interrupt: interrupt.signal,
-            onInterrupt: (arn) => {
-              executionArn = arn;
-              return askOnInterrupt({ input: process.stdin, output: process.stderr }, arn);
-            },
-          });
-          process.exit(code);
-        }
-        const { runLocalCommand } = await import('../core/cli/run-local-command');
-        const code = await runLocalCommand({
-          specFile: file,
-          repoRoot,
-          lakeDir: resolve(opts.lake),
-          ...(opts.runId ? { runId: opts.runId } : {}),
-          ...(localRunRoot ? { runRoot: localRunRoot } : {}),
-          scale: opts.scale,
-        });
-        process.exit(code);
-      },
-    ),
+    action(async (file: string, opts: RunFlags) => {
+      const { runAction } = await import('../core/cli/run-command');
+      const rehearsalWiring = async () => (await import('./aws-rehearsal')).rehearsalWiring(repoRoot);
+      process.exit(await runAction(file, opts, { ...context, rehearsalWiring }));
+    }),
   );
 
 program
@@ -341,33 +163,10 @@ program
   .option('--aws', 'query Athena instead of the local lake')
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .action(
-    action(
-      async (opts: {
-        run?: string;
-        sql?: string;
-        export?: string;
-        json?: boolean;
-        lake: string;
-        aws?: boolean;
-        stack: string;
-      }) => {
-        const { resultsCommand } = await import('../core/cli/results-command');
-        if (opts.export && opts.aws)
-          throw new UsageError(
-            '--export writes a local lake query; Athena writes its results to the workgroup output location',
-          );
-        const { defaultRunRoot } = await import('../core/backends/local/registry');
-        printOut(
-          await resultsCommand({
-            ...opts,
-            ...(opts.export ? { export: resolve(opts.export) } : {}),
-            lakeDir: resolve(opts.lake),
-            repoRoot,
-            runRoot: localRunRoot ?? defaultRunRoot(),
-          }),
-        );
-      },
-    ),
+    action(async (opts: ResultsFlags) => {
+      const { resultsAction } = await import('../core/cli/results-command');
+      await resultsAction(opts, context);
+    }),
   );
 
 program
@@ -388,39 +187,10 @@ program
     "print each section's findings (values, intervals and what they cover, verdicts) as JSON instead of the tables",
   )
   .action(
-    action(
-      async (
-        run: string | undefined,
-        opts: {
-          html?: string;
-          prices?: string;
-          lake: string;
-          aws?: boolean;
-          stack: string;
-          includeSaturated?: boolean;
-          json?: boolean;
-        },
-      ) => {
-        const common = {
-          ...(opts.json ? { json: true } : {}),
-          ...(run ? { runId: run } : {}),
-          repoRoot,
-          ...(opts.html ? { html: resolve(opts.html) } : {}),
-          ...(opts.prices ? { prices: resolve(opts.prices) } : {}),
-          ...(opts.includeSaturated ? { includeSaturated: true } : {}),
-        };
-        if (opts.aws) {
-          const { athenaReportText } = await import('../core/cli/report-aws');
-          printOut(await athenaReportText({ ...common, stackName: opts.stack }));
-          return;
-        }
-        const { reportCommand } = await import('../core/report/report');
-        const { ownerGoneNote } = await import('../core/cli/results-command');
-        const { defaultRunRoot } = await import('../core/backends/local/registry');
-        const note = await ownerGoneNote(resolve(opts.lake), localRunRoot ?? defaultRunRoot(), run);
-        printOut(note + (await reportCommand({ ...common, lakeDir: resolve(opts.lake) })));
-      },
-    ),
+    action(async (run: string | undefined, opts: ReportFlags) => {
+      const { reportAction } = await import('../core/cli/report-command');
+      await reportAction(run, opts, context);
+    }),
   );
 
 program
@@ -447,32 +217,11 @@ program
   .option('--aws', "read the runs from Athena over the deployed stack's lake instead of the local lake")
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .action(
-    action(
-      async (
-        runA: string,
-        runB: string,
-        opts: { json?: boolean; level: string; failOn?: 'regression'; lake: string; aws?: boolean; stack: string },
-      ) => {
-        const { compareCommand, parseLevel } = await import('../core/cli/regression-command');
-        const level = parseLevel(opts.level);
-        const { text, comparison } = await compareCommand({
-          lakeDir: resolve(opts.lake),
-          level,
-          ...(opts.aws ? { aws: { stackName: opts.stack } } : {}),
-          runA,
-          runB,
-          ...(opts.json ? { json: true } : {}),
-        });
-        printOut(text);
-        if (opts.failOn === 'regression' && comparison.regressions > 0) {
-          printErr(
-            `aurora-bench: ${comparison.regressions} regression${comparison.regressions === 1 ? '' : 's'} ` +
-              `from ${runA} to ${runB}\n`,
-          );
-          process.exit(2);
-        }
-      },
-    ),
+    action(async (runA: string, runB: string, opts: CompareFlags) => {
+      const { compareAction } = await import('../core/cli/regression-command');
+      const code = await compareAction(runA, runB, opts);
+      if (code !== 0) process.exit(code);
+    }),
   );
 
 program
@@ -511,24 +260,10 @@ program
   .option('--aws', "read the runs from Athena over the deployed stack's lake instead of the local lake")
   .option('--stack <name>', 'deployed stack name (with --aws)', 'AuroraBench')
   .action(
-    action(
-      async (
-        experiment: string,
-        opts: HistoryFlags & { json?: boolean; html?: string; lake: string; aws?: boolean; stack: string },
-      ) => {
-        const { historyCommand, historyFlags } = await import('../core/cli/regression-command');
-        const { text } = await historyCommand({
-          lakeDir: resolve(opts.lake),
-          ...(opts.aws ? { aws: { stackName: opts.stack } } : {}),
-          experiment,
-          builtinWorkloads,
-          ...historyFlags(opts),
-          ...(opts.json ? { json: true } : {}),
-          ...(opts.html ? { html: resolve(opts.html) } : {}),
-        });
-        printOut(text);
-      },
-    ),
+    action(async (experiment: string, opts: HistoryCommandFlags) => {
+      const { historyAction } = await import('../core/cli/regression-command');
+      await historyAction(experiment, opts, context);
+    }),
   );
 
 program
@@ -569,42 +304,10 @@ program
   )
   .option('--lake <dir>', 'local results lake directory', defaultLake)
   .action(
-    action(
-      async (
-        paths: string[],
-        opts: {
-          mapping?: string;
-          experiment?: string;
-          variant?: string;
-          variantPattern?: string[];
-          workload?: string;
-          test?: string;
-          threads?: string;
-          rate?: string;
-          date?: string;
-          instanceClass?: string;
-          runId?: string;
-          allowFailed?: boolean;
-          runPerDate?: boolean;
-          lake: string;
-        },
-      ) => {
-        const { importLogs } = await import('../core/cli/import-logs');
-        const { mapping, runId, allowFailed, runPerDate, lake, ...flags } = opts;
-        checkRunId(runId);
-        importLogs({
-          paths,
-          lakeDir: resolve(lake),
-          repoRoot,
-          ...(mapping !== undefined ? { mappingFile: mapping } : {}),
-          flags,
-          ...(runId !== undefined ? { runId } : {}),
-          ...(allowFailed ? { allowFailed: true } : {}),
-          ...(runPerDate ? { runPerDate: true } : {}),
-          log: (l) => printOut(l + '\n'),
-        });
-      },
-    ),
+    action(async (paths: string[], opts: ImportCommandFlags) => {
+      const { importAction } = await import('../core/cli/import-command');
+      importAction(paths, opts, context);
+    }),
   );
 
 program

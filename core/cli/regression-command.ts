@@ -3,6 +3,7 @@
  * (DuckDB), or with --aws over the deployed stack's lake (Athena).
  */
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { writeUserFile } from '../user-file';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
@@ -21,6 +22,8 @@ import { scaleSpec } from '../experiment/scale';
 import { comparisonJson, comparisonReport, historyJson, historyReport } from '../regression/render';
 import { loadSpecFile } from '../experiment/validate';
 import { readStackOutputs, stackLakeStore } from './aws-stack';
+import { printErr, printOut } from './terminal';
+import type { CliContext } from './cli-context';
 
 /** --aws: the deployed stack's lake through Athena, as `results --aws` and `report --aws` read it. */
 interface AthenaSource {
@@ -44,7 +47,7 @@ async function athenaLakeOf(source: AthenaSource): Promise<AthenaLake> {
   });
 }
 
-export interface CompareCommandOptions {
+interface CompareCommandOptions {
   readonly lakeDir: string;
   /** Read the deployed stack's lake instead of lakeDir. */
   readonly aws?: AthenaSource;
@@ -77,7 +80,7 @@ export async function compareFromLake(
 }
 
 /** --level: a confidence level as a fraction (0.99), refused with how to write it otherwise (95 is not 0.95). */
-export function parseLevel(text: string): number {
+function parseLevel(text: string): number {
   const level = Number(text);
   if (/^0?\.[0-9]+$/.test(text) && level >= COMPARE_LEVEL_RANGE.min && level <= COMPARE_LEVEL_RANGE.max) return level;
   throw new UsageError(
@@ -86,7 +89,10 @@ export function parseLevel(text: string): number {
   );
 }
 
-/** The text to print and the comparison (the caller decides the exit code from its regressions). */
+/**
+ * The text to print and the comparison (the caller decides the exit code from its regressions).
+ * @internal exported for its tests (a test seam)
+ */
 export async function compareCommand(
   options: CompareCommandOptions,
 ): Promise<{ text: string; comparison: Comparison }> {
@@ -97,7 +103,7 @@ export async function compareCommand(
   return { comparison, text: options.json ? comparisonJson(comparison) : renderTerminal(comparisonReport(comparison)) };
 }
 
-export interface HistoryCommandOptions extends HistoryOptions {
+interface HistoryCommandOptions extends HistoryOptions {
   readonly lakeDir: string;
   /** Read the deployed stack's lake instead of lakeDir. */
   readonly aws?: AthenaSource;
@@ -130,7 +136,7 @@ function experimentNames(arg: string, builtinWorkloads: string): { names: string
 }
 
 /** The `history` flags as commander gives them (strings). */
-export interface HistoryFlags {
+interface HistoryFlags {
   readonly window: string;
   readonly significance: string;
   readonly permutations: string;
@@ -140,7 +146,7 @@ export interface HistoryFlags {
 }
 
 /** The `history` flags parsed, each refused with how to write it when it does not parse. */
-export function historyFlags(flags: HistoryFlags): HistoryOptions {
+function historyFlags(flags: HistoryFlags): HistoryOptions {
   return {
     window: parseWindow(flags.window),
     significance: parseFraction('--significance', flags.significance),
@@ -195,6 +201,7 @@ export async function historyFromLake(
   );
 }
 
+/** The text to print and the history. @internal exported for its tests (a test seam) */
 export async function historyCommand(options: HistoryCommandOptions): Promise<{ text: string; history: History }> {
   const { names, fromFile } = experimentNames(options.experiment, options.builtinWorkloads);
   const { lakeDir, aws, experiment: _e, json, html, builtinWorkloads: _b, ...historyOptions } = options;
@@ -235,4 +242,61 @@ export async function historyCommand(options: HistoryCommandOptions): Promise<{ 
     if (!json) text += `\nHTML history written to ${html}\n`;
   }
   return { text, history };
+}
+
+/** The `compare` flags as commander gives them. */
+export interface CompareFlags {
+  readonly json?: boolean;
+  readonly level: string;
+  readonly failOn?: 'regression';
+  readonly lake: string;
+  readonly aws?: boolean;
+  readonly stack: string;
+}
+
+/** `aurora-bench compare A B`: the comparison printed; exit code 2 when --fail-on regression finds one. */
+export async function compareAction(runA: string, runB: string, opts: CompareFlags): Promise<number> {
+  const level = parseLevel(opts.level);
+  const { text, comparison } = await compareCommand({
+    lakeDir: resolve(opts.lake),
+    level,
+    ...(opts.aws ? { aws: { stackName: opts.stack } } : {}),
+    runA,
+    runB,
+    ...(opts.json ? { json: true } : {}),
+  });
+  printOut(text);
+  if (opts.failOn !== 'regression' || comparison.regressions === 0) return 0;
+  printErr(
+    `aurora-bench: ${comparison.regressions} regression${comparison.regressions === 1 ? '' : 's'} ` +
+      `from ${runA} to ${runB}\n`,
+  );
+  return 2;
+}
+
+/** The `history` flags as commander gives them, with the change-point ones (HistoryFlags). */
+export interface HistoryCommandFlags extends HistoryFlags {
+  readonly json?: boolean;
+  readonly html?: string;
+  readonly lake: string;
+  readonly aws?: boolean;
+  readonly stack: string;
+}
+
+/** `aurora-bench history EXPERIMENT`: the history printed (and its HTML page written when asked). */
+export async function historyAction(
+  experiment: string,
+  opts: HistoryCommandFlags,
+  context: Pick<CliContext, 'builtinWorkloads'>,
+): Promise<void> {
+  const { text } = await historyCommand({
+    lakeDir: resolve(opts.lake),
+    ...(opts.aws ? { aws: { stackName: opts.stack } } : {}),
+    experiment,
+    builtinWorkloads: context.builtinWorkloads,
+    ...historyFlags(opts),
+    ...(opts.json ? { json: true } : {}),
+    ...(opts.html ? { html: resolve(opts.html) } : {}),
+  });
+  printOut(text);
 }

@@ -1,8 +1,11 @@
 /** `aurora-bench results`: the local lake through DuckDB, or Athena with --aws. */
+import { resolve } from 'node:path';
 import { UsageError } from '../errors';
 import { withLake } from '../lake/duckdb';
 import { findRun, resultsText } from '../lake/results';
-import { ownerAlive, readClaim } from '../backends/local/registry';
+import { defaultRunRoot, ownerAlive, readClaim } from '../backends/local/registry';
+import { printOut } from './terminal';
+import type { CliContext } from './cli-context';
 
 export interface ResultsCommandOptions {
   readonly lakeDir: string;
@@ -16,6 +19,37 @@ export interface ResultsCommandOptions {
   readonly stack?: string;
   /** The local run root: a run marked running whose owner is gone there is said to be (ownerGoneNote). */
   readonly runRoot?: string;
+}
+
+/** The `results` flags as commander gives them. */
+export interface ResultsFlags {
+  readonly run?: string;
+  readonly sql?: string;
+  readonly export?: string;
+  readonly json?: boolean;
+  readonly lake: string;
+  readonly aws?: boolean;
+  readonly stack: string;
+}
+
+/** `aurora-bench results`: the flags checked, the text printed. */
+export async function resultsAction(
+  opts: ResultsFlags,
+  context: Pick<CliContext, 'repoRoot' | 'runRoot'>,
+): Promise<void> {
+  if (opts.export && opts.aws)
+    throw new UsageError(
+      '--export writes a local lake query; Athena writes its results to the workgroup output location',
+    );
+  printOut(
+    await resultsCommand({
+      ...opts,
+      ...(opts.export ? { export: resolve(opts.export) } : {}),
+      lakeDir: resolve(opts.lake),
+      repoRoot: context.repoRoot,
+      runRoot: context.runRoot ?? defaultRunRoot(),
+    }),
+  );
 }
 
 export async function resultsCommand(options: ResultsCommandOptions): Promise<string> {
