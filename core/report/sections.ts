@@ -9,10 +9,11 @@
  * SECTIONS (in reading order).
  */
 import { clip, errorKind } from '../format';
+import type { StepResult } from '../lake/results';
 import type { ReportSection } from './model';
 import { latencySection } from './latency-section';
 import { serverMetricsSection } from './server-metrics-section';
-import { verdictsSection } from './verdicts-section';
+import { analyzeVerdicts, renderVerdicts } from './verdicts-section';
 import { billSection, NO_AURORA_USAGE, serverlessSection, storageSection } from './aurora-choices-section';
 import type { Context } from './context';
 import { abSection, analyzeAb } from './studies/ab';
@@ -44,9 +45,13 @@ const entry = <F>(e: SectionEntry<F>): SectionEntry<unknown> => e as SectionEntr
 // ---------------------------------------------------------------------------------------------
 // Failures
 
-function failuresSection(ctx: Context): ReportSection | null {
+/** The failed steps, in the lake's order. */
+function analyzeFailures(ctx: Context): readonly StepResult[] | null {
   const failed = ctx.data.steps.filter((s) => s.status === 'failed');
-  if (failed.length === 0) return null;
+  return failed.length === 0 ? null : failed;
+}
+
+function renderFailures(failed: readonly StepResult[]): ReportSection {
   return {
     id: 'failures',
     title: 'Failed steps',
@@ -88,8 +93,8 @@ const SECTIONS: readonly SectionEntry<unknown>[] = [
   entry(sectionOnly('serverless', (ctx) => serverlessSection(ctx, ctx.data.auroraUsage ?? NO_AURORA_USAGE))),
   entry(sectionOnly('storage', (ctx) => storageSection(ctx, ctx.data.auroraUsage ?? NO_AURORA_USAGE))),
   entry(sectionOnly('bill', (ctx) => billSection(ctx, ctx.data.auroraUsage ?? NO_AURORA_USAGE))),
-  entry(sectionOnly('failures', failuresSection)),
-  entry(sectionOnly('verdicts', verdictsSection)),
+  entry({ id: 'failures', analyze: analyzeFailures, render: renderFailures }),
+  entry({ id: 'verdicts', analyze: analyzeVerdicts, render: renderVerdicts }),
 ];
 
 export interface AnalyzedSection {

@@ -38,15 +38,27 @@ function countedText(verdicts: readonly VerdictsRow[]): string {
   );
 }
 
-export function verdictsSection(ctx: Context): ReportSection | null {
+/** What the verdicts section shows: the run's verdicts, regressions first, and how many of each kind. */
+export interface VerdictsFindings {
+  readonly verdicts: readonly VerdictsRow[];
+  readonly counts: Readonly<Record<string, number>>;
+  readonly steps: number;
+}
+
+export function analyzeVerdicts(ctx: Context): VerdictsFindings | null {
   const verdicts = [...(ctx.data.verdicts ?? [])].sort(
     (a, b) => (ORDER[a.verdict] ?? 9) - (ORDER[b.verdict] ?? 9) || stepLabel(a).localeCompare(stepLabel(b)),
   );
   if (verdicts.length === 0) return null;
-  const count = (verdict: string) => verdicts.filter((v) => v.verdict === verdict).length;
+  const counts = Object.fromEntries(Object.keys(ORDER).map((k) => [k, verdicts.filter((v) => v.verdict === k).length]));
+  return { verdicts, counts, steps: new Set(verdicts.map(stepLabel)).size };
+}
+
+export function renderVerdicts(f: VerdictsFindings): ReportSection {
+  const { verdicts, steps } = f;
+  const count = (verdict: string) => f.counts[verdict] ?? 0;
   // What "step metrics" counts: one verdict per metric of each step, said once, not a bare number.
   const counted = countedText(verdicts);
-  const steps = new Set(verdicts.map(stepLabel)).size;
   // Nothing judged yet (too few earlier runs): one line, not a table of "noise unknown" rows.
   if (count('regressed') + count('improved') + count('within-noise') === 0)
     return {
@@ -101,4 +113,9 @@ export function verdictsSection(ctx: Context): ReportSection | null {
     ],
     charts: [],
   };
+}
+
+export function verdictsSection(ctx: Context): ReportSection | null {
+  const findings = analyzeVerdicts(ctx);
+  return findings === null ? null : renderVerdicts(findings);
 }
