@@ -377,7 +377,12 @@ export function networkSection(ctx: Context): ReportSection | null {
       lines: [
         ...(local ? localQuestionLines(ctx, cpus) : []),
         ...departureLines([...scaleDownLines(ctx, results), ...(local ? designClauses(ctx) : [])]),
-        ...gainLines(results, gains, measured, local ? classSpreadText(ctx.groups, results, txDigits) : ''),
+        ...gainLines(
+          results,
+          gains,
+          measured,
+          local ? classSpreadText(ctx.groups, results, txDigits, cacheMissed(ctx)) : '',
+        ),
         ...boundLines(results),
         ...serverCpuLines(results, local, cpus),
         ...(check.line !== null ? [check.line] : []),
@@ -411,6 +416,12 @@ export function networkSection(ctx: Context): ReportSection | null {
     },
   };
 }
+
+/** Some read left the buffer pool: a hit ratio under 100% or a storage read (memory could then matter). */
+const cacheMissed = (ctx: Context): boolean =>
+  ctx.data.metrics.some(
+    (m) => (m.metric === 'BufferCacheHitRatio' && m.avg_value < 99.995) || (m.metric === 'ReadIOPS' && m.avg_value > 0),
+  );
 
 const signed = (x: number): string => `${x >= 0 ? '+' : ''}${fixed(x * 100, 0)}%`;
 
