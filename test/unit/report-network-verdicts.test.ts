@@ -38,7 +38,8 @@ function verdictFromColumns(cells: Record<string, string>): string {
   const busy = client !== null && client >= 70;
   if (server !== null && server >= 90) return 'cpu-bound';
   if (gain !== null && gain >= threshold) {
-    if (busy) return 'client-bound';
+    // The planted client is busy, never saturated: its one connection limited the point.
+    if (busy) return 'single-connection-limited';
     return host !== null && host >= 90 ? 'unclear' : 'no limit reached';
   }
   if (gain !== null && gain >= 15) return 'unclear';
@@ -90,7 +91,7 @@ describe('S4 verdicts traceable to the shown columns', () => {
   });
 
   it('the cases above reach every local verdict but CPU-bound', () => {
-    expect([...seen].sort()).toEqual(['client-bound', 'host-bound', 'no limit reached', 'unclear']);
+    expect([...seen].sort()).toEqual(['host-bound', 'no limit reached', 'single-connection-limited', 'unclear']);
   });
 
   it('with other runs on the host, one load given different verdicts is unclear, and its rule says why', () => {
@@ -311,7 +312,35 @@ describe('S4 verdicts traceable to the shown columns', () => {
     // Assert: the client's threshold appears once; no second one ("saturated" at 90% of its cores).
     expect([...text.matchAll(/client CPU% >= 70/g)]).toHaveLength(1);
     expect([...text.matchAll(/client-bound if/g)]).toHaveLength(1);
+    // Busy is a chosen cutoff: a busy client the runner did not find saturated is not called client-bound.
+    expect(text).toMatch(/client CPU% >= 70, a chosen cutoff like the gain threshold/);
     expect(text).not.toMatch(/90% of its cores|saturated\)/);
+  });
+
+  it('calls a busy one-connection client single-connection-limited, and only a saturated one client-bound', () => {
+    // Arrange: the one client at 78% of its core, 2 clients +90%; then the same with the runner's saturated flag.
+    const busy = truth(0.9, 78, 59);
+    const saturated: Truth = (cell, step) => ({ ...busy(cell, step), clientSaturated: step.clients === 1 });
+    // Act
+    const [b, s] = [buildReport(planted(busy, 1), prices), buildReport(planted(saturated, 1), prices)];
+    // Assert: the 1-client rows' labels, and the Answer's clause saying what the label means.
+    const oneClient = (r: Report): string[] =>
+      rowsOf(r)
+        .filter((x) => x['Gbps with more clients'] !== '-')
+        .map((x) => x.bound!);
+    expect(oneClient(b)).toEqual(Array(4).fill('single-connection-limited'));
+    expect(oneClient(s)).toEqual(Array(4).fill('client-bound'));
+    const line = (r: Report): string => r.answer!.lines.find((l) => /\d+ of \d+ points/.test(l))!;
+    expect(line(b)).toMatch(
+      new RegExp(
+        '^Single-connection-limited \\(4 of 8 points: .*\\): more clients moved more with the one client busy by ' +
+          'the chosen cutoff but not saturated, so its one connection was the limit \\(rule 3\\)',
+      ),
+    );
+    expect(line(b)).not.toMatch(/client-bound/i);
+    expect(line(s)).toMatch(
+      /^Client-bound \(4 of 8 points: .*\): the one client was saturated and more clients moved more/,
+    );
   });
 
   it('says the +15% gain threshold is a fixed rule when one repeat measures no noise', () => {

@@ -113,6 +113,8 @@ export function networkSection(ctx: Context): ReportSection | null {
     bound: BoundResult;
     partialNet: boolean;
     partialCpu: boolean;
+    /** The runner found the client saturated, and the connections the point's clients held. */
+    client: ClientShown;
   }[] = [];
   let partialRows = 0;
   const coTenant = hadCoTenants(ctx);
@@ -190,6 +192,7 @@ export function networkSection(ctx: Context): ReportSection | null {
       bound,
       partialNet,
       partialCpu,
+      client: { saturated: ran.some((r) => r.saturated_clients > 0), connections: clientsOf(g) * g.threads },
     });
   }
   // Locally every class is this machine: one workload's points differ only by noise and by what else ran. With
@@ -206,7 +209,7 @@ export function networkSection(ctx: Context): ReportSection | null {
             same.map((x) => x.bound.bound),
           ).join(', ')}) while other runs shared this machine: co-tenant load, not the point, decided them`,
           rule: `other runs on the host; same load elsewhere: ${uniqueInOrder(
-            same.filter((x) => x !== r).map((x) => boundLabel(x.bound)),
+            same.filter((x) => x !== r).map((x) => boundLabel(x.bound, x.client)),
           ).join(', ')}`,
         };
     }
@@ -240,13 +243,13 @@ export function networkSection(ctx: Context): ReportSection | null {
       r.cpu !== null ? `${fixed(r.cpu, 0)}${mark(partialCpu)}` : '-',
       r.clientCpu !== null ? fixed(r.clientCpu, 0) : '-',
       ...(local ? [hostCell(r)] : []),
-      boundLabel(bound),
+      boundLabel(bound, r.client),
       bound.rule,
     ]);
     findings.push(
       `${g.variant} ` +
         `(${g.instanceClass}), ${clientsLabel(ctx, g)}: ` +
-        (bound.bound === 'none' ? '' : `${boundLabel(bound)}, `) +
+        (bound.bound === 'none' ? '' : `${boundLabel(bound, r.client)}, `) +
         bound.reason +
         (partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : '') +
         `.`,
@@ -514,8 +517,27 @@ function gainLines(
   ];
 }
 
-const boundLabel = (b: BoundResult): string =>
-  b.bound === 'none' ? 'no limit reached' : b.bound === 'unclear' ? 'unclear' : `${b.bound}-bound`;
+/** What a client-limited point's client showed: saturated (the runner's flag), and its connections. */
+interface ClientShown {
+  readonly saturated: boolean;
+  readonly connections: number;
+}
+
+/**
+ * A verdict's name. More clients moving more with the one client busy says the one client limited the point;
+ * only a client the runner found saturated is client-bound, one merely busy (past a chosen cutoff) is limited
+ * by its one connection, or by the one client.
+ */
+const boundLabel = (b: BoundResult, c: ClientShown): string =>
+  b.bound === 'none'
+    ? 'no limit reached'
+    : b.bound === 'unclear'
+      ? 'unclear'
+      : b.bound !== 'client' || c.saturated
+        ? `${b.bound}-bound`
+        : c.connections === 1
+          ? 'single-connection-limited'
+          : 'one-client-limited';
 
 /**
  * What each verdict means, by the rule that gives it: the thresholds are stated once, in the table's verdict
@@ -524,23 +546,35 @@ const boundLabel = (b: BoundResult): string =>
 const KIND_TEXT: Record<BoundResult['bound'], string> = {
   cpu: 'the server CPU reached the CPU-bound line (rule 1)',
   network: "transmit or receive reached the class's limit (rule 2)",
-  client: 'the one client was busy and more clients moved more (rule 3)',
+  client: 'more clients moved more with the one client busy (rule 3)',
   none: 'no limit reached',
   host: "this machine's CPUs were saturated and more clients did not move more (rule 4)",
   unclear: 'not decided',
 };
 
+/** A client-limited kind's meaning: saturated, or busy by a chosen cutoff only. */
+const clientText = (c: ClientShown): string =>
+  c.saturated
+    ? 'the one client was saturated and more clients moved more (rule 3)'
+    : `more clients moved more with the one client busy by the chosen cutoff but not saturated, so ` +
+      `${c.connections === 1 ? 'its one connection' : 'the one client'} was the limit (rule 3)`;
+
 /**
  * The bound verdicts in one sentence, a clause per kind of bound: which points, and the rule that names
  * the kind. No point's figures here: each row's rule column has them, so the sentence cannot contradict one.
  */
-function boundLines(results: readonly { g: StepGroup; bound: BoundResult }[]): string[] {
-  const kinds = uniqueInOrder(results.map((r) => r.bound.bound));
-  const clauses = kinds.map((k) => {
-    const of = results.filter((r) => r.bound.bound === k);
+function boundLines(results: readonly { g: StepGroup; bound: BoundResult; client: ClientShown }[]): string[] {
+  const labels = uniqueInOrder(results.map((r) => boundLabel(r.bound, r.client)));
+  const clauses = labels.map((label) => {
+    const of = results.filter((r) => boundLabel(r.bound, r.client) === label);
+    const k = of[0]!.bound.bound;
     const points = of.map((r) => `${r.g.variant} ${r.g.workload}`).join(', ');
-    const label = boundLabel(of[0]!.bound);
-    const why = k === 'unclear' ? `${KIND_TEXT[k]}: ${unclearWhy(of.map((r) => r.bound.rule))}` : KIND_TEXT[k];
+    const why =
+      k === 'unclear'
+        ? `${KIND_TEXT[k]}: ${unclearWhy(of.map((r) => r.bound.rule))}`
+        : k === 'client'
+          ? clientText(of[0]!.client)
+          : KIND_TEXT[k];
     return `${label} (${of.length} of ${results.length} points: ${points}): ${why}`;
   });
   if (clauses.length === 0) return [];
