@@ -53,6 +53,10 @@ function rowsOf(r: Report): Record<string, string>[] {
   return t.rows.map((row) => Object.fromEntries(t.head.map((h, i) => [h, row[i]!])));
 }
 
+/** A row's workload from its clients label: the rehearsal labels its points by the clients that ran. */
+const workloadOf = (row: Record<string, string>): string =>
+  row['workload (clients that ran)']!.startsWith('1 client') ? 'scan-1-client' : 'scan-12-clients';
+
 describe('S4 verdicts traceable to the shown columns', () => {
   const seen = new Set<string>();
   const cases: [string, Truth][] = [
@@ -133,8 +137,7 @@ describe('S4 verdicts traceable to the shown columns', () => {
       )!;
       return ((m.avg_value * 8) / 1e9).toFixed(2);
     };
-    for (const row of rowsOf(r))
-      expect(row['transmit Gbps']).toBe(txOf(row.variant!, row['workload (clients that ran)']!.split(' ')[0]!));
+    for (const row of rowsOf(r)) expect(row['transmit Gbps']).toBe(txOf(row.variant!, workloadOf(row)));
     // The chart shows the table's quantity: transmit, its bars the transmit cells.
     const chart = JSON.stringify(r.answer!.charts[0]);
     expect(chart).toContain('"transmit Gbps"');
@@ -192,20 +195,20 @@ describe('S4 verdicts traceable to the shown columns', () => {
     // noise (one repeat measures none) nor to the class.
     const gains = lines.find((l) => /clients against 1 moved/.test(l))!;
     const span = (ran: string): string => {
-      const txs = rows.filter((x) => x['workload (clients that ran)']!.includes(ran)).map((x) => x['transmit Gbps']!);
+      const txs = rows.filter((x) => x['workload (clients that ran)']!.startsWith(ran)).map((x) => x['transmit Gbps']!);
       const sorted = [...txs].sort((a, b) => Number(a) - Number(b));
       return `${sorted[0]}–${sorted[sorted.length - 1]}`;
     };
     // The planted noise spreads the classes widely: the spread is stated from the cells, never put to memory.
     const widest = Math.max(
-      ...['(1 client)', '(2 clients ran'].map((ran) => {
+      ...['1 client', '2 clients'].map((ran) => {
         const [lo, hi] = span(ran).split('–').map(Number) as [number, number];
         return hi / lo - 1;
       }),
     );
     expect(gains).toContain(
-      `The classes differ by up to ${(widest * 100).toFixed(0)}% (transmit Gbps 1 client ${span('(1 client)')}, ` +
-        `2 clients ${span('(2 clients ran')}), not by their CPUs or network (the same here): one repeat a point ` +
+      `The classes differ by up to ${(widest * 100).toFixed(0)}% (transmit Gbps 1 client ${span('1 client')}, ` +
+        `2 clients ${span('2 clients')}), not by their CPUs or network (the same here): one repeat a point ` +
         'measures no noise; the classes ran one after another.',
     );
     expect(gains).not.toMatch(/noise, not the class|this machine’s noise|memory/);
@@ -296,7 +299,7 @@ describe('S4 verdicts traceable to the shown columns', () => {
         expect(Number(host)).toBe(Number(server) + Number(clients) + (sign === '+' ? 1 : -1) * Number(other));
         expect(server).toBe(row['server CPU% of the host']);
         // The clients' term: client CPU% (of its one core) times the clients that ran, over the 2 CPUs.
-        const ran = row['workload (clients that ran)']!.startsWith('scan-1-client') ? 1 : 2;
+        const ran = row['workload (clients that ran)']!.startsWith('1 client') ? 1 : 2;
         expect(Math.abs(Number(clients) - (Number(row['client CPU% of its core']) * ran) / 2)).toBeLessThanOrEqual(1);
       }
       const cpuNote = table(r).notes!.find((n) => /^CPU%: /.test(n))!;
@@ -340,6 +343,24 @@ describe('S4 verdicts traceable to the shown columns', () => {
     expect(line(b)).not.toMatch(/client-bound/i);
     expect(line(s)).toMatch(
       /^Client-bound \(4 of 8 points: .*\): the one client was saturated and more clients moved more/,
+    );
+  });
+
+  it('labels a scaled-down point by the clients that ran, and says the host ceiling stopped more clients', () => {
+    // Act: 2 of the study's 12 clients ran, the host 99% busy at 2 clients, their sysbench 50% of a core each.
+    const r = buildReport(planted(truth(0.6, 75, 70), 1), prices);
+    // Assert: no row, legend or verdict names the 12 that did not run as its workload.
+    const labels = rowsOf(r).map((x) => x['workload (clients that ran)']);
+    expect([...new Set(labels)]).toEqual(['1 client', '2 clients (study: 12)']);
+    const chart = JSON.stringify(r.answer!.charts);
+    expect(chart).toContain('"2 clients (study: 12)"');
+    expect(chart).not.toContain('scan-12-clients');
+    const line = r.answer!.lines.find((l) => /\d+ of \d+ points/.test(l))!;
+    expect(line).not.toMatch(/scan-12-clients|no larger client count tested more clients/);
+    // The host cells: 99 = 15 + 50 + 34 at 2 clients, the clients the larger share: the ceiling, mostly theirs.
+    expect(line).toContain(
+      "unclear (4 of 8 points: every class at 2 clients): the 2-client points hit this machine's " +
+        '2-CPU ceiling, mostly from the clients, so more clients could not be tried here',
     );
   });
 

@@ -26,19 +26,23 @@ import { hadCoTenants, isNetworkStudy, uniqueInOrder, type Context, type StepGro
 const PARTIAL_MARK = 'partial';
 
 /**
- * A workload's label with the clients that really ran: a name that promises more clients than ran
- * (scan-12-clients with 2 clients in a local rehearsal) says why.
+ * A workload's label with the clients that really ran. Where a name promises more clients than ran
+ * (scan-12-clients with 2 clients in a local rehearsal), the count that ran leads and the study's follows,
+ * and every point of the run is labelled by its clients alone, so no row reads as the named count.
  */
 function clientsLabel(ctx: Context, g: StepGroup): string {
   const ran = g.rows[0]?.clients ?? 1;
+  const clients = `${ran} client${ran === 1 ? '' : 's'}`;
   const named = /(\d+)-clients?\b/.exec(g.workload);
-  if (named !== null && Number(named[1]) !== ran) {
-    const why =
-      ctx.data.run.backend === 'local' ? 'scaled down for the local rehearsal' : 'fewer clients than the name';
-    return `${g.workload} (${ran} client${ran === 1 ? '' : 's'} ran: ${why})`;
-  }
-  return `${g.workload} (${ran} client${ran === 1 ? '' : 's'})`;
+  if (named !== null && Number(named[1]) !== ran) return `${clients} (study: ${named[1]})`;
+  return ctx.groups.some(renamed) ? clients : `${g.workload} (${clients})`;
 }
+
+/** A workload named for more (or fewer) clients than ran. */
+const renamed = (g: StepGroup): boolean => {
+  const named = /(\d+)-clients?\b/.exec(g.workload);
+  return named !== null && Number(named[1]) !== (g.rows[0]?.clients ?? 1);
+};
 
 /**
  * The CPUs a local variant's server ran on, as its plan note recorded them ("with 2 CPU(s)", no pinning: the
@@ -386,7 +390,7 @@ export function networkSection(ctx: Context): ReportSection | null {
           measured,
           local ? classSpreadText(ctx.groups, results, txDigits, cacheMissed(ctx)) : '',
         ),
-        ...boundLines(results),
+        ...boundLines(results, cpus),
         ...serverCpuLines(results, local, cpus),
         ...(check.line !== null ? [check.line] : []),
       ],
@@ -413,7 +417,7 @@ export function networkSection(ctx: Context): ReportSection | null {
           numeric: [3, 4, 5, 6, 7, 8, 9, 10].slice(0, 6 + (showRx ? 1 : 0)),
           notes,
         },
-        ...(local ? [designTable(ctx, limitOfAll)].filter((t) => t !== null) : []),
+        ...(local ? [designTable(ctx, limitOfAll, results)].filter((t) => t !== null) : []),
       ],
       charts,
     },
@@ -549,7 +553,7 @@ const KIND_TEXT: Record<BoundResult['bound'], string> = {
   client: 'more clients moved more with the one client busy (rule 3)',
   none: 'no limit reached',
   host: "this machine's CPUs were saturated and more clients did not move more (rule 4)",
-  unclear: 'not decided',
+  unclear: 'unclear',
 };
 
 /** A client-limited kind's meaning: saturated, or busy by a chosen cutoff only. */
@@ -563,18 +567,31 @@ const clientText = (c: ClientShown): string =>
  * The bound verdicts in one sentence, a clause per kind of bound: which points, and the rule that names
  * the kind. No point's figures here: each row's rule column has them, so the sentence cannot contradict one.
  */
-function boundLines(results: readonly { g: StepGroup; bound: BoundResult; client: ClientShown }[]): string[] {
+function boundLines(
+  results: readonly {
+    g: StepGroup;
+    bound: BoundResult;
+    client: ClientShown;
+    hostCpu: number | null;
+    clientsOfHost: number | null;
+  }[],
+  machineCpus: number | null,
+): string[] {
+  const variants = uniqueInOrder(results.map((r) => r.g.variant));
   const labels = uniqueInOrder(results.map((r) => boundLabel(r.bound, r.client)));
   const clauses = labels.map((label) => {
     const of = results.filter((r) => boundLabel(r.bound, r.client) === label);
     const k = of[0]!.bound.bound;
-    const points = of.map((r) => `${r.g.variant} ${r.g.workload}`).join(', ');
+    // One client count at every class: said once, not a row each; the clients that ran, as the rows lead.
+    const ran = (g: StepGroup): string =>
+      `${g.rows[0]?.clients ?? 1} client${(g.rows[0]?.clients ?? 1) === 1 ? '' : 's'}`;
+    const counts = uniqueInOrder(of.map((r) => ran(r.g)));
+    const points =
+      counts.length === 1 && of.length === variants.length && variants.length > 1
+        ? `every class at ${counts[0]}`
+        : of.map((r) => `${r.g.variant} ${ran(r.g)}`).join(', ');
     const why =
-      k === 'unclear'
-        ? `${KIND_TEXT[k]}: ${unclearWhy(of.map((r) => r.bound.rule))}`
-        : k === 'client'
-          ? clientText(of[0]!.client)
-          : KIND_TEXT[k];
+      k === 'unclear' ? unclearWhy(of, machineCpus) : k === 'client' ? clientText(of[0]!.client) : KIND_TEXT[k];
     return `${label} (${of.length} of ${results.length} points: ${points}): ${why}`;
   });
   if (clauses.length === 0) return [];
@@ -583,13 +600,25 @@ function boundLines(results: readonly { g: StepGroup; bound: BoundResult; client
 }
 
 /** Why the unclear points are unclear, from their rules: one reason a kind. */
-function unclearWhy(rules: readonly string[]): string {
+function unclearWhy(
+  points: readonly { g: StepGroup; bound: BoundResult; hostCpu: number | null; clientsOfHost: number | null }[],
+  machineCpus: number | null,
+): string {
+  // A busy host at the most clients: this machine's CPUs were the ceiling; whose load filled them, from the cells.
+  const hostFull = points.filter((p) => /host CPU \d+ >= \d+, no larger client count/.test(p.bound.rule));
+  const clients = uniqueInOrder(hostFull.map((p) => p.g.rows[0]?.clients ?? 1)).join('/');
+  const mostlyClients = hostFull.every(
+    (p) => p.hostCpu !== null && p.clientsOfHost !== null && p.clientsOfHost > p.hostCpu / 2,
+  );
+  const ceiling =
+    `the ${clients}-client points hit this machine's ${machineCpus !== null ? `${machineCpus}-CPU ` : 'CPU '}` +
+    `ceiling${mostlyClients ? ', mostly from the clients' : ''}, so more clients could not be tried here`;
   const why = uniqueInOrder(
-    rules.map((r) =>
+    points.map(({ bound: { rule: r } }) =>
       /other runs on the host/.test(r)
         ? 'other runs shared this machine'
         : /host CPU \d+ >= \d+, no larger client count/.test(r)
-          ? 'the host was busy and no larger client count tested more clients'
+          ? ceiling
           : /no larger client count/.test(r)
             ? 'the client was busy and no larger client count tested more clients'
             : /^[+-]\d+% < /.test(r)
