@@ -106,7 +106,9 @@ export interface BoundResult {
 export const BOUND_RULE =
   'Verdict (the first rule that holds): 1. CPU-bound: server CPU >= 90%. 2. Network-bound: transmit or receive ' +
   ">= 90% of the class's network limit (it holds each way at once). 3. More clients moved at least the gain " +
-  'threshold more: client-bound if the one client was busy (its client CPU% >= 70); else unclear if the gain is ' +
+  'threshold more: with the one client busy (its client CPU% >= 70, a chosen cutoff like the gain threshold) ' +
+  'the one client was the limit: client-bound if the runner found it saturated, else single-connection-limited ' +
+  '(a one-connection client) or one-client-limited; with it not busy, unclear if the gain is ' +
   "within the repeats' noise or the host CPUs were >= 90% busy; else no limit reached (its load was too small). " +
   '4. Host CPU >= 90% (local runs): unclear if other runs shared the host or no larger client count tested it; ' +
   'else host-bound (more clients moved less than the threshold). 5. A busy client with no larger client count: ' +

@@ -58,16 +58,29 @@ function meanOf(rows: readonly StepResult[], field: (typeof FIELDS)[number]): nu
 /** Below this many transactions a run, its p99 is a handful of transactions: the sentence says how few. */
 const FEW_EVENTS = 2000;
 
-/** A short step's p99 rests on its slowest few transactions; say how many, so a tail is not read as a pattern. */
-function fewEvents(rows: readonly StepResult[]): string {
-  const events = rows.map((r) => r.events).filter((e): e is number => typeof e === 'number' && e > 0);
-  if (events.length === 0) return '';
-  const perRun = mean(events);
-  if (perRun >= FEW_EVENTS) return '';
-  const slowest = Math.max(1, Math.round(perRun / 100));
+/**
+ * A short step's p99 rests on its slowest few transactions; say how many, so a tail is not read as a pattern.
+ * A step's events are all its clients' together, its percentiles one client's histogram (the slowest
+ * client's): with several clients, the count is a client's. Several tied steps: the range of their counts.
+ */
+function fewEvents(steps: readonly (readonly StepResult[])[]): string {
+  const counts = steps.flatMap((rows) => {
+    const events = rows.map((r) => r.events).filter((e): e is number => typeof e === 'number' && e > 0);
+    const clients = Math.max(1, rows[0]?.clients ?? 1);
+    return events.length > 0 ? [{ perRun: mean(events) / clients, clients }] : [];
+  });
+  if (counts.length === 0 || counts.length < steps.length || counts.some((c) => c.perRun >= FEW_EVENTS)) return '';
+  const [lo, hi] = [Math.min(...counts.map((c) => c.perRun)), Math.max(...counts.map((c) => c.perRun))];
+  const slowest = [...new Set(counts.map((c) => Math.max(1, Math.round(c.perRun / 100))))];
+  const n = slowest.length === 1 ? `${slowest[0]}` : `${Math.min(...slowest)}–${Math.max(...slowest)}`;
+  const s = n === '1' ? '' : 's';
+  const several = counts.some((c) => c.clients > 1);
+  const about = whole(lo) === whole(hi) ? whole(lo) : `${whole(lo)}–${whole(hi)}`;
+  const whose = steps.length > 1 ? 'each' : several ? "that client's" : "the run's";
   return (
-    `; about ${whole(perRun)} transactions a run, so that p99 is the run's ${slowest} slowest ` +
-    `transaction${slowest === 1 ? '' : 's'}: one short run's tail, not a measured pattern`
+    `; about ${about} transactions a ${several ? 'client' : 'run'}${several ? ' a run' : ''}, so that p99 is ` +
+    `${several || steps.length > 1 ? 'about ' : ''}${whose === 'each' ? '' : `${whose} `}${n} slowest ` +
+    `transaction${s}${whose === 'each' ? ' of each' : ''}: one short run's tail, not a measured pattern`
   );
 }
 
@@ -176,11 +189,26 @@ export function latencySection(ctx: Context): ReportSection | null {
   if (widest) {
     // A p99 capped at the max is an upper bound (the table marks it ≤): so is its ratio.
     const bound = widest.rows.some((r) => capped(r, 'lat_p99_ms').capped);
+    // Steps with the same p50 and p99 as shown are a tie: none is wider than the others.
+    const shown = (x: { p50: number; p99: number }): string => `${fixed(x.p50)}/${fixed(x.p99)}`;
+    const tied = spread.filter((x) => shown(x) === shown(widest));
+    const who = tied.map((x) => `${x.g.variant} ${x.label}`);
     findings.push(
-      `Widest tail: ${widest.g.variant} ${widest.label}, p99 ${bound ? 'at most ' : ''}${fixed(widest.p99)} ms ` +
-        `is ${bound ? 'at most ' : ''}${num(widest.p99 / widest.p50, 1)}× its p50 (${fixed(widest.p50)} ms)` +
-        `${fewEvents(widest.rows)}.`,
+      `Widest tail${tied.length > 1 ? `, a tie of ${tied.length}` : ''}: ${who.join(' and ')}, ` +
+        `p99 ${bound ? 'at most ' : ''}${fixed(widest.p99)} ms ` +
+        `is ${bound ? 'at most ' : ''}${num(widest.p99 / widest.p50, 1)}× ${tied.length > 1 ? 'their' : 'its'} ` +
+        `p50 (${fixed(widest.p50)} ms)${fewEvents(tied.map((x) => x.rows))}.`,
     );
+    // A single slowest transaction further out than any p99: where it was (the max is exact, not a bucket).
+    const maxes = spread
+      .map((x) => ({ ...x, max: meanOf(x.rows, 'lat_max_ms') }))
+      .filter((x): x is typeof x & { max: number } => x.max !== null);
+    const far = maxes.sort((a, b) => b.max / b.p50 - a.max / a.p50)[0];
+    if (far !== undefined && far.max / far.p50 > widest.p99 / widest.p50 && !tied.includes(far))
+      findings.push(
+        `Slowest transaction against its p50: ${far.g.variant} ${far.label}, max ${fixed(far.max)} ms is ` +
+          `${num(far.max / far.p50, 1)}× its p50 (${fixed(far.p50)} ms).`,
+      );
   }
   const charts: ChartBlock[] = [];
   // One chart per workload: p99 of different workloads on one axis compare nothing. A rate sweep's curve is

@@ -33,32 +33,79 @@ describe("S4's departures from the study's design", () => {
     expect(S4_STUDY.fullScale).toEqual({ durationS: spec.defaults.durationS, warmupS: spec.defaults.warmupS });
   });
 
-  it('says the client-bound verdicts are about the Lua scan, and the steps too short to tell a burst', () => {
+  it('says the one-client verdicts are about the Lua scan, and the steps too short to tell a burst', () => {
     // Act
     const r = buildReport(planted(), prices);
     const lines = r.answer!.lines;
-    const design = tableOf(r, "This rehearsal against the study's design")!;
+    const design = tableOf(r, 'This rehearsal against the study and the planned AWS run')!;
     // Assert: one Answer line, backed by the design table's cells.
     const line = lines.find((l) => /sysbench Lua scan/.test(l))!;
     expect(line).toContain(
-      "the clients are a sysbench Lua scan, not the study's mysql CLI loop, so the client-bound verdicts below " +
-        'are about this client and do not transfer to the study’s ~1.17 Gbps single client',
+      "the clients are a sysbench Lua scan, not the study's mysql CLI loop, so the verdicts on the one client " +
+        'below are about this client, not the study’s ~1.17 Gbps one',
     );
+    // The banner's "at most 8 s" and the Answer's "8 s" agree: every step ran at the rehearsal's cap.
     expect(line).toContain(
-      'each point measured 8 s after a 1 s warm-up where the study measured after ~3 min of steady load, so a ' +
-        'burst cannot be told from a sustained rate',
+      "each point measured 8 s after a 1 s warm-up (every step at the rehearsal's cap) where the study measured " +
+        'after ~3 min of steady load, so a burst cannot be told from a sustained rate',
     );
-    expect(line).toMatch(/the AWS run measures 300 s after a 120 s warm-up/);
     expect(lines).toHaveLength(5);
+    // Three columns: this run, the study's own write-up, the planned AWS run; none mixes the two.
+    expect(design.head).toEqual(['', 'this run', 'the study (its write-up)', 'the planned AWS run']);
     const byWhat = Object.fromEntries(design.rows.map((row) => [row[0]!, row.slice(1)]));
     expect(byWhat['each point measured']).toEqual([
-      '8 s after a 1 s warm-up',
-      '300 s after a 120 s warm-up (the study: after ~3 min of steady load)',
+      "8 s after a 1 s warm-up (every step: the rehearsal's cap)",
+      'after ~3 min of steady load',
+      '300 s after a 120 s warm-up',
     ]);
     expect(byWhat.client![0]).toMatch(/^sysbench Lua scan \(fullscan_1kb\.lua\): one connection kept/);
-    expect(byWhat.client![1]).toMatch(/mysql CLI loop, reconnecting per query and formatting every row \(~1\.17 Gbps/);
-    // The 12-client design: 12 × 1.17 = 14 Gbps, above the 12.5 of the throughput table's limit column.
-    expect(byWhat['clients at once']).toEqual(['2', '12 (12 × 1.17 = 14 Gbps > 12.5, the class limit)']);
+    expect(byWhat.client![1]).toMatch(
+      /^a mysql CLI loop, reconnecting per query and formatting every row \(~1\.17 Gbps/,
+    );
+    expect(byWhat.client![2]).toBe('this Lua scan');
+    // The 12-client design: 12 × 1.17 = 14 Gbps was sized for the study's client; for the Lua client, unknown.
+    expect(byWhat['clients at once']).toEqual([
+      '2',
+      '12, sized for its mysql CLI client: 12 × 1.17 = 14 Gbps > 12.5, the class limit',
+      '12 Lua clients: whether they pass 12.5 Gbps is unknown until its 1-client points measure one (12 pass it ' +
+        'only if one gives over 1.04 Gbps)',
+    ]);
+    // The engine each ran, and what the version change leaves comparable.
+    expect(byWhat.engine!.slice(1)).toEqual([
+      'Aurora MySQL 3.04.0',
+      "Aurora MySQL 3.10.4 (not the study's 3.04.0: the same rows and protocol, so Gbps compare; its CPU% may not)",
+    ]);
+    // The study's own results beside the rehearsal's.
+    expect(byWhat['transmit at the most clients, server CPU']![1]).toBe(
+      'large 3.41 Gbps at 100% CPU, xlarge 7.18 Gbps at 98% CPU, 2xlarge 12.32 Gbps at 71% CPU, 4xlarge 12.44 ' +
+        'Gbps at 29% CPU; receive 1.3–3.8 MB/s',
+    );
+  });
+
+  it('checks the pipeline: bytes sent a scanned row, from the transmit and the scans, against ~1 KB rows', () => {
+    // Arrange: 10,000 rows a scan, 22 scans/s for 1 client and 43 for 2, sending 1,030 B a row; then 10 B.
+    const base = planted();
+    const stepOf = new Map(base.steps.map((x) => [`${x.cell_id}/${x.step_id}`, x]));
+    const run = (bytes: number): RunData => ({
+      ...base,
+      spec: { ...base.spec!, data: { ...base.spec!.data, tableSize: 10_000 } },
+      steps: base.steps.map((x) => ({ ...x, tps: x.clients === 1 ? 22 : 43 })),
+      metrics: base.metrics.map((m) => {
+        const x = stepOf.get(`${m.cell_id}/${m.step_id}`);
+        return m.metric === 'NetworkTransmitThroughput' && x !== undefined
+          ? { ...m, avg_value: (x.clients === 1 ? 22 : 43) * 10_000 * bytes }
+          : m;
+      }),
+    });
+    const cellOf = (d: RunData): string =>
+      tableOf(buildReport(d, prices), 'This rehearsal against the study and the planned AWS run')!.rows.find((r) =>
+        r[0]!.startsWith('bytes sent a scanned row'),
+      )![1]!;
+    // Act / Assert
+    expect(cellOf(run(1030))).toBe(
+      "1,030 B at every point, as ~1 KB rows predict: the server's byte counter and the scans agree",
+    );
+    expect(cellOf(run(10))).toMatch(/^10 B at every point: not the ~1 KB a row should send/);
   });
 
   it('on AWS, checks the most clients × one client’s Gbps against each class limit, from the shown cells', () => {
@@ -99,7 +146,7 @@ describe("S4's departures from the study's design", () => {
     expect(line).toContain('above it at r6i-4xlarge; below it at r6i-large, r6i-xlarge, r6i-2xlarge');
     // Its figures follow from the cells, and no local design table on AWS.
     expect(checkReport(r, { sections: ['network'] })).toEqual([]);
-    expect(tableOf(r, "This rehearsal against the study's design")).toBeUndefined();
+    expect(tableOf(r, 'This rehearsal against the study and the planned AWS run')).toBeUndefined();
   });
 
   it('holds each direction to the class limit, not their sum (the limit holds each way at once)', () => {

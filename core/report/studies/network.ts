@@ -26,19 +26,23 @@ import { hadCoTenants, isNetworkStudy, uniqueInOrder, type Context, type StepGro
 const PARTIAL_MARK = 'partial';
 
 /**
- * A workload's label with the clients that really ran: a name that promises more clients than ran
- * (scan-12-clients with 2 clients in a local rehearsal) says why.
+ * A workload's label with the clients that really ran. Where a name promises more clients than ran
+ * (scan-12-clients with 2 clients in a local rehearsal), the count that ran leads and the study's follows,
+ * and every point of the run is labelled by its clients alone, so no row reads as the named count.
  */
 function clientsLabel(ctx: Context, g: StepGroup): string {
   const ran = g.rows[0]?.clients ?? 1;
+  const clients = `${ran} client${ran === 1 ? '' : 's'}`;
   const named = /(\d+)-clients?\b/.exec(g.workload);
-  if (named !== null && Number(named[1]) !== ran) {
-    const why =
-      ctx.data.run.backend === 'local' ? 'scaled down for the local rehearsal' : 'fewer clients than the name';
-    return `${g.workload} (${ran} client${ran === 1 ? '' : 's'} ran: ${why})`;
-  }
-  return `${g.workload} (${ran} client${ran === 1 ? '' : 's'})`;
+  if (named !== null && Number(named[1]) !== ran) return `${clients} (study: ${named[1]})`;
+  return ctx.groups.some(renamed) ? clients : `${g.workload} (${clients})`;
 }
+
+/** A workload named for more (or fewer) clients than ran. */
+const renamed = (g: StepGroup): boolean => {
+  const named = /(\d+)-clients?\b/.exec(g.workload);
+  return named !== null && Number(named[1]) !== (g.rows[0]?.clients ?? 1);
+};
 
 /**
  * The CPUs a local variant's server ran on, as its plan note recorded them ("with 2 CPU(s)", no pinning: the
@@ -113,6 +117,8 @@ export function networkSection(ctx: Context): ReportSection | null {
     bound: BoundResult;
     partialNet: boolean;
     partialCpu: boolean;
+    /** The runner found the client saturated, and the connections the point's clients held. */
+    client: ClientShown;
   }[] = [];
   let partialRows = 0;
   const coTenant = hadCoTenants(ctx);
@@ -190,6 +196,7 @@ export function networkSection(ctx: Context): ReportSection | null {
       bound,
       partialNet,
       partialCpu,
+      client: { saturated: ran.some((r) => r.saturated_clients > 0), connections: clientsOf(g) * g.threads },
     });
   }
   // Locally every class is this machine: one workload's points differ only by noise and by what else ran. With
@@ -206,7 +213,7 @@ export function networkSection(ctx: Context): ReportSection | null {
             same.map((x) => x.bound.bound),
           ).join(', ')}) while other runs shared this machine: co-tenant load, not the point, decided them`,
           rule: `other runs on the host; same load elsewhere: ${uniqueInOrder(
-            same.filter((x) => x !== r).map((x) => boundLabel(x.bound)),
+            same.filter((x) => x !== r).map((x) => boundLabel(x.bound, x.client)),
           ).join(', ')}`,
         };
     }
@@ -240,13 +247,13 @@ export function networkSection(ctx: Context): ReportSection | null {
       r.cpu !== null ? `${fixed(r.cpu, 0)}${mark(partialCpu)}` : '-',
       r.clientCpu !== null ? fixed(r.clientCpu, 0) : '-',
       ...(local ? [hostCell(r)] : []),
-      boundLabel(bound),
+      boundLabel(bound, r.client),
       bound.rule,
     ]);
     findings.push(
       `${g.variant} ` +
         `(${g.instanceClass}), ${clientsLabel(ctx, g)}: ` +
-        (bound.bound === 'none' ? '' : `${boundLabel(bound)}, `) +
+        (bound.bound === 'none' ? '' : `${boundLabel(bound, r.client)}, `) +
         bound.reason +
         (partialNet || partialCpu ? ` (${PARTIAL_MARK}: server metrics incomplete)` : '') +
         `.`,
@@ -377,8 +384,13 @@ export function networkSection(ctx: Context): ReportSection | null {
       lines: [
         ...(local ? localQuestionLines(ctx, cpus) : []),
         ...departureLines([...scaleDownLines(ctx, results), ...(local ? designClauses(ctx) : [])]),
-        ...gainLines(results, gains, measured, local ? classSpreadText(ctx.groups, results, txDigits) : ''),
-        ...boundLines(results),
+        ...gainLines(
+          results,
+          gains,
+          measured,
+          local ? classSpreadText(ctx.groups, results, txDigits, cacheMissed(ctx)) : '',
+        ),
+        ...boundLines(results, cpus),
         ...serverCpuLines(results, local, cpus),
         ...(check.line !== null ? [check.line] : []),
       ],
@@ -405,12 +417,18 @@ export function networkSection(ctx: Context): ReportSection | null {
           numeric: [3, 4, 5, 6, 7, 8, 9, 10].slice(0, 6 + (showRx ? 1 : 0)),
           notes,
         },
-        ...(local ? [designTable(ctx, limitOfAll)].filter((t) => t !== null) : []),
+        ...(local ? [designTable(ctx, limitOfAll, results)].filter((t) => t !== null) : []),
       ],
       charts,
     },
   };
 }
+
+/** Some read left the buffer pool: a hit ratio under 100% or a storage read (memory could then matter). */
+const cacheMissed = (ctx: Context): boolean =>
+  ctx.data.metrics.some(
+    (m) => (m.metric === 'BufferCacheHitRatio' && m.avg_value < 99.995) || (m.metric === 'ReadIOPS' && m.avg_value > 0),
+  );
 
 const signed = (x: number): string => `${x >= 0 ? '+' : ''}${fixed(x * 100, 0)}%`;
 
@@ -503,8 +521,27 @@ function gainLines(
   ];
 }
 
-const boundLabel = (b: BoundResult): string =>
-  b.bound === 'none' ? 'no limit reached' : b.bound === 'unclear' ? 'unclear' : `${b.bound}-bound`;
+/** What a client-limited point's client showed: saturated (the runner's flag), and its connections. */
+interface ClientShown {
+  readonly saturated: boolean;
+  readonly connections: number;
+}
+
+/**
+ * A verdict's name. More clients moving more with the one client busy says the one client limited the point;
+ * only a client the runner found saturated is client-bound, one merely busy (past a chosen cutoff) is limited
+ * by its one connection, or by the one client.
+ */
+const boundLabel = (b: BoundResult, c: ClientShown): string =>
+  b.bound === 'none'
+    ? 'no limit reached'
+    : b.bound === 'unclear'
+      ? 'unclear'
+      : b.bound !== 'client' || c.saturated
+        ? `${b.bound}-bound`
+        : c.connections === 1
+          ? 'single-connection-limited'
+          : 'one-client-limited';
 
 /**
  * What each verdict means, by the rule that gives it: the thresholds are stated once, in the table's verdict
@@ -513,23 +550,48 @@ const boundLabel = (b: BoundResult): string =>
 const KIND_TEXT: Record<BoundResult['bound'], string> = {
   cpu: 'the server CPU reached the CPU-bound line (rule 1)',
   network: "transmit or receive reached the class's limit (rule 2)",
-  client: 'the one client was busy and more clients moved more (rule 3)',
+  client: 'more clients moved more with the one client busy (rule 3)',
   none: 'no limit reached',
   host: "this machine's CPUs were saturated and more clients did not move more (rule 4)",
-  unclear: 'not decided',
+  unclear: 'unclear',
 };
+
+/** A client-limited kind's meaning: saturated, or busy by a chosen cutoff only. */
+const clientText = (c: ClientShown): string =>
+  c.saturated
+    ? 'the one client was saturated and more clients moved more (rule 3)'
+    : `more clients moved more with the one client busy by the chosen cutoff but not saturated, so ` +
+      `${c.connections === 1 ? 'its one connection' : 'the one client'} was the limit (rule 3)`;
 
 /**
  * The bound verdicts in one sentence, a clause per kind of bound: which points, and the rule that names
  * the kind. No point's figures here: each row's rule column has them, so the sentence cannot contradict one.
  */
-function boundLines(results: readonly { g: StepGroup; bound: BoundResult }[]): string[] {
-  const kinds = uniqueInOrder(results.map((r) => r.bound.bound));
-  const clauses = kinds.map((k) => {
-    const of = results.filter((r) => r.bound.bound === k);
-    const points = of.map((r) => `${r.g.variant} ${r.g.workload}`).join(', ');
-    const label = boundLabel(of[0]!.bound);
-    const why = k === 'unclear' ? `${KIND_TEXT[k]}: ${unclearWhy(of.map((r) => r.bound.rule))}` : KIND_TEXT[k];
+function boundLines(
+  results: readonly {
+    g: StepGroup;
+    bound: BoundResult;
+    client: ClientShown;
+    hostCpu: number | null;
+    clientsOfHost: number | null;
+  }[],
+  machineCpus: number | null,
+): string[] {
+  const variants = uniqueInOrder(results.map((r) => r.g.variant));
+  const labels = uniqueInOrder(results.map((r) => boundLabel(r.bound, r.client)));
+  const clauses = labels.map((label) => {
+    const of = results.filter((r) => boundLabel(r.bound, r.client) === label);
+    const k = of[0]!.bound.bound;
+    // One client count at every class: said once, not a row each; the clients that ran, as the rows lead.
+    const ran = (g: StepGroup): string =>
+      `${g.rows[0]?.clients ?? 1} client${(g.rows[0]?.clients ?? 1) === 1 ? '' : 's'}`;
+    const counts = uniqueInOrder(of.map((r) => ran(r.g)));
+    const points =
+      counts.length === 1 && of.length === variants.length && variants.length > 1
+        ? `every class at ${counts[0]}`
+        : of.map((r) => `${r.g.variant} ${ran(r.g)}`).join(', ');
+    const why =
+      k === 'unclear' ? unclearWhy(of, machineCpus) : k === 'client' ? clientText(of[0]!.client) : KIND_TEXT[k];
     return `${label} (${of.length} of ${results.length} points: ${points}): ${why}`;
   });
   if (clauses.length === 0) return [];
@@ -538,13 +600,25 @@ function boundLines(results: readonly { g: StepGroup; bound: BoundResult }[]): s
 }
 
 /** Why the unclear points are unclear, from their rules: one reason a kind. */
-function unclearWhy(rules: readonly string[]): string {
+function unclearWhy(
+  points: readonly { g: StepGroup; bound: BoundResult; hostCpu: number | null; clientsOfHost: number | null }[],
+  machineCpus: number | null,
+): string {
+  // A busy host at the most clients: this machine's CPUs were the ceiling; whose load filled them, from the cells.
+  const hostFull = points.filter((p) => /host CPU \d+ >= \d+, no larger client count/.test(p.bound.rule));
+  const clients = uniqueInOrder(hostFull.map((p) => p.g.rows[0]?.clients ?? 1)).join('/');
+  const mostlyClients = hostFull.every(
+    (p) => p.hostCpu !== null && p.clientsOfHost !== null && p.clientsOfHost > p.hostCpu / 2,
+  );
+  const ceiling =
+    `the ${clients}-client points hit this machine's ${machineCpus !== null ? `${machineCpus}-CPU ` : 'CPU '}` +
+    `ceiling${mostlyClients ? ', mostly from the clients' : ''}, so more clients could not be tried here`;
   const why = uniqueInOrder(
-    rules.map((r) =>
+    points.map(({ bound: { rule: r } }) =>
       /other runs on the host/.test(r)
         ? 'other runs shared this machine'
         : /host CPU \d+ >= \d+, no larger client count/.test(r)
-          ? 'the host was busy and no larger client count tested more clients'
+          ? ceiling
           : /no larger client count/.test(r)
             ? 'the client was busy and no larger client count tested more clients'
             : /^[+-]\d+% < /.test(r)
