@@ -29,7 +29,9 @@ function byInstance(ofStep: readonly MetricMean[]): [string, MetricMean[]][] {
     const ofRole = ofStep.filter((m) => m.role === role);
     const names = [...new Set(ofRole.map(instanceName))].sort();
     if (names.length <= 1) out.push([role, ofRole]);
-    else for (const n of names) out.push([n, ofRole.filter((m) => instanceName(m) === n)]);
+    else
+      for (const n of names)
+        out.push([n.startsWith(role) ? n : `${role} ${n}`, ofRole.filter((m) => instanceName(m) === n)]);
   }
   return out;
 }
