@@ -152,17 +152,12 @@ function sharesRun(): RunData {
 }
 
 describe("S3's run order and what it ties to each step", () => {
-  it('names the share that is the lowest cell at several thread counts, with its verdicts', () => {
-    // Act
+  it('does not single out a lowest cell the grid calls within the noise', () => {
+    // Act: ps36's reader is the lowest cell at 32 and 64 threads, within this run's noise at each.
     const { section } = analyzed(sharesRun());
     // Assert
     const line = section.answer!.lines.find((l) => l.startsWith('Read share'))!;
-    expect(line).toMatch(
-      new RegExp(
-        "90:10 is the lowest cell at 32 and 64 threads \\(80%, 80%, within this run's noise at each\\); " +
-          "nothing in this run's tables explains it\\.",
-      ),
-    );
+    expect(line).not.toMatch(/lowest cell|nothing in this run's tables explains/);
   });
 
   it('names the one step another run overlapped, from the host note’s window', () => {

@@ -30,6 +30,14 @@ import {
   type Lag,
   type TimelineRow,
 } from './forwarding-timeline';
+import {
+  FIXED_ORDER_WORDS,
+  controlOrderText,
+  sideOf,
+  splitTransactionSentence,
+  writerAlwaysFirst,
+  type StepSide,
+} from './forwarding-confounds';
 
 /**
  * One run's interval clear of 100% says only that the figure was higher or lower in that run, not
@@ -74,6 +82,9 @@ interface ForwardingPair {
    */
   readonly control: boolean;
   readonly test: string;
+  /** The writer's deadlocks and the reader lag at the start of the writer step and of the reader step. */
+  readonly writerSide: StepSide;
+  readonly readerSide: StepSide;
 }
 
 /**
@@ -248,6 +259,8 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
       readerLatency: estimate(ctx, r, 'lat_pct_ms'),
       control,
       test: r.test,
+      writerSide: sideOf(ctx, w),
+      readerSide: sideOf(ctx, r),
     });
   }
   const readShares: ReadShareVerdict[] = uniqueInOrder(pairs.filter((p) => p.readShare !== null).map((p) => p.threads))
@@ -393,37 +406,7 @@ function sharesInRun(v: ReadShareVerdict): string {
  * resolved, and the shares at which this run's interval clears 100% are named as this run's only.
  */
 function readShareSentence(shares: readonly ReadShareVerdict[]): string {
-  return readShareWins(shares) + lowestShare(shares);
-}
-
-/**
- * The share that is the grid's lowest cell at two or more thread counts, with its verdicts: a pattern the
- * reader looks for an explanation of. This run's tables hold no figure that tells why, so the sentence says so.
- */
-const andList = (xs: readonly string[]): string =>
-  xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
-
-function lowestShare(shares: readonly ReadShareVerdict[]): string {
-  const lowest = shares
-    .map((v) => ({
-      v,
-      low: v.ratios.filter((x) => x.ratio.estimate !== null).sort((a, b) => a.ratio.estimate! - b.ratio.estimate!)[0],
-    }))
-    .filter((x) => x.low !== undefined);
-  const byShare = uniqueInOrder(lowest.map((x) => x.low!.share)).map((share) =>
-    lowest.filter((x) => x.low!.share === share),
-  );
-  const most = byShare.sort((a, b) => b.length - a.length)[0];
-  if (most === undefined || most.length < 2) return '';
-  const share = most[0]!.low!.share;
-  const verdicts = most.map((x) => verdict(x.low!.ratio, true).replace(/\*$/, ''));
-  const oneVerdict = new Set(verdicts).size === 1;
-  return (
-    ` ${readShareLabel(share)} is the lowest cell at ${andList(most.map((x) => String(x.v.threads)))} threads ` +
-    `(${most.map((x) => pct(x.low!.ratio.estimate, 0)).join(', ')}` +
-    (oneVerdict ? `, ${verdicts[0]} at each` : `: ${verdicts.join(', ')}`) +
-    `); nothing in this run's tables explains it.`
-  );
+  return readShareWins(shares);
 }
 
 /** Which thread counts' wins are scattered: a row with a threshold is not called scattered with the others. */
@@ -491,7 +474,7 @@ const secs = (ms: number): string => `${fixed(ms / 1000, 2)} s`;
  * writes put behind makes its read-backs stale; SESSION and GLOBAL wait, so a lag shows as latency.
  */
 function lagSentence(levels: readonly ConsistencyLevel[], local: boolean): string {
-  return [lagStates(levels), eventualStale(levels, local)].filter((x) => x !== '').join(' ');
+  return [lagStates(levels, local), eventualStale(levels, local)].filter((x) => x !== '').join(' ');
 }
 
 /**
@@ -514,7 +497,7 @@ function eventualStale(levels: readonly ConsistencyLevel[], local: boolean): str
         `step at one lag does not separate the two.`;
 }
 
-function lagStates(levels: readonly ConsistencyLevel[]): string {
+function lagStates(levels: readonly ConsistencyLevel[], local: boolean): string {
   const measured = levels.filter((c) => c.lagAtStartMs !== null);
   if (measured.length === 0)
     return (
@@ -552,8 +535,12 @@ function lagStates(levels: readonly ConsistencyLevel[]): string {
   for (const c of behind)
     out.push(
       c.level.toUpperCase() === 'EVENTUAL'
-        ? `${started(c)}: its reads do not wait, so its stale reads, not its latency, may come from the order ` +
-            `the steps ran in, not the level.`
+        ? local
+          ? // One machine: the replica applies that backlog on the CPUs the step's queries use.
+            `${started(c)}, on the CPUs its queries use: its latency, and each level's difference from it, may ` +
+            `come from the order the steps ran in, not the level.`
+          : `${started(c)}: its reads do not wait, so its stale reads, not its latency, may come from the ` +
+            `order the steps ran in, not the level.`
         : `${started(c)}: its reads waited for that lag too, so its latency difference from EVENTUAL may come ` +
             `from the order the steps ran in, not the level; its stale reads cannot (it waits for its own ` +
             `writes whatever the lag).`,
@@ -602,10 +589,11 @@ const items = (pairs: readonly ForwardingPair[]) =>
  */
 function controlSentence(controls: readonly ForwardingPair[], threads: readonly number[]): string {
   const apart = controls.filter((p) => p.ratio.direction === 'higher' || p.ratio.direction === 'lower');
+  const order = controlOrderText(controls, DRAINED_LAG_MS);
   return (
-    `Write-only is the emulation's control: locally both of its steps send every statement to the writer, so ` +
-    `their ratio is this run's noise alone: ${ratiosByThreads(controls, threads)}: ` +
-    `${differing(items(controls), true)}.` +
+    `Write-only is the emulation's control: locally both of its steps send every statement to the writer: ` +
+    `${ratiosByThreads(controls, threads)}: ${differing(items(controls), true)}` +
+    (order !== null ? `; but ${order}.` : '.') +
     (apart.length > 0
       ? ` A control cell "higher/lower in this run" with nothing to tell apart: this run's intervals understate ` +
         `its noise, so no cell above is a difference on its own.`
@@ -642,13 +630,23 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
   const stock = f.pairs.filter((p) => p.readShare === null && !p.control);
   const controls = f.pairs.filter((p) => p.control);
   const threads = uniqueInOrder([...stock, ...controls].map((p) => p.threads)).sort((a, b) => a - b);
+  const rwStock = stock.filter((p) => p.test === 'oltp_read_write');
   if (stock.length > 0)
     out.push(
       `Reader (${readerWrites(f)}) over writer TPS at ${threads.join('/')} threads: ` +
         ratiosByThreads(stock, threads) +
-        `: ${differing(items(stock), true)}.`,
+        `: ${differing(items(stock), true)}.` +
+        (f.localEmulation && rwStock.length > 0
+          ? ' ' +
+            splitTransactionSentence(
+              rwStock,
+              rwStock.some((p) => p.ratio.direction === 'higher'),
+            )
+          : ''),
     );
-  if (controls.length > 0) out.push(controlSentence(controls, threads));
+  const fixedOrder = f.localEmulation && writerAlwaysFirst(f.pairs) ? FIXED_ORDER_WORDS : null;
+  if (controls.length > 0) out.push(controlSentence(controls, threads) + (fixedOrder ? ` ${fixedOrder}` : ''));
+  else if (fixedOrder !== null) out.push(fixedOrder);
   if (f.readShares.length > 0) out.push(readShareSentence(f.readShares));
   const scaleOut: string[] = [];
   const scaled = f.scaleOut.filter((s) => s.ratio !== null && s.ratio.estimate !== null);
@@ -823,7 +821,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         notes: ['1 reader: the same statement mix on one reader at the readers’ total threads (the ps*-reader step).'],
       },
     );
-  if (f.timeline.length > 0) tables.push(timelineTable(f.timeline));
+  if (f.timeline.length > 0) tables.push(timelineTable(f.timeline, f.localEmulation));
   const answerTables: TableBlock[] = [studyTableOf(f)];
   // The author's table: writer vs reader at 32/64/128 threads for the stock read-write and write-only mixes.
   const stock = f.pairs.filter((p) => p.readShare === null);
@@ -844,7 +842,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         ...(withControl
           ? [
               '(control): write-only; locally both of its steps send every statement to the writer, so its ' +
-                'ratio is the noise of two identical steps.',
+                'ratio shows the noise and the order the steps ran in (Run order table).',
             ]
           : []),
         ...withinNote,
