@@ -372,7 +372,9 @@ describe("S3's answer", () => {
       ['wo', true],
     ]);
     expect(f.controls).toEqual(['wo']);
-    expect(answer).toMatch(/Write-only is the emulation's control: locally both of its steps send every statement to the writer: wo /);
+    expect(answer).toMatch(
+      /Write-only is the emulation's control: locally both of its steps send every statement to the writer: wo /,
+    );
     expect(answer).not.toMatch(/left out/);
     const cells = section.answer!.tables.flatMap((t) => t.rows.map((r) => r[0]));
     expect(cells).toContain('wo (control)');

@@ -29,6 +29,7 @@ interface Planned {
   readonly extra?: Partial<StepResult>;
 }
 
+const psOptions = (n: number) => ({ range_selects: false, point_selects: n });
 const spec = {
   name: 'fwd-local',
   variants: [],
@@ -37,6 +38,17 @@ const spec = {
     { name: 'rw-reader', test: 'oltp_read_write', threads: [32, 128], target: 'reader' },
     { name: 'wo-writer', test: 'oltp_write_only', threads: [32], target: 'writer' },
     { name: 'wo-reader', test: 'oltp_write_only', threads: [32], target: 'reader' },
+    ...[4, 36].flatMap((n) => [
+      { name: `ps${n}-writer`, test: 'oltp_read_write', threads: [64], target: 'writer', options: psOptions(n) },
+      {
+        name: `ps${n}-2readers`,
+        test: 'oltp_read_write',
+        threads: [32],
+        target: 'all-readers',
+        clients: 2,
+        options: psOptions(n),
+      },
+    ]),
     ...['EVENTUAL', 'SESSION', 'GLOBAL'].map((level) => ({
       name: `c-${level}`,
       script: 'rw_consistency.lua',
@@ -194,5 +206,73 @@ describe("S3's confounds on a local run", () => {
     expect(lag).not.toMatch(/its stale reads.* may come from the order/);
     expect(lag).toMatch(/EVENTUAL started with the replica still behind .*: its latency, and each level's difference/);
     expect(lag).toMatch(/EVENTUAL's stale share \(99\.00%\) is how the emulation serves EVENTUAL/);
+  });
+});
+
+describe("S3's study table and scale-out against the study's claims", () => {
+  const study = (data: RunData) => analyzed(data).section.answer!.tables.find((t) => t.title.startsWith('What the'))!;
+  const row = (data: RunData, start: string) => study(data).rows.find((r) => r[0]!.startsWith(start))!;
+
+  it('gives each row a verdict: rw t128 ahead contradicts "behind above 32 threads"', () => {
+    // Act
+    const rw = row(run(planted), 'read-write');
+    // Assert
+    // t32 lower in this run contradicts "a little ahead at 32 threads or fewer"; t128 higher, "behind above".
+    expect(rw[2]).toMatch(/^contradicts in this run at t32, t128 \(the emulation’s split transaction/);
+    expect(row(run(planted), 'write-only')[2]).toBe('not comparable');
+  });
+
+  /** The three levels, EVENTUAL's wider tail (p99/p50 4) than GLOBAL's (2), EVENTUAL started at lagMs. */
+  const levels = (eventualLagMs: number): Planned[] =>
+    ['EVENTUAL', 'SESSION', 'GLOBAL'].map((level, i) => ({
+      workload: `c-${level}`,
+      target: 'reader',
+      threads: 32,
+      tps: [1078, 947, 906][i]!,
+      options: { consistency: level },
+      lagMs: [eventualLagMs, 10, 10][i]!,
+      extra: {
+        lat_pct_ms: [69.29, 55.82, 54.83][i]!,
+        lat_p50_ms: [27, 33, 36][i]!,
+        lat_p99_ms: [108, 69, 72][i]!,
+        stale_reads: i === 0 ? 99 : 0,
+        read_back_checks: 100,
+      },
+    }));
+
+  it('states the GLOBAL claim as the study made it, with average, tail and spread, and a verdict', () => {
+    // Act
+    const behind = row(run(levels(830)), 'consistency: GLOBAL');
+    const drained = row(run(levels(10)), 'consistency: GLOBAL');
+    // Assert: the study's claim is about variability, not GLOBAL being slower.
+    expect(behind[0]).toBe(
+      'consistency: GLOBAL’s query times vary with the replica’s lag; EVENTUAL’s, read locally, are stable',
+    );
+    expect(behind[1]).toMatch(/^GLOBAL over EVENTUAL: avg \d+% .*, p95 79% .*; p99\/p50 GLOBAL 2\.0×, EVENTUAL 4\.0×$/);
+    expect(behind[2]).toBe('not comparable: EVENTUAL’s step started 0.83 s behind');
+    expect(drained[2]).toBe('contradicts in this run (1 repeat)');
+  });
+
+  it('says the scale-out pattern is the study’s reversed when the readers were higher only at low read shares', () => {
+    // Arrange: 2 readers x 32 against the writer at 64: ahead at 50:50, level at 90:10.
+    const ps = (n: number) => ({ range_selects: false, point_selects: n });
+    const steps: Planned[] = [4, 36].flatMap((n, i) => [
+      { workload: `ps${n}-writer`, target: 'writer', threads: 64, tps: 1000, options: ps(n) },
+      {
+        workload: `ps${n}-2readers`,
+        target: 'all-readers',
+        threads: 32,
+        tps: [1300, 1010][i]!,
+        options: ps(n),
+        extra: { clients: 2, ok_clients: 2 },
+      },
+    ]);
+    // Act
+    const { section } = analyzed(run(steps));
+    // Assert
+    expect(section.findings.join(' ')).toMatch(
+      /The readers were higher only at 50:50, none above 70:30: the opposite of the study's pattern/,
+    );
+    expect(row(run(steps), 'scale-out')[1]).toMatch(/higher in this run only at 50:50, not above 70:30: the opposite/);
   });
 });

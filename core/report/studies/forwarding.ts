@@ -119,6 +119,8 @@ interface ScaleOut {
   /** One reader at the same total threads (the ps*-reader step), and the readers' sum over it. */
   readonly single: Estimated | null;
   readonly vsSingle: RatioFinding | null;
+  /** Share of statements that read (0..1) when point_selects sets the mix; null for the stock mix. */
+  readonly readShare: number | null;
 }
 
 interface ConsistencyLevel extends Lag {
@@ -135,6 +137,8 @@ interface ConsistencyLevel extends Lag {
   readonly staleReads: { readonly stale: number; readonly checks: number } | null;
   /** Whether the average's interval is TPS's inverted (one run, closed loop: avg = threads / TPS). */
   readonly avgFromTps: boolean;
+  /** p99 over p50 (means over the repeats): how widely the level's times vary; null when not measured. */
+  readonly spread: number | null;
 }
 
 export interface ForwardingFindings {
@@ -159,6 +163,15 @@ function writesPerTx(options: Readonly<Record<string, unknown>>): number {
   return n('index_updates', 1) + n('non_index_updates', 1) + 2 * n('delete_inserts', 1);
 }
 
+/** The mix's point selects when it sets the read share (range selects off); null for the stock mix. */
+const pointSelects = (o: Readonly<Record<string, unknown>>): number | null =>
+  typeof o['point_selects'] === 'number' && o['range_selects'] === false ? o['point_selects'] : null;
+
+function readShareOf(o: Readonly<Record<string, unknown>>): number | null {
+  const ps = pointSelects(o);
+  return ps !== null ? ps / (ps + writesPerTx(o)) : null;
+}
+
 /** A read share as reads:writes, e.g. 0.714 -> "≈70:30", 0.5 -> "50:50".
  * @internal exported for its tests (a test seam)
  */
@@ -175,6 +188,14 @@ const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean =>
   a.rate === b.rate;
 
 const LEVEL_ORDER = ['EVENTUAL', 'SESSION', 'GLOBAL'];
+
+/** p99 over p50, each the mean over the successful repeats; null when a repeat lacks either. */
+function spreadOf(g: StepGroup): number | null {
+  const rows = g.ok.filter((r) => (r.lat_p50_ms ?? 0) > 0 && typeof r.lat_p99_ms === 'number');
+  if (rows.length === 0 || rows.length < g.ok.length) return null;
+  const m = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return m(rows.map((r) => r.lat_p99_ms!)) / m(rows.map((r) => r.lat_p50_ms!));
+}
 
 /**
  * A reader this close to the writer when a step starts has nothing left to apply: the heartbeat's resolution
@@ -241,16 +262,13 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
     if (!w) continue;
     const control = localEmulation && writesOnly(r);
     if (control) controls.push(r.workload.replace(/-reader$/, ''));
-    const ps =
-      typeof r.options['point_selects'] === 'number' && r.options['range_selects'] === false
-        ? r.options['point_selects']
-        : null;
+    const ps = pointSelects(r.options);
     const writerTps = estimate(ctx, w, 'tps');
     const readerTps = estimate(ctx, r, 'tps');
     pairs.push({
       workload: r.workload.replace(/-reader$/, ''),
       mix: ps !== null ? `${ps}:${writesPerTx(r.options)}` : 'default',
-      readShare: ps !== null ? ps / (ps + writesPerTx(r.options)) : null,
+      readShare: readShareOf(r.options),
       threads: r.threads,
       writerTps,
       readerTps,
@@ -307,6 +325,7 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
         ratio: writer ? ratioOf(summed, writer) : null,
         single,
         vsSingle: single ? ratioOf(summed, single) : null,
+        readShare: readShareOf(r.options),
       };
     });
   const levelRank = (g: StepGroup): number => {
@@ -353,6 +372,7 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
               stale: measured.reduce((a, r) => a + r.stale_reads!, 0),
               checks: measured.reduce((a, r) => a + r.read_back_checks!, 0),
             },
+      spread: spreadOf(g),
       ...replicaLagOf(ctx, g),
     };
   });
@@ -601,6 +621,20 @@ function controlSentence(controls: readonly ForwardingPair[], threads: readonly 
   );
 }
 
+/**
+ * The study's scale-out gain came at read shares above 70:30; where this run's readers were higher only at
+ * the lower shares, its pattern is the study's reversed, and the sentence says so rather than list the cells.
+ */
+function scaleOutPattern(scaled: readonly ScaleOut[]): string {
+  const higher = scaled.filter((s) => s.ratio!.direction === 'higher' && s.readShare !== null);
+  const above = scaled.filter((s) => s.readShare !== null && s.readShare > 0.7);
+  if (higher.length === 0 || higher.some((s) => s.readShare! > 0.7) || above.length === 0) return '';
+  return (
+    ` The readers were higher only at ${labels(higher.map((s) => s.readShare!))}, none above 70:30: the ` +
+    `opposite of the study's pattern (its gain was above 70:30), an artefact of one machine, not a finding.`
+  );
+}
+
 /** The readers summed against one reader at the same total threads: what the second reader added. */
 function vsOneReader(scaled: readonly ScaleOut[]): string {
   const one = scaled.filter((s) => s.vsSingle !== null && s.vsSingle.estimate !== null);
@@ -672,7 +706,8 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
           true,
         )}.` +
         vsOneReader(scaled) +
-        oneMachine,
+        oneMachine +
+        scaleOutPattern(scaled),
     );
   }
   const costs = f.consistency.filter((c) => c.tailCost !== null);
@@ -729,6 +764,21 @@ export const LOCAL_EMULATION_WARNING =
   'waiting for replication on this machine, not Aurora’s numbers.';
 
 /** The study's findings, each against this run's answer to it (forwarding-study.ts). */
+/** GLOBAL against EVENTUAL for the study table: average, tail and spread, and whether EVENTUAL started behind. */
+function globalInputs(f: ForwardingFindings, global: ConsistencyLevel) {
+  const ev = f.consistency.find((c) => c.level.toUpperCase() === 'EVENTUAL');
+  const spread = global.spread !== null && ev?.spread != null ? { global: global.spread, eventual: ev.spread } : null;
+  const behind = ev?.lagAtStartMs != null && ev.lagAtStartMs > DRAINED_LAG_MS ? ev.lagAtStartMs / 1000 : null;
+  return {
+    tps: global.tpsCost,
+    avg: global.avgCost,
+    tail: global.tailCost,
+    percentile: f.latencyPercentile,
+    spread,
+    eventualBehindS: behind,
+  };
+}
+
 function studyTableOf(f: ForwardingFindings): TableBlock {
   const global = f.consistency.find((c) => c.level.toUpperCase() === 'GLOBAL');
   const words = (r: RatioFinding, higherIsBetter: boolean): string => verdict(r, higherIsBetter);
@@ -741,11 +791,24 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
         f.readShares.length > 0
           ? f.readShares.map(sharesInRun).join('; ') + scatteredText(f.readShares, ': scattered, no threshold')
           : null,
-      scaleOut: f.scaleOut.map((s) => ({ vsWriter: s.ratio, vsOne: s.vsSingle })),
+      sharesState:
+        f.readShares.length === 0
+          ? null
+          : f.readShares.some((v) => v.wins.length > 0 && v.winsFrom === null)
+            ? 'scattered'
+            : f.readShares.some((v) => v.winsFrom !== null)
+              ? 'threshold'
+              : 'within-noise',
+      scaleOut: f.scaleOut.map((s) => ({
+        vsWriter: s.ratio,
+        vsOne: s.vsSingle,
+        readShare: s.readShare,
+        share: s.readShare !== null ? readShareLabel(s.readShare) : null,
+      })),
       stale: f.consistency.flatMap((c) =>
-        c.staleReads !== null ? [{ level: c.level, text: staleText(c.staleReads)! }] : [],
+        c.staleReads !== null ? [{ level: c.level, text: staleText(c.staleReads)!, ...c.staleReads }] : [],
       ),
-      global: global !== undefined ? { tps: global.tpsCost, tail: global.tailCost } : null,
+      global: global !== undefined ? globalInputs(f, global) : null,
     },
     words,
   );
