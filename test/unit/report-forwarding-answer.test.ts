@@ -363,7 +363,7 @@ describe("S3's answer", () => {
     // Assert: no table or sentence calls the local reader's writes forwarded
     const titles = [...section.tables, ...section.answer!.tables].map((t) => t.title);
     expect(titles.filter((t) => /writes forwarded/.test(t))).toEqual([]);
-    expect(titles).toContain('Writer vs reader (writes run on the writer by the emulation), TPS by threads');
+    expect(titles).toContain('Writer vs reader, TPS by threads');
     expect(answer).not.toMatch(/writes forwarded/);
     expect(answer).toMatch(/^Locally no write is forwarded: .*; Aurora’s forwarding cost .* cannot be shown here/);
     // wo on the reader ran every statement on the writer: its ratio is the noise of two identical steps

@@ -153,7 +153,7 @@ describe("S3's confounds on a local run", () => {
     // Act
     const { answer } = analyzed(run(planted));
     // Assert
-    const rw = answer.split('\n').find((l) => l.startsWith('Reader ('))!;
+    const rw = answer.split('\n').find((l) => l.startsWith('Reader over'))!;
     expect(rw).toMatch(/rw t128 higher \(interval clear of 100%\)/);
     expect(rw).toMatch(
       /The emulation splits each transaction: its reads run on the reader, its writes in a transaction/,
@@ -274,5 +274,28 @@ describe("S3's study table and scale-out against the study's claims", () => {
       /The readers were higher only at 50:50, none above 70:30: the opposite of the study's pattern/,
     );
     expect(row(run(steps), 'scale-out')[1]).toMatch(/higher in this run only at 50:50, not above 70:30: the opposite/);
+  });
+});
+
+describe("S3's answer on a local run says each caveat once", () => {
+  it('says once that 1 repeat cannot resolve the ratios, and keeps the emulation out of every heading', () => {
+    // Arrange: rw and the control, then the three levels: three verdict lists from one repeat.
+    const levels: Planned[] = ['EVENTUAL', 'SESSION', 'GLOBAL'].map((level, i) => ({
+      workload: `c-${level}`,
+      target: 'reader',
+      threads: 32,
+      tps: [1078, 947, 906][i]!,
+      options: { consistency: level },
+      extra: { lat_pct_ms: [69, 56, 55][i]! },
+    }));
+    // Act
+    const { answer, section } = analyzed(run([...planted, ...levels]));
+    // Assert
+    expect(answer.match(/1 repeat cannot resolve/g)).toHaveLength(1);
+    expect(answer).toMatch(/rw 95%, 118%: 1 repeat cannot resolve these or any difference below \(run 2\+ repeats/);
+    expect(answer).toMatch(/wo 98%, -: in this run/);
+    const titles = [...section.tables, ...section.answer!.tables, ...section.answer!.charts].map((t) => t.title);
+    expect(titles.filter((t) => /by the emulation/.test(t))).toEqual([]);
+    expect(answer).toMatch(/^Locally no write is forwarded: .*\("reader" below means that\)/);
   });
 });

@@ -402,10 +402,10 @@ const staleText = (s: ConsistencyLevel['staleReads']): string | null =>
 
 /**
  * What a "reader" figure measured. On Aurora the reader forwards its writes to the writer; locally no write
- * is forwarded: the emulation sends them to the writer on a second connection (client/workloads/wf_emulation.lua).
+ * is forwarded: the emulation sends them to the writer on a second connection (client/workloads/wf_emulation.lua),
+ * which the Answer's first sentence says once, so the headings do not repeat it.
  */
-const readerWrites = (f: ForwardingFindings): string =>
-  f.localEmulation ? 'writes run on the writer by the emulation' : 'writes forwarded';
+const readerWrites = (f: ForwardingFindings): string => (f.localEmulation ? '' : ' (writes forwarded)');
 
 const pairName = (p: ForwardingPair): string => (p.control ? `${p.workload} (control)` : p.workload);
 
@@ -650,6 +650,28 @@ function vsOneReader(scaled: readonly ScaleOut[]): string {
   );
 }
 
+/** What one repeat cannot do, as differing() and the other verdict lists word it, with what joins it. */
+const ONE_REPEAT =
+  /(; )?1 repeat cannot resolve (?:these differences|these|this|the grid's ratios) \(run 2\+ repeats to measure the run-to-run noise\)(; |\.)?/g;
+
+/**
+ * The one-repeat caveat once, where it first comes: after it, each list keeps only what this run showed
+ * ("; 1 repeat cannot resolve these differences (...)." ends a sentence, the others lead one).
+ */
+function sayOnce(lines: readonly string[]): string[] {
+  let said = false;
+  return lines.map((line) =>
+    line.replace(ONE_REPEAT, (m: string, lead?: string, tail?: string) => {
+      if (!said) {
+        said = true;
+        return m.replace(/cannot resolve (these|this) /, 'cannot resolve $1 or any difference below ');
+      }
+      if (lead !== undefined && tail === '.') return '.';
+      return lead === undefined && tail === '; ' ? '' : m;
+    }),
+  );
+}
+
 /** The answer's sentences, in S3's shape, and the scale-out line its table carries in the evidence. */
 function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOut: string[] } {
   if (f.noReaderSteps)
@@ -667,7 +689,7 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
   const rwStock = stock.filter((p) => p.test === 'oltp_read_write');
   if (stock.length > 0)
     out.push(
-      `Reader (${readerWrites(f)}) over writer TPS at ${threads.join('/')} threads: ` +
+      `Reader${readerWrites(f)} over writer TPS at ${threads.join('/')} threads: ` +
         ratiosByThreads(stock, threads) +
         `: ${differing(items(stock), true)}.` +
         (f.localEmulation && rwStock.length > 0
@@ -750,7 +772,7 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
   if (f.clientBound !== null) out.push(f.clientBound);
   const coTenant = coTenantSentence(f.timeline);
   if (coTenant !== null) out.splice(f.localEmulation ? 1 : 0, 0, coTenant);
-  return { answer: out, scaleOut };
+  return { answer: sayOnce(out), scaleOut: sayOnce(scaleOut) };
 }
 
 /**
@@ -832,7 +854,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   const tables: TableBlock[] = [];
   if (f.pairs.length > 0)
     tables.push({
-      title: `Writer vs reader (${readerWrites(f)})`,
+      title: `Writer vs reader${readerWrites(f)}`,
       head: [
         'workload',
         'reads:writes',
@@ -891,7 +913,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   const withControl = stock.some((p) => p.control);
   if (stock.length > 0)
     answerTables.push({
-      title: `Writer vs reader (${readerWrites(f)}), TPS by threads`,
+      title: `Writer vs reader${readerWrites(f)}, TPS by threads`,
       head: ['workload', 'threads', 'writer TPS', 'reader TPS', 'reader/writer'],
       rows: stock.map((p) => [
         pairName(p),
@@ -919,7 +941,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       (a, b) => a - b,
     );
     answerTables.push({
-      title: `Reader/writer TPS (${readerWrites(f)}) by threads and read share (reads:writes)`,
+      title: `Reader/writer TPS${readerWrites(f)} by threads and read share (reads:writes)`,
       head: ['threads', ...shares.map(readShareLabel)],
       rows: threadsList.map((t) => [
         String(t),
@@ -1007,7 +1029,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       ];
     });
     charts.push(
-      lineChart('fwd-threads', `Writer vs reader (${readerWrites(f)}): TPS by threads`, 'threads', 'TPS', series, {
+      lineChart('fwd-threads', `Writer vs reader${readerWrites(f)}: TPS by threads`, 'threads', 'TPS', series, {
         logX: true,
       }),
     );
