@@ -87,9 +87,7 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     const f = analyzeForwarding(makeContext(data.s3!, prices))!;
     const section = forwardingSection(f);
     // A local run: no write is forwarded, the titles say what ran.
-    const grid = section.answer!.tables.find((t) =>
-      t.title.startsWith('Reader/writer TPS by threads and read share'),
-    )!;
+    const grid = section.answer!.tables.find((t) => t.title.startsWith('Reader/writer TPS by threads and read share'))!;
     // Assert: a cell the grid calls better is a share the sentence names as a win, and no other.
     for (const v of f.readShares) {
       const row = grid.rows.find((r) => r[0] === String(v.threads))!;

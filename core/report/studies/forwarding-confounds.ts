@@ -61,6 +61,9 @@ export function splitTransactionSentence(pairs: readonly SidedPair[], readerAhea
   );
 }
 
+const lags = (pairs: readonly SidedPair[], side: (p: SidedPair) => StepSide): string =>
+  pairs.map((p) => lagS(side(p).lagAtStartMs)).join(' / ');
+
 /** A control pair whose steps started at different reader lags: the step order, not only the noise. */
 export function controlOrderText(pairs: readonly SidedPair[], drainedMs: number): string | null {
   const lagged = pairs.some(
@@ -72,8 +75,8 @@ export function controlOrderText(pairs: readonly SidedPair[], drainedMs: number)
   if (!lagged) return null;
   const d = deadlocksText(pairs);
   return (
-    `its steps did not start alike: the reader was ${pairs.map((p) => lagS(p.writerSide.lagAtStartMs)).join(' / ')} s ` +
-    `behind when the writer steps started, ${pairs.map((p) => lagS(p.readerSide.lagAtStartMs)).join(' / ')} s ` +
+    `its steps did not start alike: the reader was ${lags(pairs, (p) => p.writerSide)} s behind when the ` +
+    `writer steps started, ${lags(pairs, (p) => p.readerSide)} s ` +
     `for the reader steps` +
     (d !== null ? ` (writer deadlocks/s: ${d})` : '') +
     ', so the ratio carries the step order as well as the noise'

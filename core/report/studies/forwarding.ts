@@ -651,8 +651,11 @@ function vsOneReader(scaled: readonly ScaleOut[]): string {
 }
 
 /** What one repeat cannot do, as differing() and the other verdict lists word it, with what joins it. */
-const ONE_REPEAT =
-  /(; )?1 repeat cannot resolve (?:these differences|these|this|the grid's ratios) \(run 2\+ repeats to measure the run-to-run noise\)(; |\.)?/g;
+const ONE_REPEAT = new RegExp(
+  "(; )?1 repeat cannot resolve (?:these differences|these|this|the grid's ratios) " +
+    '\\(run 2\\+ repeats to measure the run-to-run noise\\)(; |\\.)?',
+  'g',
+);
 
 /**
  * The one-repeat caveat once, where it first comes: after it, each list keeps only what this run showed
