@@ -39,7 +39,7 @@ const dl = (x: number | null): string => (x === null ? '-' : fixed(x, 2));
 const lagS = (x: number | null): string => (x === null ? '-' : fixed(x / 1000, 2));
 
 /** "t32 0.25 vs 0.00, t128 9.65 vs 0.06": the writer's deadlocks/s, writer step vs reader step. */
-export function deadlocksText(pairs: readonly SidedPair[]): string | null {
+function deadlocksText(pairs: readonly SidedPair[]): string | null {
   const measured = pairs.filter((p) => p.writerSide.deadlocks !== null && p.readerSide.deadlocks !== null);
   if (measured.length === 0) return null;
   return measured.map((p) => `t${p.threads} ${dl(p.writerSide.deadlocks)} vs ${dl(p.readerSide.deadlocks)}`).join(', ');
