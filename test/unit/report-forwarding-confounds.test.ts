@@ -9,6 +9,7 @@ import type { RunData } from '../../core/report/load';
 import type { StepResult } from '../../core/lake/results';
 import { makeContext } from '../../core/report/sections';
 import { analyzeForwarding, forwardingSection } from '../../core/report/studies/forwarding';
+import { buildReport } from '../../core/report/report';
 import { runData, stepResult } from '../helpers/step-results';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
@@ -201,7 +202,8 @@ describe("S3's confounds on a local run", () => {
     // Act
     const { answer } = analyzed(run(levels));
     // Assert
-    const lag = answer.split('\n').find((l) => l.startsWith('Reader lag'))!;
+    const line = answer.split('\n').find((l) => l.includes('Reader lag'))!;
+    const lag = line.slice(line.indexOf('Reader lag'));
     expect(lag).not.toMatch(/not its latency/);
     expect(lag).not.toMatch(/its stale reads.* may come from the order/);
     expect(lag).toMatch(/EVENTUAL started with the replica still behind .*: its latency, and each level's difference/);
@@ -297,5 +299,22 @@ describe("S3's answer on a local run says each caveat once", () => {
     const titles = [...section.tables, ...section.answer!.tables, ...section.answer!.charts].map((t) => t.title);
     expect(titles.filter((t) => /by the emulation/.test(t))).toEqual([]);
     expect(answer).toMatch(/^Locally no write is forwarded: .*\("reader" below means that\)/);
+  });
+
+  it('keeps every finding in the Answer the page shows open, the lag with the levels it explains', () => {
+    // Arrange: rw, the control and the three levels, EVENTUAL started behind.
+    const levels: Planned[] = ['EVENTUAL', 'SESSION', 'GLOBAL'].map((level, i) => ({
+      workload: `c-${level}`,
+      target: 'reader',
+      threads: 32,
+      tps: [1078, 947, 906][i]!,
+      options: { consistency: level },
+      lagMs: [830, 10, 10][i]!,
+    }));
+    // Act
+    const report = buildReport(run([...planted, ...levels]), prices);
+    // Assert: nothing folded under "1 more finding"; the lag in the consistency bullet.
+    expect(report.answer!.more).toBeUndefined();
+    expect(report.answer!.lines.find((l) => l.startsWith('Consistency levels'))).toMatch(/ Reader lag at the start/);
   });
 });

@@ -762,15 +762,16 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
           stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ') +
           '.'
         : '';
+    // One bullet with the lag it ran at: the page folds an Answer past five, and the lag is what reads it.
     out.push(
       `Consistency levels at ${uniqueInOrder(f.consistency.map((c) => c.threads)).join('/')} threads, each ` +
         `against EVENTUAL's figure: ${levels}` +
         (oneRun
           ? '; 1 repeat cannot resolve these differences (run 2+ repeats to measure the run-to-run noise).'
           : '.') +
-        staleText2,
+        staleText2 +
+        ` ${lagSentence(f.consistency, f.localEmulation)}`,
     );
-    out.push(lagSentence(f.consistency, f.localEmulation));
   }
   if (f.clientBound !== null) out.push(f.clientBound);
   const coTenant = coTenantSentence(f.timeline);
