@@ -54,8 +54,8 @@ export function splitTransactionSentence(pairs: readonly SidedPair[], readerAhea
   const d = deadlocksText(pairs);
   return (
     'The emulation splits each transaction: its reads run on the reader, its writes in a transaction of their ' +
-    'own on the writer, which then serves only the writes, so their row locks are held for less time than in ' +
-    'the writer step' +
+    'own on the writer, which then serves only the writes, so their row locks are likely held for less time ' +
+    'than in the writer step' +
     (d !== null ? ` (writer deadlocks/s, writer step vs reader step: ${d})` : '') +
     (readerAhead ? '; that, not forwarding, can explain a reader ahead.' : '.')
   );
