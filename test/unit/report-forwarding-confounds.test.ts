@@ -318,3 +318,14 @@ describe("S3's answer on a local run says each caveat once", () => {
     expect(report.answer!.lines.find((l) => l.startsWith('Consistency levels'))).toMatch(/ Reader lag at the start/);
   });
 });
+
+describe('the appendix of a one-repeat run', () => {
+  it('says one repeat, without an order between repeats there are none of', () => {
+    // Act
+    const report = buildReport(run(planted), prices);
+    // Assert
+    const steps = report.meta.find(([k]) => k === 'steps')![1];
+    expect(steps).toMatch(/, one repeat$/);
+    expect(steps).not.toMatch(/order between repeats/);
+  });
+});
