@@ -222,6 +222,8 @@ describe("S3's study table and scale-out against the study's claims", () => {
     // t32 lower in this run contradicts "a little ahead at 32 threads or fewer"; t128 higher, "behind above".
     expect(rw[2]).toMatch(/^contradicts in this run at t32, t128 \(the emulation’s split transaction/);
     expect(row(run(planted), 'write-only')[2]).toBe('not comparable');
+    // The verdict says it once; the cell says why.
+    expect(row(run(planted), 'write-only')[1]).toMatch(/^locally both steps send every write to the writer/);
   });
 
   /** The three levels, EVENTUAL's wider tail (p99/p50 4) than GLOBAL's (2), EVENTUAL started at lagMs. */

@@ -130,7 +130,7 @@ export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
   rows.push([
     'write-only: the reader never reaches the writer, the gap widening from 64 threads',
     s.local
-      ? 'not testable here: locally both steps send every write to the writer' +
+      ? 'locally both steps send every write to the writer' +
         (controls.length > 0 ? ` (the control: ${perThreads(controls)})` : '')
       : 'see the Writer vs reader table',
     s.local
