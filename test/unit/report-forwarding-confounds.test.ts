@@ -255,6 +255,11 @@ describe("S3's study table and scale-out against the study's claims", () => {
     expect(behind[1]).toMatch(/^GLOBAL over EVENTUAL: avg \d+% .*, p95 79% .*; p99\/p50 GLOBAL 2\.0×, EVENTUAL 4\.0×$/);
     expect(behind[2]).toBe('not comparable: EVENTUAL’s step started 0.83 s behind');
     expect(drained[2]).toBe('contradicts in this run (1 repeat)');
+    // The spread is the consistency table's, at its rounding.
+    const table = analyzed(run(levels(830))).section.answer!.tables.find((t) =>
+      t.title.startsWith('Read consistency'),
+    )!;
+    expect(table.rows.map((r) => r[table.head.indexOf('p99/p50')])).toEqual(['4.0×', '2.1×', '2.0×']);
   });
 
   it('says the scale-out pattern is the study’s reversed when the readers were higher only at low read shares', () => {

@@ -187,8 +187,7 @@ export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
     head: ['the study found', 'this run', 'verdict'],
     rows,
     notes: [
-      'Each figure is one of the tables’ below, at their rounding (p99/p50: the latency percentiles table’s ' +
-        'p99 over its p50); * as there.',
+      'Each figure is one of the tables’ below, at their rounding; * as there.',
       ...(s.local
         ? ['Locally no row has the reader-to-writer forwarding hop: a verdict compares the emulation with the study.']
         : []),

@@ -973,6 +973,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         'avg ms vs EVENTUAL',
         pctName,
         `${pctName} vs EVENTUAL`,
+        'p99/p50',
         'reader lag at start s',
         'lag during s (mean/max)',
         'stale reads',
@@ -986,14 +987,16 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         c.avgCost ? cell(c.avgCost, false, 0) : '-',
         rangeText(c.tailMs),
         c.tailCost ? cell(c.tailCost, false, 0) : '-',
+        c.spread !== null ? `${fixed(c.spread, 1)}×` : 'not measured',
         c.lagAtStartMs !== null ? fixed(c.lagAtStartMs / 1000, 2) : 'not measured',
         c.lagDuringMs !== null
           ? `${fixed(c.lagDuringMs.mean / 1000, 2)} / ${fixed(c.lagDuringMs.max / 1000, 2)}`
           : 'not measured',
         staleText(c.staleReads) ?? 'not measured',
       ]),
-      numeric: [1, 2, 4, 5, 6, 8, 9],
+      numeric: [1, 2, 4, 5, 6, 8, 9, 10],
       notes: [
+        'p99/p50: the step’s 99th percentile over its median (means over the repeats): how widely its times vary.',
         'Stale reads: each transaction writes a marker row and reads it back in the same session after commit ' +
           '(rw_consistency.lua); a read that does not see the write is stale.',
         'Reader lag at start: the first replica-lag datapoint from the step’s start on (the most over repeats and ' +
