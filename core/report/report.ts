@@ -135,7 +135,7 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
         (roundsRan(data) ??
           (maxRepeats(data.spec ?? { repeats: 1 }) > 1
             ? `${maxRepeats(data.spec!)} repeats in ${data.spec!.order} order`
-            : 'one repeat (no order between repeats)')),
+            : 'one repeat')),
     ],
   ];
   const leftOut = ctx.leftOutSaturated.map((s) => `${s.variant} ${s.step_id} (repeat ${s.repeat})`);

@@ -2,8 +2,11 @@ import { fixed, num } from '../format';
 import { SERVER_METRICS } from '../lake/rows';
 import type { TableBlock } from './model';
 import { mean } from './stats';
+import type { RunData } from './load';
 import { stepLabel, type Context } from './context';
 import { THROUGHPUT_COLUMNS } from './server-metrics-columns';
+
+type MetricMean = RunData['metrics'][number];
 
 const unitText = (metric: string): string =>
   SERVER_METRICS[metric as keyof typeof SERVER_METRICS] === 'Percent' ? '%' : '/s';
@@ -12,10 +15,31 @@ const unitText = (metric: string): string =>
 const valueText = (metric: string, value: number): string =>
   metric === 'Deadlocks' || metric === 'BufferCacheHitRatio' ? fixed(value) : num(value, 0);
 
+/** An instance's name without its repeat's cell prefix ("a-r1-reader-2" -> "reader-2"). */
+const instanceName = (m: MetricMean): string =>
+  m.instance_id.startsWith(`${m.cell_id}-`) ? m.instance_id.slice(m.cell_id.length + 1) : m.instance_id;
+
+/**
+ * The rows per role, and per instance where a role has several: averaging an idle second reader in with
+ * the one a single-reader step used would halve that reader's figures.
+ */
+function byInstance(ofStep: readonly MetricMean[]): [string, MetricMean[]][] {
+  const out: [string, MetricMean[]][] = [];
+  for (const role of [...new Set(ofStep.map((m) => m.role))].sort()) {
+    const ofRole = ofStep.filter((m) => m.role === role);
+    const names = [...new Set(ofRole.map(instanceName))].sort();
+    if (names.length <= 1) out.push([role, ofRole]);
+    else
+      for (const n of names)
+        out.push([n.startsWith(role) ? n : `${role} ${n}`, ofRole.filter((m) => instanceName(m) === n)]);
+  }
+  return out;
+}
+
 /**
  * The server's statement throughput, deadlocks and buffer cache hit ratio per variant, step and
- * instance role, only for the metrics the lake has: the mean over repeats and instances of each
- * one's average over the step, and its largest datapoint. Null when the lake has none of them.
+ * instance role (per instance where a role has several), only for the metrics the lake has: the mean
+ * over repeats of each one's average over the step, and its largest datapoint. Null when the lake has none of them.
  */
 export function serverThroughputTable(ctx: Context): TableBlock | null {
   const metrics = ctx.data.metrics.filter((m) => THROUGHPUT_COLUMNS.includes(m.metric as never) && m.role !== 'client');
@@ -25,8 +49,7 @@ export function serverThroughputTable(ctx: Context): TableBlock | null {
   for (const g of ctx.groups) {
     const cells = new Set(g.rows.map((r) => r.cell_id));
     const ofStep = metrics.filter((m) => m.step_id === g.stepId && cells.has(m.cell_id));
-    for (const role of [...new Set(ofStep.map((m) => m.role))].sort()) {
-      const ofRole = ofStep.filter((m) => m.role === role);
+    for (const [role, ofRole] of byInstance(ofStep)) {
       rows.push([
         g.variant,
         stepLabel(g),
@@ -48,8 +71,8 @@ export function serverThroughputTable(ctx: Context): TableBlock | null {
     rows,
     numeric: present.map((_, i) => i + 3),
     notes: [
-      'Each value: the mean over the repeats and instances of the metric’s average over the step, and its ' +
-        'largest datapoint, as the server counted them.',
+      'Each value: the mean over the repeats of the metric’s average over the step, and its largest ' +
+        'datapoint, as the server counted them; a role with several instances gets a row per instance.',
     ],
   };
 }

@@ -239,3 +239,34 @@ describe('client-bound steps in every section', () => {
     expect(cells.filter((c) => c.endsWith('[client-bound 1/2, left out]'))).toHaveLength(1);
   });
 });
+
+describe('the server throughput table with two readers', () => {
+  it('gives each reader its own row, so an idle second reader does not halve the active one', () => {
+    // Arrange: a single-reader step: reader-1 serves 16,000 selects/s, reader-2 only replicates.
+    const data: RunData = {
+      ...runData([stepResult({ variant: 'a', step_id: 'rw' })]),
+      metrics: [
+        metric({ cell_id: 'a-r1', metric: 'SelectThroughput', avg_value: 500 }),
+        ...[16000, 0].map((v, i) =>
+          metric({
+            cell_id: 'a-r1',
+            role: 'reader',
+            instance_id: `a-r1-reader-${i + 1}`,
+            metric: 'SelectThroughput',
+            avg_value: v,
+          }),
+        ),
+      ],
+    };
+    // Act
+    const table = serverMetricsSection(makeContext(data, prices))!.tables.find((t) =>
+      t.title.startsWith('Server throughput'),
+    )!;
+    // Assert: 16,000 on its own row, never the 8,000 mean of the two readers.
+    expect(table.rows).toEqual([
+      ['a', 'rw t8', 'reader-1', '16,000 (max 16,000)'],
+      ['a', 'rw t8', 'reader-2', '0 (max 0)'],
+      ['a', 'rw t8', 'writer', '500 (max 500)'],
+    ]);
+  });
+});

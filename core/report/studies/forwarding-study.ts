@@ -4,7 +4,7 @@
  * its tables show, or marked not testable here with why. The cells quote the other tables' figures at
  * their rounding, so they can be checked against them like any sentence.
  */
-import { pct } from '../../format';
+import { fixed, pct } from '../../format';
 import type { RatioFinding } from '../findings';
 import type { TableBlock } from '../model';
 
@@ -18,9 +18,94 @@ export interface StudyInputs {
   readonly controls: readonly { readonly threads: number; readonly ratio: RatioFinding }[];
   /** Where the reader was higher, per thread count, in the Answer's words. */
   readonly shares: string | null;
-  readonly scaleOut: readonly { readonly vsWriter: RatioFinding | null; readonly vsOne: RatioFinding | null }[];
-  readonly stale: readonly { readonly level: string; readonly text: string }[];
-  readonly global: { readonly tps: RatioFinding | null; readonly tail: RatioFinding | null } | null;
+  /** The share grid's state: a threshold at some thread count, scattered cells, or every cell within noise. */
+  readonly sharesState: 'threshold' | 'scattered' | 'within-noise' | null;
+  readonly scaleOut: readonly {
+    readonly vsWriter: RatioFinding | null;
+    readonly vsOne: RatioFinding | null;
+    /** reads:writes label of its mix ("50:50"); null for the stock mix. */
+    readonly share: string | null;
+    readonly readShare: number | null;
+  }[];
+  readonly stale: readonly {
+    readonly level: string;
+    readonly text: string;
+    readonly stale: number;
+    readonly checks: number;
+  }[];
+  readonly global: {
+    readonly tps: RatioFinding | null;
+    readonly avg: RatioFinding | null;
+    readonly tail: RatioFinding | null;
+    readonly percentile: number;
+    /** p99 over p50 of GLOBAL's and EVENTUAL's steps: how widely each level's times vary. */
+    readonly spread: { readonly global: number; readonly eventual: number } | null;
+    /** EVENTUAL's step started this far behind (s), over the drained threshold; null: drained or not measured. */
+    readonly eventualBehindS: number | null;
+  } | null;
+}
+
+const apart = (r: RatioFinding): boolean => r.direction === 'higher' || r.direction === 'lower';
+
+/** rw: the study has the reader a little ahead at 32 threads or fewer and behind above. */
+function rwVerdict(rw: StudyInputs['rw'], local: boolean): string {
+  const against = rw.filter(
+    (x) => (x.threads > 32 && x.ratio.direction === 'higher') || (x.threads <= 32 && x.ratio.direction === 'lower'),
+  );
+  if (against.length > 0)
+    return (
+      `contradicts in this run at ${against.map((x) => `t${x.threads}`).join(', ')}` +
+      (local ? ' (the emulation’s split transaction, not forwarding, can explain it)' : '')
+    );
+  const with_ = rw.filter(
+    (x) => (x.threads > 32 && x.ratio.direction === 'lower') || (x.threads <= 32 && x.ratio.direction === 'higher'),
+  );
+  return with_.length === rw.length ? 'agrees in this run' : 'not resolved: within this run’s noise';
+}
+
+/** Scale-out: the study has 2 readers ahead of the writer at read shares above 70:30. */
+function scaleOutRun(rows: StudyInputs['scaleOut'], local: boolean): { run: string; verdict: string } | null {
+  const higher = rows.filter((x) => x.vsWriter?.direction === 'higher' && x.share !== null);
+  if (higher.length === 0 || rows.some((x) => x.readShare === null)) return null;
+  const low = higher.every((x) => x.readShare! <= 0.7);
+  const opposite = low && rows.some((x) => x.readShare! > 0.7 && x.vsWriter !== null && !apart(x.vsWriter));
+  return {
+    run:
+      `higher in this run only at ${higher.map((x) => x.share).join(', ')}` +
+      (opposite ? ', not above 70:30: the opposite of the study’s pattern' : ''),
+    verdict: local
+      ? 'not comparable: on one machine a second reader adds no capacity'
+      : opposite
+        ? 'contradicts in this run'
+        : 'see its table',
+  };
+}
+
+function staleVerdict(stale: StudyInputs['stale']): string {
+  const of = (l: string) => stale.find((x) => x.level.toUpperCase() === l);
+  const ev = of('EVENTUAL');
+  const se = of('SESSION');
+  if (ev === undefined || se === undefined) return 'not resolved: a level is missing';
+  return ev.stale > 0 && se.stale === 0 ? 'agrees' : 'contradicts';
+}
+
+/** The study: GLOBAL's query times vary with the replica's lag, EVENTUAL's (local reads) are stable. */
+function globalRow(g: NonNullable<StudyInputs['global']>, cell: Cell): [string, string] | null {
+  const parts: string[] = [];
+  if (g.avg?.estimate != null) parts.push(`avg ${pct(g.avg.estimate, 0)} ${cell(g.avg, false)}`);
+  if (g.tail?.estimate != null) parts.push(`p${g.percentile} ${pct(g.tail.estimate, 0)} ${cell(g.tail, false)}`);
+  if (parts.length === 0 && g.spread === null) return null;
+  const spread =
+    g.spread !== null ? `; p99/p50 GLOBAL ${fixed(g.spread.global, 1)}×, EVENTUAL ${fixed(g.spread.eventual, 1)}×` : '';
+  const verdict =
+    g.eventualBehindS !== null
+      ? `not comparable: EVENTUAL’s step started ${fixed(g.eventualBehindS, 2)} s behind`
+      : g.spread === null
+        ? 'not resolved: no spread measured'
+        : g.spread.global > g.spread.eventual
+          ? 'agrees in this run (1 repeat)'
+          : 'contradicts in this run (1 repeat)';
+  return [`GLOBAL over EVENTUAL: ${parts.join(', ')}${spread}`, verdict];
 }
 
 const span = (rs: readonly RatioFinding[], cell: Cell): string => {
@@ -31,55 +116,81 @@ const span = (rs: readonly RatioFinding[], cell: Cell): string => {
 };
 
 export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
-  const rows: [string, string][] = [];
+  const rows: [string, string, string][] = [];
   const perThreads = (xs: StudyInputs['rw']): string =>
     xs.map((x) => `t${x.threads} ${pct(x.ratio.estimate, 0)} ${cell(x.ratio, true)}`).join('; ');
   const rw = s.rw.filter((x) => x.ratio.estimate !== null);
   if (rw.length > 0)
-    rows.push(['read-write: reader a little ahead of the writer at 32 threads or fewer, behind above', perThreads(rw)]);
+    rows.push([
+      'read-write: reader a little ahead of the writer at 32 threads or fewer, behind above',
+      perThreads(rw),
+      rwVerdict(rw, s.local),
+    ]);
   const controls = s.controls.filter((x) => x.ratio.estimate !== null);
   rows.push([
     'write-only: the reader never reaches the writer, the gap widening from 64 threads',
     s.local
-      ? 'not testable here: locally both steps send every write to the writer' +
+      ? 'locally both steps send every write to the writer' +
         (controls.length > 0 ? ` (the control: ${perThreads(controls)})` : '')
       : 'see the Writer vs reader table',
+    s.local
+      ? 'not comparable'
+      : controls.every((x) => x.ratio.direction === 'lower')
+        ? 'agrees in this run'
+        : 'not resolved',
   ]);
   if (s.shares !== null)
-    rows.push(['read share: the reader ahead from 70:30 at 32 threads, from 80:20 at 64 and 128', s.shares]);
+    rows.push([
+      'read share: the reader ahead from 70:30 at 32 threads, from 80:20 at 64 and 128',
+      s.shares,
+      s.sharesState === 'threshold'
+        ? 'compare the thresholds'
+        : s.sharesState === 'scattered'
+          ? 'not resolved: scattered cells, no threshold'
+          : 'not resolved: within this run’s noise',
+    ]);
   const vsWriter = s.scaleOut.flatMap((x) => (x.vsWriter?.estimate != null ? [x.vsWriter] : []));
   const vsOne = s.scaleOut.flatMap((x) => (x.vsOne?.estimate != null ? [x.vsOne] : []));
+  const pattern = scaleOutRun(s.scaleOut, s.local);
   if (vsWriter.length > 0)
     rows.push([
       'scale-out: 2 readers x 32 threads raise the cluster’s TPS over the writer at 64 (reads above 70:30)',
       `summed over the writer ${span(vsWriter, cell)}` +
-        (vsOne.length > 0 ? `; over 1 reader ${span(vsOne, cell)}` : '') +
-        (s.local ? '; one machine: no capacity is added' : ''),
+        (pattern !== null ? `, ${pattern.run}` : '') +
+        (vsOne.length > 0 ? `; over 1 reader ${span(vsOne, cell)}` : ''),
+      pattern?.verdict ??
+        (s.local ? 'not comparable: on one machine a second reader adds no capacity' : 'see its table'),
     ]);
   if (s.stale.length > 0)
     rows.push([
       'consistency: EVENTUAL may read stale data; SESSION sees the session’s own writes',
       `stale read-backs ${s.stale.map((x) => `${x.level} ${x.text}`).join(', ')}` +
         (s.local ? ' (EVENTUAL: the emulation’s read-back timing)' : ''),
+      staleVerdict(s.stale),
     ]);
-  if (s.global !== null && s.global.tail !== null && s.global.tail.estimate !== null)
+  const global = s.global !== null ? globalRow(s.global, cell) : null;
+  if (global !== null)
     rows.push([
-      'consistency: GLOBAL waits for the replica, so its queries take longer than EVENTUAL’s',
-      `GLOBAL p95 ${pct(s.global.tail.estimate, 0)} of EVENTUAL's ${cell(s.global.tail, false)}` +
-        (s.global.tps?.estimate != null ? `; TPS ${pct(s.global.tps.estimate, 0)} ${cell(s.global.tps, true)}` : ''),
+      'consistency: GLOBAL’s query times vary with the replica’s lag; EVENTUAL’s, read locally, are stable',
+      ...global,
     ]);
   if (s.local) {
     rows.push([
       'aurora_fwd_writer_max_connections_pct caps forwarded sessions (0 turns forwarding off); idle ones close',
-      'not testable here: MariaDB has no write forwarding',
+      'MariaDB has no write forwarding',
+      'not testable here',
     ]);
-    rows.push(['failover keeps forwarding through the reader endpoint', 'not testable here: no failover locally']);
+    rows.push(['failover keeps forwarding through the reader endpoint', 'no failover locally', 'not testable here']);
   }
   return {
     title: 'What the study found, and this run',
-    head: ['the study found', 'this run'],
+    head: ['the study found', 'this run', 'verdict'],
     rows,
-    folded: true,
-    notes: ['Each figure is one of the tables’ below, at their rounding; * as there.'],
+    notes: [
+      'Each figure is one of the tables’ below, at their rounding; * as there.',
+      ...(s.local
+        ? ['Locally no row has the reader-to-writer forwarding hop: a verdict compares the emulation with the study.']
+        : []),
+    ],
   };
 }

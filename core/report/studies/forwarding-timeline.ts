@@ -104,7 +104,7 @@ const lagCells = (l: Lag): [string, string] => [
     : 'not measured',
 ];
 
-export function timelineTable(rows: readonly TimelineRow[]): TableBlock {
+export function timelineTable(rows: readonly TimelineRow[], oneMachine = false): TableBlock {
   const coTenant = rows.some((r) => r.coTenantS !== null);
   return {
     title: 'Run order: every step as it ran, with the reader lag and any other run on the machine',
@@ -129,9 +129,11 @@ export function timelineTable(rows: readonly TimelineRow[]): TableBlock {
     ]),
     numeric: [0, 4, 5, 6, ...(coTenant ? [7] : [])],
     notes: [
-      'Reader lag: the most over the readers; at start, the first datapoint from the step’s start on. A writer ' +
-        'step reads no replica, so no read of it can be stale or wait for the lag; a reader step that starts ' +
-        'behind reads a replica still applying the writes of the steps before.',
+      'Reader lag: the most over the readers; at start, the first datapoint from the step’s start on. A reader ' +
+        'step that starts behind reads a replica still applying the writes of the steps before' +
+        (oneMachine
+          ? '; on one machine that catching-up also takes CPU from the writer, so it can slow a writer step too.'
+          : '.'),
       ...(coTenant ? ['co-tenant s: seconds of the step during which another run shared this machine.'] : []),
     ],
   };

@@ -30,6 +30,14 @@ import {
   type Lag,
   type TimelineRow,
 } from './forwarding-timeline';
+import {
+  FIXED_ORDER_WORDS,
+  controlOrderText,
+  sideOf,
+  splitTransactionSentence,
+  writerAlwaysFirst,
+  type StepSide,
+} from './forwarding-confounds';
 
 /**
  * One run's interval clear of 100% says only that the figure was higher or lower in that run, not
@@ -74,6 +82,9 @@ interface ForwardingPair {
    */
   readonly control: boolean;
   readonly test: string;
+  /** The writer's deadlocks and the reader lag at the start of the writer step and of the reader step. */
+  readonly writerSide: StepSide;
+  readonly readerSide: StepSide;
 }
 
 /**
@@ -108,6 +119,8 @@ interface ScaleOut {
   /** One reader at the same total threads (the ps*-reader step), and the readers' sum over it. */
   readonly single: Estimated | null;
   readonly vsSingle: RatioFinding | null;
+  /** Share of statements that read (0..1) when point_selects sets the mix; null for the stock mix. */
+  readonly readShare: number | null;
 }
 
 interface ConsistencyLevel extends Lag {
@@ -124,6 +137,8 @@ interface ConsistencyLevel extends Lag {
   readonly staleReads: { readonly stale: number; readonly checks: number } | null;
   /** Whether the average's interval is TPS's inverted (one run, closed loop: avg = threads / TPS). */
   readonly avgFromTps: boolean;
+  /** p99 over p50 (means over the repeats): how widely the level's times vary; null when not measured. */
+  readonly spread: number | null;
 }
 
 export interface ForwardingFindings {
@@ -148,6 +163,15 @@ function writesPerTx(options: Readonly<Record<string, unknown>>): number {
   return n('index_updates', 1) + n('non_index_updates', 1) + 2 * n('delete_inserts', 1);
 }
 
+/** The mix's point selects when it sets the read share (range selects off); null for the stock mix. */
+const pointSelects = (o: Readonly<Record<string, unknown>>): number | null =>
+  typeof o['point_selects'] === 'number' && o['range_selects'] === false ? o['point_selects'] : null;
+
+function readShareOf(o: Readonly<Record<string, unknown>>): number | null {
+  const ps = pointSelects(o);
+  return ps !== null ? ps / (ps + writesPerTx(o)) : null;
+}
+
 /** A read share as reads:writes, e.g. 0.714 -> "≈70:30", 0.5 -> "50:50".
  * @internal exported for its tests (a test seam)
  */
@@ -164,6 +188,14 @@ const sameWorkloadShape = (a: StepGroup, b: StepGroup): boolean =>
   a.rate === b.rate;
 
 const LEVEL_ORDER = ['EVENTUAL', 'SESSION', 'GLOBAL'];
+
+/** p99 over p50, each the mean over the successful repeats; null when a repeat lacks either. */
+function spreadOf(g: StepGroup): number | null {
+  const rows = g.ok.filter((r) => (r.lat_p50_ms ?? 0) > 0 && typeof r.lat_p99_ms === 'number');
+  if (rows.length === 0 || rows.length < g.ok.length) return null;
+  const m = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return m(rows.map((r) => r.lat_p99_ms!)) / m(rows.map((r) => r.lat_p50_ms!));
+}
 
 /**
  * A reader this close to the writer when a step starts has nothing left to apply: the heartbeat's resolution
@@ -230,16 +262,13 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
     if (!w) continue;
     const control = localEmulation && writesOnly(r);
     if (control) controls.push(r.workload.replace(/-reader$/, ''));
-    const ps =
-      typeof r.options['point_selects'] === 'number' && r.options['range_selects'] === false
-        ? r.options['point_selects']
-        : null;
+    const ps = pointSelects(r.options);
     const writerTps = estimate(ctx, w, 'tps');
     const readerTps = estimate(ctx, r, 'tps');
     pairs.push({
       workload: r.workload.replace(/-reader$/, ''),
       mix: ps !== null ? `${ps}:${writesPerTx(r.options)}` : 'default',
-      readShare: ps !== null ? ps / (ps + writesPerTx(r.options)) : null,
+      readShare: readShareOf(r.options),
       threads: r.threads,
       writerTps,
       readerTps,
@@ -248,6 +277,8 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
       readerLatency: estimate(ctx, r, 'lat_pct_ms'),
       control,
       test: r.test,
+      writerSide: sideOf(ctx, w),
+      readerSide: sideOf(ctx, r),
     });
   }
   const readShares: ReadShareVerdict[] = uniqueInOrder(pairs.filter((p) => p.readShare !== null).map((p) => p.threads))
@@ -294,6 +325,7 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
         ratio: writer ? ratioOf(summed, writer) : null,
         single,
         vsSingle: single ? ratioOf(summed, single) : null,
+        readShare: readShareOf(r.options),
       };
     });
   const levelRank = (g: StepGroup): number => {
@@ -340,6 +372,7 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
               stale: measured.reduce((a, r) => a + r.stale_reads!, 0),
               checks: measured.reduce((a, r) => a + r.read_back_checks!, 0),
             },
+      spread: spreadOf(g),
       ...replicaLagOf(ctx, g),
     };
   });
@@ -369,10 +402,10 @@ const staleText = (s: ConsistencyLevel['staleReads']): string | null =>
 
 /**
  * What a "reader" figure measured. On Aurora the reader forwards its writes to the writer; locally no write
- * is forwarded: the emulation sends them to the writer on a second connection (client/workloads/wf_emulation.lua).
+ * is forwarded: the emulation sends them to the writer on a second connection (client/workloads/wf_emulation.lua),
+ * which the Answer's first sentence says once, so the headings do not repeat it.
  */
-const readerWrites = (f: ForwardingFindings): string =>
-  f.localEmulation ? 'writes run on the writer by the emulation' : 'writes forwarded';
+const readerWrites = (f: ForwardingFindings): string => (f.localEmulation ? '' : ' (writes forwarded)');
 
 const pairName = (p: ForwardingPair): string => (p.control ? `${p.workload} (control)` : p.workload);
 
@@ -393,37 +426,7 @@ function sharesInRun(v: ReadShareVerdict): string {
  * resolved, and the shares at which this run's interval clears 100% are named as this run's only.
  */
 function readShareSentence(shares: readonly ReadShareVerdict[]): string {
-  return readShareWins(shares) + lowestShare(shares);
-}
-
-/**
- * The share that is the grid's lowest cell at two or more thread counts, with its verdicts: a pattern the
- * reader looks for an explanation of. This run's tables hold no figure that tells why, so the sentence says so.
- */
-const andList = (xs: readonly string[]): string =>
-  xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
-
-function lowestShare(shares: readonly ReadShareVerdict[]): string {
-  const lowest = shares
-    .map((v) => ({
-      v,
-      low: v.ratios.filter((x) => x.ratio.estimate !== null).sort((a, b) => a.ratio.estimate! - b.ratio.estimate!)[0],
-    }))
-    .filter((x) => x.low !== undefined);
-  const byShare = uniqueInOrder(lowest.map((x) => x.low!.share)).map((share) =>
-    lowest.filter((x) => x.low!.share === share),
-  );
-  const most = byShare.sort((a, b) => b.length - a.length)[0];
-  if (most === undefined || most.length < 2) return '';
-  const share = most[0]!.low!.share;
-  const verdicts = most.map((x) => verdict(x.low!.ratio, true).replace(/\*$/, ''));
-  const oneVerdict = new Set(verdicts).size === 1;
-  return (
-    ` ${readShareLabel(share)} is the lowest cell at ${andList(most.map((x) => String(x.v.threads)))} threads ` +
-    `(${most.map((x) => pct(x.low!.ratio.estimate, 0)).join(', ')}` +
-    (oneVerdict ? `, ${verdicts[0]} at each` : `: ${verdicts.join(', ')}`) +
-    `); nothing in this run's tables explains it.`
-  );
+  return readShareWins(shares);
 }
 
 /** Which thread counts' wins are scattered: a row with a threshold is not called scattered with the others. */
@@ -491,7 +494,7 @@ const secs = (ms: number): string => `${fixed(ms / 1000, 2)} s`;
  * writes put behind makes its read-backs stale; SESSION and GLOBAL wait, so a lag shows as latency.
  */
 function lagSentence(levels: readonly ConsistencyLevel[], local: boolean): string {
-  return [lagStates(levels), eventualStale(levels, local)].filter((x) => x !== '').join(' ');
+  return [lagStates(levels, local), eventualStale(levels, local)].filter((x) => x !== '').join(' ');
 }
 
 /**
@@ -514,7 +517,7 @@ function eventualStale(levels: readonly ConsistencyLevel[], local: boolean): str
         `step at one lag does not separate the two.`;
 }
 
-function lagStates(levels: readonly ConsistencyLevel[]): string {
+function lagStates(levels: readonly ConsistencyLevel[], local: boolean): string {
   const measured = levels.filter((c) => c.lagAtStartMs !== null);
   if (measured.length === 0)
     return (
@@ -552,8 +555,12 @@ function lagStates(levels: readonly ConsistencyLevel[]): string {
   for (const c of behind)
     out.push(
       c.level.toUpperCase() === 'EVENTUAL'
-        ? `${started(c)}: its reads do not wait, so its stale reads, not its latency, may come from the order ` +
-            `the steps ran in, not the level.`
+        ? local
+          ? // One machine: the replica applies that backlog on the CPUs the step's queries use.
+            `${started(c)}, on the CPUs its queries use: its latency, and each level's difference from it, may ` +
+            `come from the order the steps ran in, not the level.`
+          : `${started(c)}: its reads do not wait, so its stale reads, not its latency, may come from the ` +
+            `order the steps ran in, not the level.`
         : `${started(c)}: its reads waited for that lag too, so its latency difference from EVENTUAL may come ` +
             `from the order the steps ran in, not the level; its stale reads cannot (it waits for its own ` +
             `writes whatever the lag).`,
@@ -602,14 +609,29 @@ const items = (pairs: readonly ForwardingPair[]) =>
  */
 function controlSentence(controls: readonly ForwardingPair[], threads: readonly number[]): string {
   const apart = controls.filter((p) => p.ratio.direction === 'higher' || p.ratio.direction === 'lower');
+  const order = controlOrderText(controls, DRAINED_LAG_MS);
   return (
-    `Write-only is the emulation's control: locally both of its steps send every statement to the writer, so ` +
-    `their ratio is this run's noise alone: ${ratiosByThreads(controls, threads)}: ` +
-    `${differing(items(controls), true)}.` +
+    `Write-only is the emulation's control: locally both of its steps send every statement to the writer: ` +
+    `${ratiosByThreads(controls, threads)}: ${differing(items(controls), true)}` +
+    (order !== null ? `; but ${order}.` : '.') +
     (apart.length > 0
       ? ` A control cell "higher/lower in this run" with nothing to tell apart: this run's intervals understate ` +
         `its noise, so no cell above is a difference on its own.`
       : '')
+  );
+}
+
+/**
+ * The study's scale-out gain came at read shares above 70:30; where this run's readers were higher only at
+ * the lower shares, its pattern is the study's reversed, and the sentence says so rather than list the cells.
+ */
+function scaleOutPattern(scaled: readonly ScaleOut[]): string {
+  const higher = scaled.filter((s) => s.ratio!.direction === 'higher' && s.readShare !== null);
+  const above = scaled.filter((s) => s.readShare !== null && s.readShare > 0.7);
+  if (higher.length === 0 || higher.some((s) => s.readShare! > 0.7) || above.length === 0) return '';
+  return (
+    ` The readers were higher only at ${labels(higher.map((s) => s.readShare!))}, none above 70:30: the ` +
+    `opposite of the study's pattern (its gain was above 70:30), an artefact of one machine, not a finding.`
   );
 }
 
@@ -628,6 +650,31 @@ function vsOneReader(scaled: readonly ScaleOut[]): string {
   );
 }
 
+/** What one repeat cannot do, as differing() and the other verdict lists word it, with what joins it. */
+const ONE_REPEAT = new RegExp(
+  "(; )?1 repeat cannot resolve (?:these differences|these|this|the grid's ratios) " +
+    '\\(run 2\\+ repeats to measure the run-to-run noise\\)(; |\\.)?',
+  'g',
+);
+
+/**
+ * The one-repeat caveat once, where it first comes: after it, each list keeps only what this run showed
+ * ("; 1 repeat cannot resolve these differences (...)." ends a sentence, the others lead one).
+ */
+function sayOnce(lines: readonly string[]): string[] {
+  let said = false;
+  return lines.map((line) =>
+    line.replace(ONE_REPEAT, (m: string, lead?: string, tail?: string) => {
+      if (!said) {
+        said = true;
+        return m.replace(/cannot resolve (these|this) /, 'cannot resolve $1 or any difference below ');
+      }
+      if (lead !== undefined && tail === '.') return '.';
+      return lead === undefined && tail === '; ' ? '' : m;
+    }),
+  );
+}
+
 /** The answer's sentences, in S3's shape, and the scale-out line its table carries in the evidence. */
 function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOut: string[] } {
   if (f.noReaderSteps)
@@ -642,13 +689,23 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
   const stock = f.pairs.filter((p) => p.readShare === null && !p.control);
   const controls = f.pairs.filter((p) => p.control);
   const threads = uniqueInOrder([...stock, ...controls].map((p) => p.threads)).sort((a, b) => a - b);
+  const rwStock = stock.filter((p) => p.test === 'oltp_read_write');
   if (stock.length > 0)
     out.push(
-      `Reader (${readerWrites(f)}) over writer TPS at ${threads.join('/')} threads: ` +
+      `Reader${readerWrites(f)} over writer TPS at ${threads.join('/')} threads: ` +
         ratiosByThreads(stock, threads) +
-        `: ${differing(items(stock), true)}.`,
+        `: ${differing(items(stock), true)}.` +
+        (f.localEmulation && rwStock.length > 0
+          ? ' ' +
+            splitTransactionSentence(
+              rwStock,
+              rwStock.some((p) => p.ratio.direction === 'higher'),
+            )
+          : ''),
     );
-  if (controls.length > 0) out.push(controlSentence(controls, threads));
+  const fixedOrder = f.localEmulation && writerAlwaysFirst(f.pairs) ? FIXED_ORDER_WORDS : null;
+  if (controls.length > 0) out.push(controlSentence(controls, threads) + (fixedOrder ? ` ${fixedOrder}` : ''));
+  else if (fixedOrder !== null) out.push(fixedOrder);
   if (f.readShares.length > 0) out.push(readShareSentence(f.readShares));
   const scaleOut: string[] = [];
   const scaled = f.scaleOut.filter((s) => s.ratio !== null && s.ratio.estimate !== null);
@@ -674,7 +731,8 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
           true,
         )}.` +
         vsOneReader(scaled) +
-        oneMachine,
+        oneMachine +
+        scaleOutPattern(scaled),
     );
   }
   const costs = f.consistency.filter((c) => c.tailCost !== null);
@@ -704,20 +762,21 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
           stale.map((c) => `${c.level} ${staleText(c.staleReads)}`).join(', ') +
           '.'
         : '';
+    // One bullet with the lag it ran at: the page folds an Answer past five, and the lag is what reads it.
     out.push(
       `Consistency levels at ${uniqueInOrder(f.consistency.map((c) => c.threads)).join('/')} threads, each ` +
         `against EVENTUAL's figure: ${levels}` +
         (oneRun
           ? '; 1 repeat cannot resolve these differences (run 2+ repeats to measure the run-to-run noise).'
           : '.') +
-        staleText2,
+        staleText2 +
+        ` ${lagSentence(f.consistency, f.localEmulation)}`,
     );
-    out.push(lagSentence(f.consistency, f.localEmulation));
   }
   if (f.clientBound !== null) out.push(f.clientBound);
   const coTenant = coTenantSentence(f.timeline);
   if (coTenant !== null) out.splice(f.localEmulation ? 1 : 0, 0, coTenant);
-  return { answer: out, scaleOut };
+  return { answer: sayOnce(out), scaleOut: sayOnce(scaleOut) };
 }
 
 /**
@@ -731,6 +790,21 @@ export const LOCAL_EMULATION_WARNING =
   'waiting for replication on this machine, not Aurora’s numbers.';
 
 /** The study's findings, each against this run's answer to it (forwarding-study.ts). */
+/** GLOBAL against EVENTUAL for the study table: average, tail and spread, and whether EVENTUAL started behind. */
+function globalInputs(f: ForwardingFindings, global: ConsistencyLevel) {
+  const ev = f.consistency.find((c) => c.level.toUpperCase() === 'EVENTUAL');
+  const spread = global.spread !== null && ev?.spread != null ? { global: global.spread, eventual: ev.spread } : null;
+  const behind = ev?.lagAtStartMs != null && ev.lagAtStartMs > DRAINED_LAG_MS ? ev.lagAtStartMs / 1000 : null;
+  return {
+    tps: global.tpsCost,
+    avg: global.avgCost,
+    tail: global.tailCost,
+    percentile: f.latencyPercentile,
+    spread,
+    eventualBehindS: behind,
+  };
+}
+
 function studyTableOf(f: ForwardingFindings): TableBlock {
   const global = f.consistency.find((c) => c.level.toUpperCase() === 'GLOBAL');
   const words = (r: RatioFinding, higherIsBetter: boolean): string => verdict(r, higherIsBetter);
@@ -743,11 +817,24 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
         f.readShares.length > 0
           ? f.readShares.map(sharesInRun).join('; ') + scatteredText(f.readShares, ': scattered, no threshold')
           : null,
-      scaleOut: f.scaleOut.map((s) => ({ vsWriter: s.ratio, vsOne: s.vsSingle })),
+      sharesState:
+        f.readShares.length === 0
+          ? null
+          : f.readShares.some((v) => v.wins.length > 0 && v.winsFrom === null)
+            ? 'scattered'
+            : f.readShares.some((v) => v.winsFrom !== null)
+              ? 'threshold'
+              : 'within-noise',
+      scaleOut: f.scaleOut.map((s) => ({
+        vsWriter: s.ratio,
+        vsOne: s.vsSingle,
+        readShare: s.readShare,
+        share: s.readShare !== null ? readShareLabel(s.readShare) : null,
+      })),
       stale: f.consistency.flatMap((c) =>
-        c.staleReads !== null ? [{ level: c.level, text: staleText(c.staleReads)! }] : [],
+        c.staleReads !== null ? [{ level: c.level, text: staleText(c.staleReads)!, ...c.staleReads }] : [],
       ),
-      global: global !== undefined ? { tps: global.tpsCost, tail: global.tailCost } : null,
+      global: global !== undefined ? globalInputs(f, global) : null,
     },
     words,
   );
@@ -771,7 +858,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   const tables: TableBlock[] = [];
   if (f.pairs.length > 0)
     tables.push({
-      title: `Writer vs reader (${readerWrites(f)})`,
+      title: `Writer vs reader${readerWrites(f)}`,
       head: [
         'workload',
         'reads:writes',
@@ -823,14 +910,14 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         notes: ['1 reader: the same statement mix on one reader at the readers’ total threads (the ps*-reader step).'],
       },
     );
-  if (f.timeline.length > 0) tables.push(timelineTable(f.timeline));
+  if (f.timeline.length > 0) tables.push(timelineTable(f.timeline, f.localEmulation));
   const answerTables: TableBlock[] = [studyTableOf(f)];
   // The author's table: writer vs reader at 32/64/128 threads for the stock read-write and write-only mixes.
   const stock = f.pairs.filter((p) => p.readShare === null);
   const withControl = stock.some((p) => p.control);
   if (stock.length > 0)
     answerTables.push({
-      title: `Writer vs reader (${readerWrites(f)}), TPS by threads`,
+      title: `Writer vs reader${readerWrites(f)}, TPS by threads`,
       head: ['workload', 'threads', 'writer TPS', 'reader TPS', 'reader/writer'],
       rows: stock.map((p) => [
         pairName(p),
@@ -844,7 +931,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         ...(withControl
           ? [
               '(control): write-only; locally both of its steps send every statement to the writer, so its ' +
-                'ratio is the noise of two identical steps.',
+                'ratio shows the noise and the order the steps ran in (Run order table).',
             ]
           : []),
         ...withinNote,
@@ -858,7 +945,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       (a, b) => a - b,
     );
     answerTables.push({
-      title: `Reader/writer TPS (${readerWrites(f)}) by threads and read share (reads:writes)`,
+      title: `Reader/writer TPS${readerWrites(f)} by threads and read share (reads:writes)`,
       head: ['threads', ...shares.map(readShareLabel)],
       rows: threadsList.map((t) => [
         String(t),
@@ -886,6 +973,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         'avg ms vs EVENTUAL',
         pctName,
         `${pctName} vs EVENTUAL`,
+        'p99/p50',
         'reader lag at start s',
         'lag during s (mean/max)',
         'stale reads',
@@ -899,14 +987,16 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         c.avgCost ? cell(c.avgCost, false, 0) : '-',
         rangeText(c.tailMs),
         c.tailCost ? cell(c.tailCost, false, 0) : '-',
+        c.spread !== null ? `${fixed(c.spread, 1)}×` : 'not measured',
         c.lagAtStartMs !== null ? fixed(c.lagAtStartMs / 1000, 2) : 'not measured',
         c.lagDuringMs !== null
           ? `${fixed(c.lagDuringMs.mean / 1000, 2)} / ${fixed(c.lagDuringMs.max / 1000, 2)}`
           : 'not measured',
         staleText(c.staleReads) ?? 'not measured',
       ]),
-      numeric: [1, 2, 4, 5, 6, 8, 9],
+      numeric: [1, 2, 4, 5, 6, 8, 9, 10],
       notes: [
+        'p99/p50: the step’s 99th percentile over its median (means over the repeats): how widely its times vary.',
         'Stale reads: each transaction writes a marker row and reads it back in the same session after commit ' +
           '(rw_consistency.lua); a read that does not see the write is stale.',
         'Reader lag at start: the first replica-lag datapoint from the step’s start on (the most over repeats and ' +
@@ -946,7 +1036,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       ];
     });
     charts.push(
-      lineChart('fwd-threads', `Writer vs reader (${readerWrites(f)}): TPS by threads`, 'threads', 'TPS', series, {
+      lineChart('fwd-threads', `Writer vs reader${readerWrites(f)}: TPS by threads`, 'threads', 'TPS', series, {
         logX: true,
       }),
     );
