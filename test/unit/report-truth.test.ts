@@ -733,8 +733,14 @@ describe('S5 on planted truths', () => {
 const S3 = experiment('write-forwarding');
 
 /** The Answer's sentence on the replica state each consistency level started from. */
-const lagLine = (r: Report): string =>
-  answerLines(r).find((l) => /started from a drained replica|^Reader lag at the start/.test(l))!;
+/** The lag sentences of the Answer's consistency finding, from the first of them on. */
+function lagLine(r: Report): string {
+  const line = answerLines(r).find((l) => /started from a drained replica|Reader lag at the start/.test(l))!;
+  const first =
+    /(?:^|\. )(?:Each level started from a drained replica|Reader lag at the start|[A-Z][A-Z, ]* started with)/;
+  const i = line.search(first);
+  return i <= 0 ? line : line.slice(i + 2);
+}
 /** The levels a lag sentence names as started behind. */
 const startedBehind = (line: string): string[] =>
   (/(?:^|\. )([A-Z, ]+) started with the replica still behind/.exec(line)?.[1] ?? '').split(', ').filter(Boolean);
