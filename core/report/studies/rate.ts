@@ -14,7 +14,14 @@
 import type { StepResult } from '../../lake/results';
 import { lineChart, spansDecades, type XYSeries } from '../charts';
 import { fixed, pct } from '../../format';
-import { findKnee, pooledReference, DEFAULT_LATENCY_FLOOR_MS, type KneeReference, type KneeResult } from '../knee';
+import {
+  findKnee,
+  pooledReference,
+  DEFAULT_LATENCY_FLOOR_MS,
+  DEFAULT_TRACKING_RATIO,
+  type KneeReference,
+  type KneeResult,
+} from '../knee';
 import type { ReportSection, TableBlock } from '../model';
 import {
   coversOf,
@@ -391,6 +398,25 @@ function niceCeil(x: number): number {
   return ([1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((m) => m * p >= x) ?? 10) * p;
 }
 
+/**
+ * A point's status as the knee rule reads it: a step that ran to its end ("ok" to sysbench) but fell behind
+ * its offered rate or whose p99 passed the limit is saturated, not "ok"; an overloaded step that stopped
+ * before its first measured interval (within the warm-up) has nothing to show.
+ * @internal exported for its tests (a test seam)
+ */
+export function pointStatusText(p: RatePoint, v: RateVariant, pct: number): string {
+  if (p.status === 'overloaded') return isUnmeasuredOverload(p) ? 'overloaded in warm-up (not measured)' : 'overloaded';
+  if (p.status !== 'ok' || p.achieved === null) return p.status;
+  const e0 = v.reference.efficiency ?? 1;
+  if (p.achieved < DEFAULT_TRACKING_RATIO * e0 * p.offered) return 'saturated (fell behind)';
+  if (v.latencyLimitMs !== null && p.latencyMs !== null && p.latencyMs > v.latencyLimitMs)
+    return `saturated (p${pct} past limit)`;
+  return 'ok';
+}
+
+/** An overloaded step that stopped before its first measured interval: no achieved rate to show. */
+const isUnmeasuredOverload = (p: RatePoint): boolean => p.status === 'overloaded' && p.achieved === null;
+
 /** Why a repeat did not keep up with a rate, as its sentence says it. */
 function reasonText(reason: NonNullable<KneeResult['reason']>, v: RateVariant): string {
   if (reason === 'latency')
@@ -635,7 +661,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
           whole(p.achieved),
           p.achieved !== null && p.offered > 0 ? pct(p.achieved / p.offered, 0) : '-',
           fixed(p.latencyMs, 1),
-          p.status + (p.clientBound ? ', client-bound' : ''),
+          pointStatusText(p, v, sw.latencyPercentile) + (p.clientBound ? ', client-bound' : ''),
         ]);
       }
       const drawn = v.points.filter((p) => p.status !== 'skipped' && p.achieved !== null);
@@ -737,7 +763,21 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     pointNotes.push(
       `Overloaded: sysbench's event queue filled (offered > capacity; sysbench 1.0.20 stops a --rate run when ` +
         `131,072 events wait): achieved is the mean of the intervals before it stopped and p${pct0} the worst of ` +
-        `them (queue time included). A measurement, not a failure.`,
+        `them (queue time included). A measurement, not a failure.` +
+        (f.sweeps.some((sw) => sw.variants.some((v) => v.points.some(isUnmeasuredOverload)))
+          ? ' Overloaded in warm-up: the queue filled before the first measured interval, so no achieved rate or ' +
+            `p${pct0} was measured (-); such a step is left out of the charts and the latency table.`
+          : ''),
+    );
+  if (
+    f.sweeps.some((sw) =>
+      sw.variants.some((v) => v.points.some((p) => pointStatusText(p, v, pct0).startsWith('saturated'))),
+    )
+  )
+    pointNotes.push(
+      `Saturated: the step ran to its end (sysbench's queue did not fill) but did not keep up by the knee rule: ` +
+        `achieved below ${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% of offered (fell behind), or p${pct0} past ` +
+        'the limit in the knee table.',
     );
   if (f.anySkipped)
     pointNotes.push(

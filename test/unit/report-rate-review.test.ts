@@ -1,0 +1,77 @@
+/**
+ * S5's rate sweep as its author reads it: a point's status says what the knee rule says of it, and a step
+ * that overloaded before its first measured interval says it measured nothing.
+ */
+import { resolve } from 'node:path';
+import { loadPrices } from '../../core/plan/cost';
+import { makeContext } from '../../core/report/sections';
+import { analyzeRate, rateSection } from '../../core/report/studies/rate';
+import type { TableBlock } from '../../core/report/model';
+import { runData, stepResult } from '../helpers/step-results';
+
+const prices = loadPrices(resolve(__dirname, '../..'));
+
+type Point = readonly [number, number | null, number | null, ('ok' | 'overloaded')?];
+
+/** One repeat of a relative-rate sweep: its unlimited step, then [multiple, achieved, p99 ms, status] points. */
+function sweepRepeat(repeat: number, cap: number, at: readonly Point[], variant = 'r6g', workload = 'ins') {
+  return [
+    stepResult({ variant, repeat, step_id: `${workload}-t96`, workload, threads: 96, tps: cap }),
+    ...at.map(([x, achieved, p99, status]) =>
+      stepResult({
+        variant,
+        repeat,
+        step_id: `${workload}-t96-c${x * 100}`,
+        workload,
+        threads: 96,
+        rate: 1,
+        offered_tps: cap * x,
+        tps: achieved,
+        lat_pct_ms: p99,
+        status: status ?? 'ok',
+      }),
+    ),
+  ];
+}
+
+const tableOf = (s: ReturnType<typeof rateSection>, title: string): TableBlock =>
+  [...s.tables, ...(s.answer?.tables ?? [])].find((t) => t.title === title)!;
+
+describe("S5's Points table", () => {
+  it('calls a step that ran to its end but fell behind or passed the p99 limit saturated, not "ok"', () => {
+    // Arrange: 0.5x keeps up (p99 4 ms); 0.9x achieves 100% with p99 60 ms (limit 12 ms); 1.5x achieves 60%.
+    const steps = [1, 2].flatMap((repeat) =>
+      sweepRepeat(repeat, 10000, [
+        [0.5, 5000, 4],
+        [0.9, 9000, 60],
+        [1.5, 6000, 3000],
+      ]),
+    );
+
+    // Act
+    const points = tableOf(rateSection(analyzeRate(makeContext(runData(steps), prices))!), 'Points');
+
+    // Assert
+    const status = (x: string) => points.rows.filter((r) => r[3]!.includes(`(${x})`)).map((r) => r[7]);
+    expect(status('0.5x')).toEqual(['ok', 'ok']);
+    expect(status('0.9x')).toEqual(['saturated (p99 past limit)', 'saturated (p99 past limit)']);
+    expect(status('1.5x')).toEqual(['saturated (fell behind)', 'saturated (fell behind)']);
+    expect(points.notes!.join(' ')).toMatch(/Saturated: the step ran to its end .* did not keep up by the knee rule/);
+  });
+
+  it('says an overloaded step that stopped before its first measured interval measured nothing', () => {
+    // Arrange: 6x overloaded within the warm-up: no achieved rate, no p99.
+    const steps = sweepRepeat(1, 10000, [
+      [0.5, 5000, 4],
+      [6, null, null, 'overloaded'],
+    ]);
+
+    // Act
+    const points = tableOf(rateSection(analyzeRate(makeContext(runData(steps), prices))!), 'Points');
+
+    // Assert
+    const row = points.rows.find((r) => r[3]!.includes('(6x)'))!;
+    expect(row.slice(4)).toEqual(['-', '-', '-', 'overloaded in warm-up (not measured)']);
+    expect(points.notes!.join(' ')).toMatch(/Overloaded in warm-up: the queue filled before the first measured/);
+  });
+});
