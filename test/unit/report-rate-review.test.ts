@@ -75,3 +75,52 @@ describe("S5's Points table", () => {
     expect(points.notes!.join(' ')).toMatch(/Overloaded in warm-up: the queue filled before the first measured/);
   });
 });
+
+describe("S5's Answer on the grid and the repeats", () => {
+  // Two sweeps: ins overloads at 1.5x and skips 6x; upd runs all four rates. Both keep up only at 0.5x.
+  const steps = [1, 2].flatMap((repeat) => [
+    ...sweepRepeat(repeat, 10000 + repeat * 100, [
+      [0.5, 5000 + repeat * 50, 4],
+      [0.9, 6000, 9],
+      [1.5, 6500, 900, 'overloaded'],
+      [6, null, null],
+    ]).map((r) => (r.step_id.endsWith('c600') ? { ...r, status: 'skipped' } : r)),
+    ...sweepRepeat(
+      repeat,
+      8000 + repeat * 100,
+      [
+        [0.5, 4000 + repeat * 50, 4],
+        [0.9, 5000, 9],
+        [1.5, 5200, 3000],
+        [6, 5000, 2000, 'overloaded'],
+      ],
+      'r6g',
+      'upd',
+    ),
+  ]);
+
+  it('names the rates each sweep really ran and how far apart the bracket ends are', () => {
+    // Act
+    const answer = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.lines.join('\n');
+
+    // Assert: ins ran 3 rates (6x skipped), upd 4; 0.5x to 0.9x is 80% apart, not "more than 20%".
+    expect(answer).toMatch(
+      /A sweep of 3 to 4 rates \(ins 0\.5x, 0\.9x, 1\.5x; upd 0\.5x, 0\.9x, 1\.5x, 6x each repeat's unlimited-rate TPS\)/,
+    );
+    expect(answer).toMatch(/each lies between two offered rates 80% apart; add rates between them\./);
+    expect(answer).not.toMatch(/more than 20% apart/);
+  });
+
+  it('names the two criteria behind "resolves" and gives the low-load efficiency the knee rule used', () => {
+    // Act
+    const section = rateSection(analyzeRate(makeContext(runData(steps), prices))!);
+
+    // Assert
+    const knee = tableOf(section, 'Knee, unlimited-rate TPS and capacity per repeat');
+    expect(knee.notes!.join(' ')).toMatch(
+      /efficiency at low load \(achieved\/offered at its repeats' lowest rate, .*; here 100%\)/,
+    );
+    const capacity = section.answer!.tables[0]!;
+    expect(capacity.notes!.join(' ')).toMatch(/80% power\): a different criterion/);
+  });
+});

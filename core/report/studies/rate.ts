@@ -84,8 +84,8 @@ interface RateVariant {
   readonly latencyLimitMs: number | null;
   /** The knee over the repeats: one bracket when they agree, each repeat's when they do not (kneeBracketOf). */
   readonly bracket: KneeBracket | null;
-  /** How many rates the sweep offered (its rate steps, skipped ones included). */
-  readonly grid: number;
+  /** How many of the sweep's rates ran in some repeat (a rate skipped after an overload did not). */
+  readonly ranGrid: number;
 }
 
 /**
@@ -142,6 +142,9 @@ interface RateSweep {
 
 /** The difference the report says how many repeats would resolve (10%). */
 const RESOLVE_TARGET = 0.1;
+
+/** Fewer repeats than this measure their spread too loosely for the repeats-needed count to be firm. */
+const FEW_REPEATS = 4;
 
 export interface RateFindings {
   readonly kind: 'rate-sweep';
@@ -267,7 +270,7 @@ function analyzeVariant(
     reference,
     latencyLimitMs,
     bracket: kneeBracketOf(repeats),
-    grid: uniqueInOrder(rated.map((g) => g.stepId)).length,
+    ranGrid: uniqueInOrder(rated.filter((g) => g.rows.some((r) => r.status !== 'skipped')).map((g) => g.stepId)).length,
   };
 }
 
@@ -414,6 +417,16 @@ export function pointStatusText(p: RatePoint, v: RateVariant, pct: number): stri
   return 'ok';
 }
 
+/** "; here 99%–100%": the low-load efficiencies the knee rule used, over every sweep and variant. */
+function efficiencyText(f: RateFindings): string {
+  const e = f.sweeps.flatMap((sw) =>
+    sw.variants.flatMap((v) => (v.reference.efficiency !== null ? [v.reference.efficiency] : [])),
+  );
+  if (e.length === 0) return '';
+  const [lo, hi] = [pct(Math.min(...e), 0), pct(Math.max(...e), 0)];
+  return `; here ${lo === hi ? lo : `${lo}–${hi}`}`;
+}
+
 /** An overloaded step that stopped before its first measured interval: no achieved rate to show. */
 const isUnmeasuredOverload = (p: RatePoint): boolean => p.status === 'overloaded' && p.achieved === null;
 
@@ -556,8 +569,8 @@ function capacityText(e: Estimated): string {
 function resolvesCell(c: CapacityRatio, repeats: number): string {
   if (c.resolves === null) return '-';
   return (
-    `past ${factorText(c.resolves)} either way (${repeats} repeats); ` +
-    `${fixed(RESOLVE_TARGET * 100, 0)}% with ~${repeatsForText(c)} repeats`
+    `past ${factorText(c.resolves)} either way (95% interval, ${repeats} repeats); ` +
+    `${fixed(RESOLVE_TARGET * 100, 0)}% at 80% power: ~${repeatsForText(c)} repeats`
   );
 }
 
@@ -588,35 +601,63 @@ function resolutionSentence(f: RateFindings): string | null {
   const ns = uniqueInOrder(all.map((x) => x.n));
   const list = (items: string[]): string =>
     items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}` : items[0]!;
+  // Two criteria, named apart: what this run's 95% interval excludes, and the repeats that would find a
+  // RESOLVE_TARGET difference 4 times in 5; the second rests on a spread that a few repeats barely measure.
+  const few = Math.min(...ns) < FEW_REPEATS;
   return (
     `With ${ns.length === 1 ? ns[0]! : `${Math.min(...ns)} to ${Math.max(...ns)}`} repeats a variant the ` +
-    `capacity intervals resolve only a ratio past ${list(all.map((x) => `${x.who} ${factorText(x.c.resolves)}`))} ` +
-    `either way; about ${list(all.map((x) => `${repeatsForText(x.c)} (${x.who})`))} repeats a variant would ` +
-    `resolve a ${fixed(RESOLVE_TARGET * 100, 0)}% difference.`
+    `capacity intervals (95%) resolve only a ratio past ` +
+    `${list(all.map((x) => `${x.who} ${factorText(x.c.resolves)}`))} either way; finding a ` +
+    `${fixed(RESOLVE_TARGET * 100, 0)}% difference 4 times in 5 (80% power) takes about ` +
+    `${list(all.map((x) => `${repeatsForText(x.c)} (${x.who})`))} repeats a variant` +
+    (few ? `, counts estimated from ${Math.min(...ns)} repeats' spread and themselves very uncertain.` : '.')
   );
 }
 
 /**
  * What the grid of rates can say: a knee bracketed by rates further apart than COARSE_BRACKET is not
- * placed, and the Answer says so once (a local rehearsal offers four multiples of its capacity).
+ * placed, and the Answer says so once, with the rates each sweep really ran (a rate skipped after an
+ * overload is not one of them) and how far apart the brackets' ends are.
  */
 function gridSentence(f: RateFindings): string | null {
   const all = f.sweeps.flatMap((sw) => sw.variants);
-  const coarse = all.filter((v) => repeatBrackets(v).some((b) => b.kind === 'between' && b.coarse));
+  const coarse = all.flatMap((v) => repeatBrackets(v).filter((b) => b.kind === 'between' && b.coarse));
   if (coarse.length === 0) return null;
-  const grid = Math.max(...all.map((v) => v.grid));
-  const multiples = [
-    ...new Set(all.flatMap((v) => v.points.flatMap((p) => (p.rateOfCapacity !== null ? [p.rateOfCapacity] : [])))),
-  ].sort((a, b) => a - b);
-  const which =
-    multiples.length > 0 ? ` (${multiples.map((x) => `${x}x`).join(', ')} each repeat's unlimited-rate TPS)` : '';
-  const apart = `more than ${fixed((COARSE_BRACKET - 1) * 100, 0)}% apart`;
-  return coarse.length === all.length
-    ? `A sweep of ${grid} rates${which} cannot place a knee closer than the brackets above: each lies between ` +
+  const ran = f.sweeps.map((sw) => ({ sw, run: ranRates(sw) }));
+  const counts = uniqueInOrder(ran.map((r) => r.run.count)).sort((a, b) => a - b);
+  const relative = ran.some((r) => r.run.multiples.length > 0);
+  // Sweeps that ran the same rates are listed together: "read-modify-write and update 0.5x, 0.9x, 1.5x, 6x".
+  const byRates = new Map<string, string[]>();
+  for (const r of ran) {
+    const key = r.run.multiples.map((x) => `${x}x`).join(', ');
+    if (key !== '') byRates.set(key, [...(byRates.get(key) ?? []), r.sw.workload]);
+  }
+  const lists = [...byRates].map(([rates, who]) => (byRates.size > 1 ? `${andList(who)} ${rates}` : rates));
+  const which = relative ? ` (${lists.join('; ')} each repeat's unlimited-rate TPS)` : '';
+  const gaps = coarse.map((b) => (b.kind === 'between' ? Math.round((b.upper / b.lower - 1) * 100) : 0));
+  const [lo, hi] = [Math.min(...gaps), Math.max(...gaps)];
+  const apart = `${lo === hi ? `${lo}%` : `${lo}%–${hi}%`} apart`;
+  const n = counts.length === 1 ? `${counts[0]!}` : `${counts[0]!} to ${counts[counts.length - 1]!}`;
+  const total = all.reduce((k, v) => k + repeatBrackets(v).length, 0);
+  return coarse.length === total
+    ? `A sweep of ${n} rates${which} cannot place a knee closer than the brackets above: each lies between ` +
         `two offered rates ${apart}; add rates between them.`
-    : `${coarse.length} of ${all.length} knees lie between two offered rates ${apart}, which a sweep of ${grid} ` +
+    : `${coarse.length} of ${total} knees lie between two offered rates ${apart}, which a sweep of ${n} ` +
         `rates${which} cannot narrow: add rates between them.`;
 }
+
+/** The rates a sweep really ran (a skipped rate is not one): how many, and their multiples of capacity. */
+function ranRates(sw: RateSweep): { count: number; multiples: number[] } {
+  const run = sw.variants.flatMap((v) => v.points.filter((p) => p.status !== 'skipped'));
+  const multiples = uniqueInOrder(run.flatMap((p) => (p.rateOfCapacity !== null ? [p.rateOfCapacity] : [])));
+  return {
+    count: Math.max(...sw.variants.map((v) => v.ranGrid)),
+    multiples: multiples.sort((a, b) => a - b),
+  };
+}
+
+const andList = (items: readonly string[]): string =>
+  items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}` : (items[0] ?? '');
 
 export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const styles = ctx?.styles;
@@ -822,9 +863,10 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         'TPS), from the lowest rate a repeat kept up with to the highest it did not; each repeat’s when they ' +
         'disagree (per repeat: the knee table below)' +
         (relative ? '; its multiples (0.5x ...) are of each repeat’s own unlimited-rate TPS' : '') +
-        '. Resolves: the smallest factor its interval tells from 100% (the root of high over low); the ' +
-        `repeats for ${fixed(RESOLVE_TARGET * 100, 0)}% at this spread, 80% power. An interval below 0 is shown ` +
-        'reaching 0.',
+        '. Resolves: the smallest factor this run’s 95% interval tells from 100% (the root of high over low); ' +
+        `then the repeats a variant that would find a ${fixed(RESOLVE_TARGET * 100, 0)}% difference 4 times in ` +
+        '5 at this spread (80% power): a different criterion, so it can exceed the repeats run even when the ' +
+        'interval already resolves less than 10%. An interval below 0 is shown reaching 0.',
     ],
   };
   const tables: TableBlock[] = [
@@ -845,8 +887,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       numeric: anyClientBound ? [2, 3, 5, 6, 7, 8] : [2, 3, 5, 6, 7],
       notes: [
         `The knee lies between a row's two offered rates. Kept up: the highest offered rate where achieved ` +
-          `>= 95% of offered (times the variant's efficiency at low load), p${pct0} at most its limit, and the ` +
-          `step not overloaded. p${pct0} limit: one per workload, for every variant and repeat: 3x its ` +
+          `>= ${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% of offered times the variant's efficiency at low load ` +
+          `(achieved/offered at its repeats' lowest rate, the median, at most 100%${efficiencyText(f)}), ` +
+          `p${pct0} at most its limit, and the step not overloaded. p${pct0} limit: one per workload, for every variant and repeat: 3x its ` +
           `p${pct0} at low load (the median over every variant's repeats of the p${pct0} at each one's lowest ` +
           `offered rate), at least ${DEFAULT_LATENCY_FLOOR_MS} ms, so the same curve gets the same verdict in ` +
           `each, whichever server drew it.`,
