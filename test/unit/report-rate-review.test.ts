@@ -124,3 +124,40 @@ describe("S5's Answer on the grid and the repeats", () => {
     expect(capacity.notes!.join(' ')).toMatch(/80% power\): a different criterion/);
   });
 });
+
+describe("S5's p99 at matched rates", () => {
+  it('compares p99 at each rate every variant kept up with, and says how far apart identical servers lie', () => {
+    // Arrange: at 0.5x r5's repeats draw p99 10 and 12 ms, r6g's 10 and 25 ms (2.5x apart); at 0.9x r5 falls
+    // behind (its p99 is queue time), so 0.9x is not compared.
+    const curve = (p99: number, behind: boolean) =>
+      [
+        [0.5, 5000, p99],
+        [0.9, behind ? 6000 : 9000, 40],
+        [1.5, 9500, 900, 'overloaded'],
+      ] as const;
+    const steps = [
+      ...sweepRepeat(1, 10000, curve(10, true), 'r5'),
+      ...sweepRepeat(2, 10000, curve(12, true), 'r5'),
+      ...sweepRepeat(1, 10000, curve(10, false)),
+      ...sweepRepeat(2, 10000, curve(25, false)),
+    ];
+
+    // Act
+    const f = analyzeRate(makeContext(runData(steps), prices))!;
+    const section = rateSection(f);
+    const answer = section.answer!.lines.join('\n');
+
+    // Assert
+    const table = tableOf(
+      section,
+      'p99 at the same offered rate (ms, each repeat that kept up on throughput) and its ratio',
+    );
+    expect(table.rows).toEqual([
+      ['ins (96 threads)', '0.5x', '10.0, 12.0', '10.0, 25.0', expect.stringMatching(/^159\.1% \(.*\), within noise$/)],
+    ]);
+    expect(answer).toMatch(
+      /the p99 of one variant's repeats at the same rate lie up to 2\.50x apart \(ins r6g at 0\.5x: 10\.0 and 25\.0 ms\)/,
+    );
+    expect(answer).toMatch(/no r6g\/r5 p99 ratio at a matched rate is told from 100%/);
+  });
+});

@@ -138,6 +138,20 @@ interface RateSweep {
     /** Repeats a variant that would resolve a RESOLVE_TARGET difference at these repeats' noise; null unknown. */
     readonly repeatsFor: number | null;
   }[];
+  /** The p99 at each rate every variant kept up with on throughput, and each later variant's over the first's. */
+  readonly p99AtRates: readonly P99AtRate[];
+}
+
+/**
+ * The p99 at one offered rate (a multiple of each repeat's capacity, or an absolute rate) over the repeats
+ * that kept up with it on throughput: the study's p99 comparison at matched offered rates, and, between the
+ * repeats of one variant (identical servers), the p99's own run-to-run noise.
+ */
+interface P99AtRate {
+  /** "0.5x" of each repeat's unlimited-rate TPS, or "4,000/s". */
+  readonly rate: string;
+  readonly each: readonly { readonly variant: string; readonly p99Ms: readonly number[] }[];
+  readonly ratios: readonly { readonly variant: string; readonly baseline: string; readonly ratio: RatioFinding }[];
 }
 
 /** The difference the report says how many repeats would resolve (10%). */
@@ -382,6 +396,7 @@ export function analyzeRate(ctx: Context): RateFindings | null {
       latencyPercentile: first.latPct,
       variants,
       capacityRatios,
+      p99AtRates: p99AtRatesOf(variants),
     };
   });
   return {
@@ -390,6 +405,43 @@ export function analyzeRate(ctx: Context): RateFindings | null {
     anyOverloaded: sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.status === 'overloaded'))),
     anySkipped: sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.status === 'skipped'))),
   };
+}
+
+/** A point that ran to its end and kept up with its rate on throughput: its p99 is not queue time. */
+function keptPace(p: RatePoint, v: RateVariant): boolean {
+  const e0 = v.reference.efficiency ?? 1;
+  return (
+    p.status === 'ok' &&
+    p.achieved !== null &&
+    p.latencyMs !== null &&
+    p.achieved >= DEFAULT_TRACKING_RATIO * e0 * p.offered
+  );
+}
+
+/** The p99 at each rate that every variant kept up with on throughput (see P99AtRate), in rate order. */
+function p99AtRatesOf(variants: readonly RateVariant[]): P99AtRate[] {
+  const keyOf = (p: RatePoint): string =>
+    p.rateOfCapacity !== null ? `${p.rateOfCapacity}x` : `${whole(p.offered)}/s`;
+  const rates = uniqueInOrder(
+    variants
+      .flatMap((v) => v.points.filter((p) => keptPace(p, v)))
+      .sort((a, b) => (a.rateOfCapacity ?? a.offered) - (b.rateOfCapacity ?? b.offered))
+      .map(keyOf),
+  );
+  return rates.flatMap((rate) => {
+    const each = variants.map((v) => ({
+      variant: v.variant,
+      p99Ms: v.points.filter((p) => keptPace(p, v) && keyOf(p) === rate).map((p) => p.latencyMs!),
+    }));
+    if (each.some((e) => e.p99Ms.length === 0)) return [];
+    const base = each[0]!;
+    const ratios = each.slice(1).map((e) => ({
+      variant: e.variant,
+      baseline: base.variant,
+      ratio: ratioFinding(welchRatioCi(summarize(e.p99Ms), summarize(base.p99Ms)), 'run-to-run'),
+    }));
+    return [{ rate, each, ratios }];
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -614,6 +666,79 @@ function resolutionSentence(f: RateFindings): string | null {
   );
 }
 
+/** The p99 at each matched rate per variant (its repeats) and each later variant's over the first's. */
+function p99AtRatesTable(f: RateFindings): TableBlock | null {
+  const rows = f.sweeps.flatMap((sw) => sw.p99AtRates.map((r) => ({ sw, r })));
+  if (rows.length === 0) return null;
+  const pct0 = f.sweeps[0]!.latencyPercentile;
+  const variants = uniqueInOrder(rows.flatMap(({ r }) => r.each.map((e) => e.variant)));
+  const pairs = uniqueInOrder(rows.flatMap(({ r }) => r.ratios.map((x) => `${x.variant}/${x.baseline}`)));
+  return {
+    title: `p${pct0} at the same offered rate (ms, each repeat that kept up on throughput) and its ratio`,
+    head: ['sweep', 'offered', ...variants.map((v) => `${v} p${pct0} ms`), ...pairs.map((p) => `${p} (95% interval)`)],
+    rows: rows.map(({ sw, r }) => [
+      sw.label,
+      r.rate,
+      ...variants.map((v) => {
+        const e = r.each.find((x) => x.variant === v);
+        return e !== undefined ? e.p99Ms.map((x) => fixed(x, 1)).join(', ') : '-';
+      }),
+      ...pairs.map((p) => {
+        const x = r.ratios.find((y) => `${y.variant}/${y.baseline}` === p);
+        if (x === undefined) return '-';
+        return x.ratio.interval !== null
+          ? `${ratioText(x.ratio)}, ${verdictText(x.ratio, false)}`
+          : `${ratioText(x.ratio)} (one repeat: noise not measured)`;
+      }),
+    ]),
+    numeric: [],
+    notes: [
+      `Only the rates every variant kept up with on throughput (achieved >= ${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% ` +
+        `of offered, times its low-load efficiency, the step run to its end): past them p${pct0} is queue time. ` +
+        `Ratio: Welch on the log scale over the repeats' p${pct0}s, as the capacity ratio; lower p${pct0} is ` +
+        `better. The repeats of one variant are identical servers: how far apart their p${pct0}s lie is the ` +
+        `p${pct0}'s own run-to-run noise.`,
+    ],
+  };
+}
+
+/**
+ * The p99's own noise and the p99 comparison, once: how far apart the p99s of one variant's repeats
+ * (identical servers) lie at one rate, the widest, and which later-variant/first p99 ratios at a matched rate
+ * the repeats tell from 100%. A p99 difference smaller than that spread is not shown by the run.
+ */
+function p99Sentence(f: RateFindings): string | null {
+  const spreads = f.sweeps.flatMap((sw) =>
+    sw.p99AtRates.flatMap((r) =>
+      r.each
+        .filter((e) => e.p99Ms.length >= 2)
+        .map((e) => ({ sw, rate: r.rate, variant: e.variant, lo: Math.min(...e.p99Ms), hi: Math.max(...e.p99Ms) })),
+    ),
+  );
+  const ratios = f.sweeps.flatMap((sw) => sw.p99AtRates.flatMap((r) => r.ratios.map((x) => ({ sw, rate: r.rate, x }))));
+  if (spreads.length === 0 && ratios.length === 0) return null;
+  const pct0 = f.sweeps[0]!.latencyPercentile;
+  const parts: string[] = [];
+  if (spreads.length > 0) {
+    const w = spreads.reduce((a, b) => (b.hi / b.lo > a.hi / a.lo ? b : a));
+    parts.push(
+      `the p${pct0} of one variant's repeats at the same rate lie up to ${fixed(w.hi / w.lo, 2)}x apart ` +
+        `(${w.sw.workload} ${w.variant} at ${w.rate}: ${fixed(w.lo, 1)} and ${fixed(w.hi, 1)} ms)`,
+    );
+  }
+  const judged = ratios.filter((r) => r.x.ratio.interval !== null);
+  const told = judged.filter((r) => r.x.ratio.direction !== 'within-noise');
+  const pair = ratios.length > 0 ? `${ratios[0]!.x.variant}/${ratios[0]!.x.baseline}` : '';
+  if (judged.length > 0)
+    parts.push(
+      told.length === 0
+        ? `no ${pair} p${pct0} ratio at a matched rate is told from 100%`
+        : `${pair} p${pct0} told from 100% at ` +
+            andList(told.map((r) => `${r.sw.workload} ${r.rate} ${ratioText(r.x.ratio)}`)),
+    );
+  return `At the rates kept up with, ${parts.join('; ')} (the p${pct0} table).`;
+}
+
 /**
  * What the grid of rates can say: a knee bracketed by rates further apart than COARSE_BRACKET is not
  * placed, and the Answer says so once, with the rates each sweep really ran (a rate skipped after an
@@ -782,6 +907,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const lines = f.sweeps.flatMap((sw) => sw.variants.map((v) => rateVariantSentence(sw, v)));
   const grid = gridSentence(f);
   const resolution = resolutionSentence(f);
+  const p99 = p99Sentence(f);
   const variants = uniqueInOrder(f.sweeps.flatMap((sw) => sw.variants.map((v) => v.variant)));
   const classes = uniqueInOrder(f.sweeps.flatMap((sw) => sw.variants.map((v) => v.instanceClass)));
   const scope =
@@ -792,7 +918,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     ...(scope !== null ? [scope] : []),
     ...f.sweeps.map(rateSweepSentence),
     // What the repeats and the grid cannot resolve is one finding: the Answer keeps five.
-    ...([resolution, grid].some((x) => x !== null) ? [[resolution, grid].filter((x) => x !== null).join(' ')] : []),
+    ...([resolution, p99, grid].some((x) => x !== null)
+      ? [[resolution, p99, grid].filter((x) => x !== null).join(' ')]
+      : []),
   ];
   const pct0 = f.sweeps[0]!.latencyPercentile;
   const relative = f.sweeps.some((sw) => sw.variants.some((v) => v.points.some((p) => p.rateOfCapacity !== null)));
@@ -869,6 +997,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         'interval already resolves less than 10%. An interval below 0 is shown reaching 0.',
     ],
   };
+  const p99Table = p99AtRatesTable(f);
   const tables: TableBlock[] = [
     {
       title: 'Knee, unlimited-rate TPS and capacity per repeat',
@@ -922,6 +1051,6 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     findings: lines,
     tables,
     charts: [],
-    answer: { lines: opening, tables: [answerTable], charts },
+    answer: { lines: opening, tables: [answerTable, ...(p99Table !== null ? [p99Table] : [])], charts },
   };
 }
