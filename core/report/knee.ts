@@ -61,7 +61,7 @@ export interface KneeReference {
 }
 
 /** The median of the values (the mean of the middle two for an even count); null when there are none. */
-function median(values: readonly number[]): number | null {
+export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
   const s = [...values].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);

@@ -161,3 +161,44 @@ describe("S5's p99 at matched rates", () => {
     expect(answer).toMatch(/no r6g\/r5 p99 ratio at a matched rate is told from 100%/);
   });
 });
+
+describe("S5's p99 limit", () => {
+  const withProbeP99 = (steps: ReturnType<typeof sweepRepeat>, p99: number) =>
+    steps.map((r) => (r.step_id === 'ins-t96' ? { ...r, lat_pct_ms: p99 } : r));
+  const curve = (low: number) =>
+    [
+      [0.5, 5000, low],
+      [0.9, 9000, 300],
+      [1.5, 9500, 900, 'overloaded'],
+    ] as const;
+
+  it('says when it rests on a low-load p99 above the unlimited-rate p99, and which limits give the same knees', () => {
+    // Arrange: p99 5 ms with no rate set, 30 and 40 ms at half that load (a stall): limit 3 x 35 = 105 ms.
+    const steps = [
+      ...withProbeP99(sweepRepeat(1, 10000, curve(30)), 5),
+      ...withProbeP99(sweepRepeat(2, 10000, curve(40)), 5),
+    ];
+
+    // Act
+    const answer = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.lines.join('\n');
+
+    // Assert
+    expect(answer).toMatch(
+      /Its p99 limit \(105\.0 ms\) rests on low-load p99s \(30\.0–40\.0 ms\) above the unlimited-rate p99 \(median 5\.0 ms\): a stall in a short step, not a queue; any limit from 40\.0 to 300\.0 ms gives the same knees\./,
+    );
+  });
+
+  it('says nothing of a stall when the low-load p99 is below the unlimited-rate p99', () => {
+    // Arrange
+    const steps = [
+      ...withProbeP99(sweepRepeat(1, 10000, curve(3)), 20),
+      ...withProbeP99(sweepRepeat(2, 10000, curve(4)), 20),
+    ];
+
+    // Act
+    const answer = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.lines.join('\n');
+
+    // Assert
+    expect(answer).not.toMatch(/stall/);
+  });
+});

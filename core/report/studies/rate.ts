@@ -16,6 +16,7 @@ import { lineChart, spansDecades, type XYSeries } from '../charts';
 import { fixed, pct } from '../../format';
 import {
   findKnee,
+  median,
   pooledReference,
   DEFAULT_LATENCY_FLOOR_MS,
   DEFAULT_TRACKING_RATIO,
@@ -140,6 +141,24 @@ interface RateSweep {
   }[];
   /** The p99 at each rate every variant kept up with on throughput, and each later variant's over the first's. */
   readonly p99AtRates: readonly P99AtRate[];
+  /** Set when the low-load p99 the limit rests on is above the unlimited-rate step's: a stall, not a queue. */
+  readonly stalledReference: StalledReference | null;
+}
+
+/**
+ * A p99 limit built on a low-load p99 higher than the p99 with no rate set (the server at full concurrency):
+ * at half the load that is a stall of a second or two in a short step, not a queue. What it costs: the
+ * limits between the highest p99 that kept up and the lowest that failed the limit give the same knees.
+ */
+interface StalledReference {
+  readonly limitMs: number;
+  /** Each repeat's p99 at its lowest rate (what the limit's median is over), lowest and highest. */
+  readonly lowLoadMs: readonly [number, number];
+  /** The median over every variant's repeats of the unlimited-rate step's p99. */
+  readonly unlimitedMs: number;
+  /** Any limit in (keptMs, failedMs] gives the same knees; failedMs null when none failed on latency. */
+  readonly keptMs: number | null;
+  readonly failedMs: number | null;
 }
 
 /**
@@ -397,6 +416,7 @@ export function analyzeRate(ctx: Context): RateFindings | null {
       variants,
       capacityRatios,
       p99AtRates: p99AtRatesOf(variants),
+      stalledReference: stalledReferenceOf(groups, variants, sweepP99Ms),
     };
   });
   return {
@@ -404,6 +424,46 @@ export function analyzeRate(ctx: Context): RateFindings | null {
     sweeps,
     anyOverloaded: sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.status === 'overloaded'))),
     anySkipped: sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.status === 'skipped'))),
+  };
+}
+
+/** The sweep's StalledReference, or null when its low-load p99 is at most the unlimited-rate p99. */
+function stalledReferenceOf(
+  groups: readonly StepGroup[],
+  variants: readonly RateVariant[],
+  sweepP99Ms: number | null,
+): StalledReference | null {
+  const unlimitedMs = median(
+    groups
+      .filter((g) => g.rate === 0 && g.rateOfCapacity === null)
+      .flatMap((g) => g.ok.flatMap((r) => (r.lat_pct_ms !== null && r.lat_pct_ms > 0 ? [r.lat_pct_ms] : []))),
+  );
+  const limitMs = variants.find((v) => v.latencyLimitMs !== null)?.latencyLimitMs ?? null;
+  if (sweepP99Ms === null || unlimitedMs === null || limitMs === null || sweepP99Ms <= unlimitedMs) return null;
+  const low = variants.flatMap((v) =>
+    v.repeats.flatMap((r) => {
+      const first = v.points.find((p) => p.repeat === r.repeat && p.status !== 'skipped');
+      return first?.latencyMs != null ? [first.latencyMs] : [];
+    }),
+  );
+  // The p99s the limit decided: those of points that kept up, and of points that failed it on latency.
+  const kept = variants.flatMap((v) =>
+    v.points.filter((p) =>
+      v.repeats.some((r) => r.repeat === p.repeat && r.kneeOffered !== null && p.offered <= r.kneeOffered),
+    ),
+  );
+  const failed = variants.flatMap((v) =>
+    v.points.filter((p) =>
+      v.repeats.some((r) => r.repeat === p.repeat && r.reason === 'latency' && p.offered === r.saturatedAtOffered),
+    ),
+  );
+  const p99s = (ps: readonly RatePoint[]) => ps.flatMap((p) => (p.latencyMs !== null ? [p.latencyMs] : []));
+  return {
+    limitMs,
+    lowLoadMs: [Math.min(...low), Math.max(...low)],
+    unlimitedMs,
+    keptMs: p99s(kept).length > 0 ? Math.max(...p99s(kept)) : null,
+    failedMs: p99s(failed).length > 0 ? Math.min(...p99s(failed)) : null,
   };
 }
 
@@ -601,7 +661,27 @@ function rateSweepSentence(sweep: RateSweep): string {
   );
   return (
     `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}. ` +
-    `Knee: ${knees.join('; ')}.`
+    `Knee: ${knees.join('; ')}.` +
+    (sweep.stalledReference !== null ? ` ${stallText(sweep, sweep.stalledReference)}` : '')
+  );
+}
+
+/**
+ * "Its p99 limit (190.5 ms) rests on low-load p99s (53.9–83.0 ms) above the unlimited-rate p99 (12.9 ms): a
+ * stall, not a queue; any limit from 83.0 to 244.4 ms gives the same knees."
+ */
+function stallText(sw: RateSweep, s: StalledReference): string {
+  const p = `p${sw.latencyPercentile}`;
+  const [lo, hi] = s.lowLoadMs;
+  const same =
+    s.keptMs !== null && s.failedMs !== null && s.keptMs < s.failedMs
+      ? `; any limit from ${fixed(s.keptMs, 1)} to ${fixed(s.failedMs, 1)} ms gives the same knees`
+      : s.failedMs === null
+        ? '; no rate failed on that limit'
+        : '; the knees depend on that limit: a longer step would tell';
+  return (
+    `Its ${p} limit (${fixed(s.limitMs, 1)} ms) rests on low-load ${p}s (${lo === hi ? fixed(lo, 1) : `${fixed(lo, 1)}–${fixed(hi, 1)}`} ms) ` +
+    `above the unlimited-rate ${p} (median ${fixed(s.unlimitedMs, 1)} ms): a stall in a short step, not a queue${same}.`
   );
 }
 
