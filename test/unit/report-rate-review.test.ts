@@ -202,3 +202,28 @@ describe("S5's p99 limit", () => {
     expect(answer).not.toMatch(/stall/);
   });
 });
+
+describe("S5's charts", () => {
+  it('draw the p99 limit on the p99 chart and an overloaded p99 as a lower bound, and say what the circle is', () => {
+    // Arrange: limit max(3 x 4, 10) = 12 ms; 1.5x overloads (its p99 cut short).
+    const steps = [1, 2].flatMap((repeat) =>
+      sweepRepeat(repeat, 10000, [
+        [0.5, 5000, 4],
+        [0.9, 9000, 40],
+        [1.5, 7000, 900, 'overloaded'],
+      ]),
+    );
+
+    // Act
+    const charts = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.charts;
+
+    // Assert
+    type Series = { name: string; symbol?: string; markLine?: { data: { yAxis: number }[] } };
+    const latency = charts.find((c) => c.id === 'rate-latency-0')!;
+    const series = (latency.option as { series: Series[] }).series;
+    expect(series.flatMap((s) => s.markLine?.data.map((d) => d.yAxis) ?? [])).toEqual([12]);
+    const overloaded = series.find((s) => s.name.includes('overloaded'))!;
+    expect([overloaded.name, overloaded.symbol]).toEqual([expect.stringMatching(/a lower bound/), 'arrow']);
+    expect(charts.find((c) => c.id === 'rate-achieved-0')!.title).toMatch(/the knee lies between it and the next rate/);
+  });
+});

@@ -542,6 +542,14 @@ function efficiencyText(f: RateFindings): string {
 /** An overloaded step that stopped before its first measured interval: no achieved rate to show. */
 const isUnmeasuredOverload = (p: RatePoint): boolean => p.status === 'overloaded' && p.achieved === null;
 
+/** The p99 limit the knee rule applied, drawn on the p99 chart: one per sweep (every variant shares it). */
+function limitLines(sw: RateSweep): { value: number; label: string }[] {
+  const limit = sw.variants.find((v) => v.latencyLimitMs !== null)?.latencyLimitMs ?? null;
+  return limit !== null
+    ? [{ value: limit, label: `p${sw.latencyPercentile} limit ${fixed(limit, 1)} ms (knee rule)` }]
+    : [];
+}
+
 /** Why a repeat did not keep up with a rate, as its sentence says it. */
 function reasonText(reason: NonNullable<KneeResult['reason']>, v: RateVariant): string {
   if (reason === 'latency')
@@ -937,8 +945,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         points: measured.map((p) => [p.offered, p.latencyMs] as const),
         marks: [
           {
-            label: 'overloaded (past the axis: at its edge)',
-            symbol: 'diamond',
+            // A step cut short: its p99 is that of the seconds before sysbench stopped it, a lower bound.
+            label: 'overloaded: p99 until it stopped, a lower bound (past the axis: at its edge)',
+            symbol: 'arrow',
             points: overloaded
               .filter((p) => p.latencyMs !== null)
               .map((p) => [atEdge(p.offered), p.latencyMs!] as const),
@@ -963,7 +972,8 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     return [
       lineChart(
         `rate-achieved-${i}`,
-        `${sw.label}: achieved vs offered TPS (hollow circle: the knee)`,
+        `${sw.label}: achieved vs offered TPS (hollow circle: the highest rate kept up with; the knee lies ` +
+          'between it and the next rate)',
         'offered TPS',
         'achieved TPS',
         achieved,
@@ -971,13 +981,14 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       ),
       lineChart(
         `rate-latency-${i}`,
-        `${sw.label}: p${sw.latencyPercentile} latency vs offered TPS`,
+        `${sw.label}: p${sw.latencyPercentile} latency vs offered TPS (arrow: overloaded, cut short)`,
         'offered TPS',
         `p${sw.latencyPercentile} ms`,
         latency,
         {
           fromZero: true,
           logY: spansDecades(latencyValues),
+          hLines: limitLines(sw),
           styles,
           ...(edge !== undefined ? { xMax: edge } : {}),
         },
