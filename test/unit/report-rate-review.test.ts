@@ -227,3 +227,38 @@ describe("S5's charts", () => {
     expect(charts.find((c) => c.id === 'rate-achieved-0')!.title).toMatch(/the knee lies between it and the next rate/);
   });
 });
+
+describe("S5's rate section on what a transaction is", () => {
+  it('says when the sweeps count different statements as one transaction, and that the threads were not swept', () => {
+    // Arrange: ins runs one write a transaction; rmw one read, one write, BEGIN and COMMIT.
+    const counts = (workload: string) =>
+      workload === 'rmw'
+        ? { events: 100, reads: 100, writes: 100, other: 200 }
+        : { events: 100, reads: 0, writes: 100, other: 0 };
+    const steps = ['ins', 'rmw'].flatMap((w) =>
+      [1, 2].flatMap((repeat) =>
+        sweepRepeat(
+          repeat,
+          10000,
+          [
+            [0.5, 5000, 4],
+            [0.9, 6000, 9],
+          ],
+          'r6g',
+          w,
+        ).map((r) => (r.rate === 0 ? { ...r, ...counts(w), client_cpu_max_pct: 37.5 } : r)),
+      ),
+    );
+
+    // Act
+    const findings = rateSection(analyzeRate(makeContext(runData(steps), prices))!).findings.join('\n');
+
+    // Assert
+    expect(findings).toMatch(
+      /Statements a transaction at the unlimited rate: ins 1\.0 write; rmw 1\.0 read, 1\.0 write, 2\.0 other \(sysbench counts BEGIN and COMMIT as other\)/,
+    );
+    expect(findings).toMatch(
+      /96 client threads, the spec's: this run does not sweep them\. No sysbench client saturated its CPU \(at most 40\.0% of its cores\)\./,
+    );
+  });
+});

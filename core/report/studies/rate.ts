@@ -141,6 +141,10 @@ interface RateSweep {
   }[];
   /** The p99 at each rate every variant kept up with on throughput, and each later variant's over the first's. */
   readonly p99AtRates: readonly P99AtRate[];
+  /** Statements a transaction at the unlimited rate (sysbench's reads, writes, other over its events). */
+  readonly perTransaction: { readonly reads: number; readonly writes: number; readonly other: number } | null;
+  /** The highest CPU % of its cores any sysbench client of the sweep reached; null when not measured. */
+  readonly clientCpuMaxPct: number | null;
   /** Set when the low-load p99 the limit rests on is above the unlimited-rate step's: a stall, not a queue. */
   readonly stalledReference: StalledReference | null;
 }
@@ -417,6 +421,8 @@ export function analyzeRate(ctx: Context): RateFindings | null {
       capacityRatios,
       p99AtRates: p99AtRatesOf(variants),
       stalledReference: stalledReferenceOf(groups, variants, sweepP99Ms),
+      perTransaction: perTransactionOf(groups),
+      clientCpuMaxPct: maxOrNull(groups.flatMap((g) => g.rows.map((r) => r.client_cpu_max_pct ?? null))),
     };
   });
   return {
@@ -425,6 +431,24 @@ export function analyzeRate(ctx: Context): RateFindings | null {
     anyOverloaded: sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.status === 'overloaded'))),
     anySkipped: sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.status === 'skipped'))),
   };
+}
+
+const maxOrNull = (xs: readonly (number | null)[]): number | null => {
+  const ok = xs.filter((x): x is number => x !== null);
+  return ok.length > 0 ? Math.max(...ok) : null;
+};
+
+/** Statements a transaction in the sweep's unlimited-rate steps; null when sysbench's counts are missing. */
+function perTransactionOf(groups: readonly StepGroup[]): RateSweep['perTransaction'] {
+  const rows = groups
+    .filter((g) => g.rate === 0 && g.rateOfCapacity === null)
+    .flatMap((g) => g.ok.filter((r) => r.status === 'ok'));
+  const counted = rows.filter(
+    (r) => r.events != null && r.events > 0 && r.reads != null && r.writes != null && r.other != null,
+  );
+  if (counted.length === 0) return null;
+  const per = (f: 'reads' | 'writes' | 'other') => mean(counted.map((r) => Number(r[f]) / Number(r.events)));
+  return { reads: per('reads'), writes: per('writes'), other: per('other') };
 }
 
 /** The sweep's StalledReference, or null when its low-load p99 is at most the unlimited-rate p99. */
@@ -541,6 +565,44 @@ function efficiencyText(f: RateFindings): string {
 
 /** An overloaded step that stopped before its first measured interval: no achieved rate to show. */
 const isUnmeasuredOverload = (p: RatePoint): boolean => p.status === 'overloaded' && p.achieved === null;
+
+/**
+ * What one transaction is in each sweep, when they differ: a capacity in transactions/s counts a
+ * transaction of four statements as one, so two sweeps' capacities compare different work.
+ */
+function statementsSentence(f: RateFindings): string | null {
+  const known = f.sweeps.filter((sw) => sw.perTransaction !== null);
+  const text = (t: NonNullable<RateSweep['perTransaction']>): string =>
+    (
+      [
+        [t.reads, 'read'],
+        [t.writes, 'write'],
+        [t.other, 'other'],
+      ] as const
+    )
+      .filter(([n]) => n >= 0.05)
+      .map(([n, what]) => `${fixed(n, 1)} ${what}`)
+      .join(', ');
+  const each = known.map((sw) => ({ sw, t: text(sw.perTransaction!) }));
+  if (uniqueInOrder(each.map((e) => e.t)).length < 2) return null;
+  return (
+    `Statements a transaction at the unlimited rate: ${each.map((e) => `${e.sw.workload} ${e.t}`).join('; ')} ` +
+    '(sysbench counts BEGIN and COMMIT as other): each sweep’s capacity counts its own transaction as one, so ' +
+    'the sweeps’ capacities compare different work.'
+  );
+}
+
+/** The thread count was the spec's, not swept; whether a client's CPU saturated, with its highest reading. */
+function threadsSentence(f: RateFindings): string | null {
+  const threads = uniqueInOrder(f.sweeps.map((sw) => sw.threads));
+  const cpu = maxOrNull(f.sweeps.map((sw) => sw.clientCpuMaxPct));
+  const bound = f.sweeps.some((sw) => sw.variants.some((v) => v.repeats.some((r) => r.clientBoundFrom !== null)));
+  if (cpu === null || bound) return null;
+  return (
+    `${threads.join(', ')} client threads, the spec's: this run does not sweep them. No sysbench client ` +
+    `saturated its CPU (at most ${fixed(cpu, 1)}% of its cores).`
+  );
+}
 
 /** The p99 limit the knee rule applied, drawn on the p99 chart: one per sweep (every variant shares it). */
 function limitLines(sw: RateSweep): { value: number; label: string }[] {
@@ -995,7 +1057,10 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       ),
     ];
   });
-  const lines = f.sweeps.flatMap((sw) => sw.variants.map((v) => rateVariantSentence(sw, v)));
+  const lines = [
+    ...f.sweeps.flatMap((sw) => sw.variants.map((v) => rateVariantSentence(sw, v))),
+    ...[statementsSentence(f), threadsSentence(f)].filter((x): x is string => x !== null),
+  ];
   const grid = gridSentence(f);
   const resolution = resolutionSentence(f);
   const p99 = p99Sentence(f);
