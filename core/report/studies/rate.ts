@@ -743,6 +743,7 @@ function rateSweepSentence(sweep: RateSweep): string {
 function stallText(sw: RateSweep, s: StalledReference): string {
   const p = `p${sw.latencyPercentile}`;
   const [lo, hi] = s.lowLoadMs;
+  const rangeMs = `${lo === hi ? fixed(lo, 1) : `${fixed(lo, 1)}–${fixed(hi, 1)}`} ms`;
   const same =
     s.keptMs !== null && s.failedMs !== null && s.keptMs < s.failedMs
       ? `; any limit from ${fixed(s.keptMs, 1)} to ${fixed(s.failedMs, 1)} ms gives the same knees`
@@ -750,7 +751,7 @@ function stallText(sw: RateSweep, s: StalledReference): string {
         ? '; no rate failed on that limit'
         : '; the knees depend on that limit: a longer step would tell';
   return (
-    `Its ${p} limit (${fixed(s.limitMs, 1)} ms) rests on low-load ${p}s (${lo === hi ? fixed(lo, 1) : `${fixed(lo, 1)}–${fixed(hi, 1)}`} ms) ` +
+    `Its ${p} limit (${fixed(s.limitMs, 1)} ms) rests on low-load ${p}s (${rangeMs}) ` +
     `above the unlimited-rate ${p} (median ${fixed(s.unlimitedMs, 1)} ms): a stall in a short step, not a queue${same}.`
   );
 }
@@ -843,7 +844,8 @@ function p99AtRatesTable(f: RateFindings): TableBlock | null {
     ]),
     numeric: [],
     notes: [
-      `Only the rates every variant kept up with on throughput (achieved >= ${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% ` +
+      'Only the rates every variant kept up with on throughput (achieved >= ' +
+        `${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% ` +
         `of offered, times its low-load efficiency, the step run to its end): past them p${pct0} is queue time. ` +
         `Ratio: Welch on the log scale over the repeats' p${pct0}s, as the capacity ratio; lower p${pct0} is ` +
         `better. The repeats of one variant are identical servers: how far apart their p${pct0}s lie is the ` +
@@ -1174,7 +1176,8 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         `The knee lies between a row's two offered rates. Kept up: the highest offered rate where achieved ` +
           `>= ${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% of offered times the variant's efficiency at low load ` +
           `(achieved/offered at its repeats' lowest rate, the median, at most 100%${efficiencyText(f)}), ` +
-          `p${pct0} at most its limit, and the step not overloaded. p${pct0} limit: one per workload, for every variant and repeat: 3x its ` +
+          `p${pct0} at most its limit, and the step not overloaded. p${pct0} limit: one per workload, for every ` +
+          `variant and repeat: 3x its ` +
           `p${pct0} at low load (the median over every variant's repeats of the p${pct0} at each one's lowest ` +
           `offered rate), at least ${DEFAULT_LATENCY_FLOOR_MS} ms, so the same curve gets the same verdict in ` +
           `each, whichever server drew it.`,
