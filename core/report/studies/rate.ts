@@ -541,9 +541,8 @@ function niceCeil(x: number): number {
  * A point's status as the knee rule reads it: a step that ran to its end ("ok" to sysbench) but fell behind
  * its offered rate or whose p99 passed the limit is saturated, not "ok"; an overloaded step that stopped
  * before its first measured interval (within the warm-up) has nothing to show.
- * @internal exported for its tests (a test seam)
  */
-export function pointStatusText(p: RatePoint, v: RateVariant, pct: number): string {
+function pointStatusText(p: RatePoint, v: RateVariant, pct: number): string {
   if (p.status === 'overloaded') return isUnmeasuredOverload(p) ? 'overloaded in warm-up (not measured)' : 'overloaded';
   if (p.status !== 'ok' || p.achieved === null) return p.status;
   const e0 = v.reference.efficiency ?? 1;
