@@ -912,7 +912,7 @@ function gridSentence(f: RateFindings): string | null {
   const which = relative ? ` (${lists.join('; ')} each repeat's unlimited-rate TPS)` : '';
   const gaps = coarse.map((b) => (b.kind === 'between' ? Math.round((b.upper / b.lower - 1) * 100) : 0));
   const [lo, hi] = [Math.min(...gaps), Math.max(...gaps)];
-  const apart = `${lo === hi ? `${lo}%` : `${lo}%–${hi}%`} apart`;
+  const apart = `${lo === hi ? `${lo}%` : `${lo}% to ${hi}%`} apart`;
   const n = counts.length === 1 ? `${counts[0]!}` : `${counts[0]!} to ${counts[counts.length - 1]!}`;
   const total = all.reduce((k, v) => k + repeatBrackets(v).length, 0);
   return coarse.length === total
