@@ -1009,7 +1009,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         marks: [
           {
             // A step cut short: its p99 is that of the seconds before sysbench stopped it, a lower bound.
-            label: 'overloaded: p99 until it stopped, a lower bound (past the axis: at its edge)',
+            label: 'overloaded: p99 cut short, a lower bound (at the axis edge)',
             symbol: 'arrow',
             points: overloaded
               .filter((p) => p.latencyMs !== null)
