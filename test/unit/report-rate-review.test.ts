@@ -160,6 +160,11 @@ describe("S5's p99 at matched rates", () => {
         '10.0 and 25.0 ms)',
     );
     expect(answer).toMatch(/no r6g\/r5 p99 ratio at a matched rate is told from 100%/);
+    expect(answer).toContain('At the rates every variant kept up with on throughput, the p99 of');
+    // The knee's base is said once a sentence, not again for each later variant.
+    const later = /; r6g between [\d,]+ and [\d,]+\/s offered \(0\.5x and 0\.9x, both repeats\)\./;
+    expect(answer).toMatch(later);
+    expect(answer).toMatch(/each repeat's own unlimited-rate TPS, both repeats\); r6g between/);
   });
 });
 

@@ -647,7 +647,7 @@ function repeatBracketText(b: RepeatBracket): string {
  * The knee as the Answer and its table say it: one bracket when the repeats agree ("between 2,192 and
  * 4,573/s offered (0.5x and 0.9x the unlimited-rate TPS, both repeats)"), each repeat's when they do not.
  */
-function bracketText(k: KneeBracket | null, inTable = false): string {
+function bracketText(k: KneeBracket | null, inTable = false, said = false): string {
   if (k === null) return 'no rate offered';
   if (k.kind === 'disagree')
     return (
@@ -668,7 +668,8 @@ function bracketText(k: KneeBracket | null, inTable = false): string {
       `below ${whole(b.lowest)}/s offered (the lowest rate did not keep up${all !== null ? `, ${all}` : ''}): ` +
       'add lower rates'
     );
-  const of = inTable ? '' : " each repeat's own unlimited-rate TPS";
+  // Said once a sentence: a later variant's multiples are of the same base.
+  const of = inTable || said ? '' : " each repeat's own unlimited-rate TPS";
   const x = b.lowerX !== null && b.upperX !== null ? `${b.lowerX}x and ${b.upperX}x${of}` : null;
   const why = [x, all].filter((t): t is string => t !== null);
   return `between ${whole(b.lower)} and ${whole(b.upper)}/s offered${why.length > 0 ? ` (${why.join(', ')})` : ''}`;
@@ -726,7 +727,7 @@ function rateSweepSentence(sweep: RateSweep): string {
       (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'),
   );
   const knees = sweep.variants.map(
-    (v) => `${v.variant}${v.bracket?.kind === 'disagree' ? ',' : ''} ${bracketText(v.bracket)}`,
+    (v, i) => `${v.variant}${v.bracket?.kind === 'disagree' ? ',' : ''} ${bracketText(v.bracket, false, i > 0)}`,
   );
   return (
     `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}. ` +
@@ -887,7 +888,7 @@ function p99Sentence(f: RateFindings): string | null {
         : `${pair} p${pct0} told from 100% at ` +
             andList(told.map((r) => `${r.sw.workload} ${r.rate} ${ratioText(r.x.ratio)}`)),
     );
-  return `At the rates kept up with, ${parts.join('; ')} (the p${pct0} table).`;
+  return `At the rates every variant kept up with on throughput, ${parts.join('; ')} (the p${pct0} table).`;
 }
 
 /**
