@@ -28,6 +28,8 @@ function sweepRepeat(repeat: number, cap: number, at: readonly Point[], variant 
         offered_tps: cap * x,
         tps: achieved,
         lat_pct_ms: p99,
+        // The slowest transaction past the p99 (the fixture's default max, 30 ms, would cap it).
+        lat_max_ms: p99 !== null ? p99 * 2 : null,
         status: status ?? 'ok',
       }),
     ),
@@ -270,5 +272,22 @@ describe("S5's rate section on what a transaction is", () => {
       "96 client threads, the spec's: this run does not sweep them. No sysbench client saturated " +
         'its CPU (at most 40.0% of its cores).',
     );
+  });
+});
+
+describe("S5's Points p99", () => {
+  it('is never above the step’s exact max: a percentile past it shows the max, marked ≤', () => {
+    // Arrange: at 0.9x sysbench's p99 bucket reads 60 ms, the slowest transaction took 45 ms.
+    const steps = sweepRepeat(1, 10000, [
+      [0.5, 5000, 4],
+      [0.9, 9000, 60],
+    ]).map((r) => (r.step_id.endsWith('c90') ? { ...r, lat_max_ms: 45 } : r));
+
+    // Act
+    const points = tableOf(rateSection(analyzeRate(makeContext(runData(steps), prices))!), 'Points');
+
+    // Assert
+    expect(points.rows.find((r) => r[3]!.includes('(0.9x)'))![6]).toBe('≤ 45.0');
+    expect(points.notes!.join(' ')).toMatch(/≤: sysbench's p99 .* reached past the step's exact slowest transaction/);
   });
 });

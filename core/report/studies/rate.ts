@@ -43,8 +43,10 @@ interface RatePoint {
   /** The rate this repeat was offered, transactions/s over all clients. */
   readonly offered: number;
   readonly achieved: number | null;
-  /** The run's percentile (p99 in S5), ms. */
+  /** The run's percentile (p99 in S5), ms; at most the run's exact max (see latencyCapped). */
   readonly latencyMs: number | null;
+  /** sysbench's percentile (a histogram bucket's upper end) was above the exact max: the max is shown. */
+  readonly latencyCapped: boolean;
   readonly status: 'ok' | 'overloaded' | 'failed' | 'skipped';
   readonly clientBound: boolean;
   /** The multiple of the repeat's capacity offered (ratesOfCapacity); null for an absolute rate. */
@@ -233,6 +235,14 @@ function curvesOf(points: readonly RatePoint[]) {
   return uniqueInOrder(points.map((p) => p.repeat)).map((repeat) => curveOf(points, repeat));
 }
 
+/** A row's percentile, capped at its exact max: a histogram bucket can reach past the slowest transaction. */
+function latencyOf(r: StepResult): { latencyMs: number | null; latencyCapped: boolean } {
+  const p = r.status === 'ok' || r.status === 'overloaded' ? r.lat_pct_ms : null;
+  const max = r.lat_max_ms ?? null;
+  if (p === null || max === null || p <= max) return { latencyMs: p, latencyCapped: false };
+  return { latencyMs: max, latencyCapped: true };
+}
+
 function pointsOf(rated: readonly StepGroup[]): RatePoint[] {
   return rated
     .flatMap((g) =>
@@ -240,7 +250,7 @@ function pointsOf(rated: readonly StepGroup[]): RatePoint[] {
         repeat: r.repeat,
         offered: r.offered_tps,
         achieved: r.status === 'ok' || r.status === 'overloaded' ? r.tps : null,
-        latencyMs: r.status === 'ok' || r.status === 'overloaded' ? r.lat_pct_ms : null,
+        ...latencyOf(r),
         status: statusOf(r),
         clientBound: r.saturated_clients > 0,
         rateOfCapacity: g.rateOfCapacity,
@@ -978,7 +988,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
           p.rateOfCapacity !== null ? `${whole(p.offered)} (${p.rateOfCapacity}x)` : whole(p.offered),
           whole(p.achieved),
           p.achieved !== null && p.offered > 0 ? pct(p.achieved / p.offered, 0) : '-',
-          fixed(p.latencyMs, 1),
+          (p.latencyCapped ? '≤ ' : '') + fixed(p.latencyMs, 1),
           pointStatusText(p, v, sw.latencyPercentile) + (p.clientBound ? ', client-bound' : ''),
         ]);
       }
@@ -1105,6 +1115,11 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       `Saturated: the step ran to its end (sysbench's queue did not fill) but did not keep up by the knee rule: ` +
         `achieved below ${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% of offered (fell behind), or p${pct0} past ` +
         'the limit in the knee table.',
+    );
+  if (f.sweeps.some((sw) => sw.variants.some((v) => v.points.some((p) => p.latencyCapped))))
+    pointNotes.push(
+      `≤: sysbench's p${pct0} (the upper end of its histogram bucket) reached past the step's exact slowest ` +
+        `transaction; the max is shown, the p${pct0} is no higher.`,
     );
   if (f.anySkipped)
     pointNotes.push(
