@@ -1009,7 +1009,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
             symbol: 'diamond',
             points: overloaded.map((p) => [atEdge(p.offered), p.achieved!] as const),
           },
-          { label: 'knee', symbol: 'circle', points: kneePoints },
+          { label: 'last rate kept up with (the knee lies past it)', symbol: 'circle', points: kneePoints },
         ],
         ...(failed.length > 0 ? { errorPoints: failed.map((p) => [p.offered, 0] as const) } : {}),
       });
@@ -1044,18 +1044,15 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       .map((v) => ({ value: v.capacity.value!, label: `${v.variant} capacity ${whole(v.capacity.value)}/s` }));
     const latencyValues = sw.variants.flatMap((v) => v.points.map((p) => p.latencyMs));
     return [
-      lineChart(
-        `rate-achieved-${i}`,
-        `${sw.label}: achieved vs offered TPS (hollow circle: the highest rate kept up with; the knee lies ` +
-          'between it and the next rate)',
-        'offered TPS',
-        'achieved TPS',
-        achieved,
-        { fromZero: true, hLines: capacityLines, styles, ...(edge !== undefined ? { xMax: edge } : {}) },
-      ),
+      lineChart(`rate-achieved-${i}`, `${sw.label}: achieved vs offered TPS`, 'offered TPS', 'achieved TPS', achieved, {
+        fromZero: true,
+        hLines: capacityLines,
+        styles,
+        ...(edge !== undefined ? { xMax: edge } : {}),
+      }),
       lineChart(
         `rate-latency-${i}`,
-        `${sw.label}: p${sw.latencyPercentile} latency vs offered TPS (arrow: overloaded, cut short)`,
+        `${sw.label}: p${sw.latencyPercentile} latency vs offered TPS`,
         'offered TPS',
         `p${sw.latencyPercentile} ms`,
         latency,
