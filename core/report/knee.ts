@@ -24,6 +24,9 @@
 /** The default absolute latency floor of the knee rule, ms. */
 export const DEFAULT_LATENCY_FLOOR_MS = 10;
 
+/** The default share of (baseline efficiency x offered) a point must achieve to track. */
+export const DEFAULT_TRACKING_RATIO = 0.95;
+
 export interface RatePoint {
   /** Offered transactions/s (all clients). */
   readonly offered: number;
@@ -58,7 +61,7 @@ export interface KneeReference {
 }
 
 /** The median of the values (the mean of the middle two for an even count); null when there are none. */
-function median(values: readonly number[]): number | null {
+export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;
   const s = [...values].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -109,7 +112,7 @@ export interface KneeResult {
 }
 
 export function findKnee(input: readonly RatePoint[], options: KneeOptions = {}): KneeResult {
-  const trackingRatio = options.trackingRatio ?? 0.95;
+  const trackingRatio = options.trackingRatio ?? DEFAULT_TRACKING_RATIO;
   const latencyFactor = options.latencyFactor ?? 3;
   const latencyFloorMs = options.latencyFloorMs ?? DEFAULT_LATENCY_FLOOR_MS;
   const points = input

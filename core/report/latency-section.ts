@@ -132,6 +132,27 @@ function ranLabel(g: StepGroup): string {
       : stepLabel(g);
 }
 
+/**
+ * ", above ... at full load: a stall, not a queue": a rate step whose p99 is above the p99 of its own
+ * unlimited-rate step (the same workload and variant with no rate set, the server at full concurrency). At a
+ * lower load such a tail is a stall of a second or two in a short step, not queueing.
+ */
+function stallNote(ctx: Context, g: StepGroup, p99: number): string {
+  if (g.rate === 0 && g.rateOfCapacity === null) return '';
+  const probe = ctx.groups.find(
+    (u) =>
+      u.variant === g.variant &&
+      u.rate === 0 &&
+      u.rateOfCapacity === null &&
+      sweepKeyOf(u) === sweepKeyOf(g) &&
+      u.stepId !== g.stepId,
+  );
+  const full = probe !== undefined ? meanOf(histogramRows(probe), 'lat_p99_ms') : null;
+  return full !== null && p99 > full
+    ? `, above its unlimited-rate step's p99 at full load (${fixed(full)} ms): a stall, not a queue`
+    : '';
+}
+
 export function latencySection(ctx: Context): ReportSection | null {
   if (!ctx.groups.some((g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number'))) return null;
   // Overloaded steps keep their rows: past capacity is what a rate sweep measures.
@@ -197,7 +218,8 @@ export function latencySection(ctx: Context): ReportSection | null {
       `Widest tail${tied.length > 1 ? `, a tie of ${tied.length}` : ''}: ${who.join(' and ')}, ` +
         `p99 ${bound ? 'at most ' : ''}${fixed(widest.p99)} ms ` +
         `is ${bound ? 'at most ' : ''}${num(widest.p99 / widest.p50, 1)}× ${tied.length > 1 ? 'their' : 'its'} ` +
-        `p50 (${fixed(widest.p50)} ms)${fewEvents(tied.map((x) => x.rows))}.`,
+        `p50 (${fixed(widest.p50)} ms)${fewEvents(tied.map((x) => x.rows))}` +
+        `${tied.length === 1 ? stallNote(ctx, widest.g, widest.p99) : ''}.`,
     );
     // A single slowest transaction further out than any p99: where it was (the max is exact, not a bucket).
     const maxes = spread

@@ -143,3 +143,35 @@ describe('latencySection', () => {
     expect(latencySection(makeContext(runData(steps), prices))).toBeNull();
   });
 });
+
+describe('latencySection: the widest tail of a rate step', () => {
+  it("says when it is above the p99 of the same workload's unlimited-rate step: a stall, not a queue", () => {
+    // Arrange: with no rate set p99 is 12 ms (p50 4 ms); at 1,000/s p50 is 0.5 ms and p99 60 ms (a stall).
+    const steps = [
+      stepResult({ variant: 'r6g', step_id: 'up', workload: 'up', ...dist(4), lat_p99_ms: 12 }),
+      ...[1000, 2000].map((rate, i) =>
+        stepResult({
+          variant: 'r6g',
+          step_id: `up-r${rate}`,
+          workload: 'up',
+          step_index: i + 1,
+          rate,
+          offered_tps: rate,
+          tps: rate,
+          ...dist(0.5),
+          lat_p99_ms: rate === 1000 ? 60 : 2,
+          lat_max_ms: 100,
+        }),
+      ),
+    ];
+
+    // Act
+    const section = latencySection(makeContext(runData(steps), prices))!;
+
+    // Assert
+    expect(section.findings.join('\n')).toContain(
+      'Widest tail: r6g up t8 @1,000/s, p99 60.00 ms is 120× its p50 (0.50 ms), above its ' +
+        "unlimited-rate step's p99 at full load (12.00 ms): a stall, not a queue.",
+    );
+  });
+});

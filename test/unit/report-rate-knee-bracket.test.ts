@@ -191,12 +191,16 @@ describe("S5's knee", () => {
     expect(ratio.resolves).toBeGreaterThan(2);
     expect(ratio.repeatsFor).toBeGreaterThan(2);
     expect(rows.find((r) => r[1] === 'r6g/r5')![4]).toMatch(
-      new RegExp(`^resolves only past >10x either way \\(2 repeats\\); 10% with ~${ratio.repeatsFor} repeats$`),
+      new RegExp(
+        `^resolves only past >10x either way \\(95% interval, 2 repeats\\); 10% at 80% power: ~${ratio.repeatsFor} ` +
+          `repeats$`,
+      ),
     );
     expect(answer).toMatch(
       new RegExp(
-        `With 2 repeats a variant the capacity intervals resolve only a ratio past ins >10x ` +
-          `either way; about ${ratio.repeatsFor} \\(ins\\) repeats a variant would resolve a 10% difference\\.`,
+        `With 2 repeats a variant the capacity intervals \\(95%\\) resolve only a ratio past ins >10x ` +
+          `either way; finding a 10% difference 4 times in 5 \\(80% power\\) takes about ${ratio.repeatsFor} ` +
+          `\\(ins\\) repeats a variant, counts estimated from 2 repeats' spread and themselves very uncertain\\.`,
       ),
     );
   });

@@ -14,7 +14,15 @@
 import type { StepResult } from '../../lake/results';
 import { lineChart, spansDecades, type XYSeries } from '../charts';
 import { fixed, pct } from '../../format';
-import { findKnee, pooledReference, DEFAULT_LATENCY_FLOOR_MS, type KneeReference, type KneeResult } from '../knee';
+import {
+  findKnee,
+  median,
+  pooledReference,
+  DEFAULT_LATENCY_FLOOR_MS,
+  DEFAULT_TRACKING_RATIO,
+  type KneeReference,
+  type KneeResult,
+} from '../knee';
 import type { ReportSection, TableBlock } from '../model';
 import {
   coversOf,
@@ -35,8 +43,10 @@ interface RatePoint {
   /** The rate this repeat was offered, transactions/s over all clients. */
   readonly offered: number;
   readonly achieved: number | null;
-  /** The run's percentile (p99 in S5), ms. */
+  /** The run's percentile (p99 in S5), ms; at most the run's exact max (see latencyCapped). */
   readonly latencyMs: number | null;
+  /** sysbench's percentile (a histogram bucket's upper end) was above the exact max: the max is shown. */
+  readonly latencyCapped: boolean;
   readonly status: 'ok' | 'overloaded' | 'failed' | 'skipped';
   readonly clientBound: boolean;
   /** The multiple of the repeat's capacity offered (ratesOfCapacity); null for an absolute rate. */
@@ -77,8 +87,8 @@ interface RateVariant {
   readonly latencyLimitMs: number | null;
   /** The knee over the repeats: one bracket when they agree, each repeat's when they do not (kneeBracketOf). */
   readonly bracket: KneeBracket | null;
-  /** How many rates the sweep offered (its rate steps, skipped ones included). */
-  readonly grid: number;
+  /** How many of the sweep's rates ran in some repeat (a rate skipped after an overload did not). */
+  readonly ranGrid: number;
 }
 
 /**
@@ -131,10 +141,49 @@ interface RateSweep {
     /** Repeats a variant that would resolve a RESOLVE_TARGET difference at these repeats' noise; null unknown. */
     readonly repeatsFor: number | null;
   }[];
+  /** The p99 at each rate every variant kept up with on throughput, and each later variant's over the first's. */
+  readonly p99AtRates: readonly P99AtRate[];
+  /** Statements a transaction at the unlimited rate (sysbench's reads, writes, other over its events). */
+  readonly perTransaction: { readonly reads: number; readonly writes: number; readonly other: number } | null;
+  /** The highest CPU % of its cores any sysbench client of the sweep reached; null when not measured. */
+  readonly clientCpuMaxPct: number | null;
+  /** Set when the low-load p99 the limit rests on is above the unlimited-rate step's: a stall, not a queue. */
+  readonly stalledReference: StalledReference | null;
+}
+
+/**
+ * A p99 limit built on a low-load p99 higher than the p99 with no rate set (the server at full concurrency):
+ * at half the load that is a stall of a second or two in a short step, not a queue. What it costs: the
+ * limits between the highest p99 that kept up and the lowest that failed the limit give the same knees.
+ */
+interface StalledReference {
+  readonly limitMs: number;
+  /** Each repeat's p99 at its lowest rate (what the limit's median is over), lowest and highest. */
+  readonly lowLoadMs: readonly [number, number];
+  /** The median over every variant's repeats of the unlimited-rate step's p99. */
+  readonly unlimitedMs: number;
+  /** Any limit in (keptMs, failedMs] gives the same knees; failedMs null when none failed on latency. */
+  readonly keptMs: number | null;
+  readonly failedMs: number | null;
+}
+
+/**
+ * The p99 at one offered rate (a multiple of each repeat's capacity, or an absolute rate) over the repeats
+ * that kept up with it on throughput: the study's p99 comparison at matched offered rates, and, between the
+ * repeats of one variant (identical servers), the p99's own run-to-run noise.
+ */
+interface P99AtRate {
+  /** "0.5x" of each repeat's unlimited-rate TPS, or "4,000/s". */
+  readonly rate: string;
+  readonly each: readonly { readonly variant: string; readonly p99Ms: readonly number[] }[];
+  readonly ratios: readonly { readonly variant: string; readonly baseline: string; readonly ratio: RatioFinding }[];
 }
 
 /** The difference the report says how many repeats would resolve (10%). */
 const RESOLVE_TARGET = 0.1;
+
+/** Fewer repeats than this measure their spread too loosely for the repeats-needed count to be firm. */
+const FEW_REPEATS = 4;
 
 export interface RateFindings {
   readonly kind: 'rate-sweep';
@@ -186,6 +235,14 @@ function curvesOf(points: readonly RatePoint[]) {
   return uniqueInOrder(points.map((p) => p.repeat)).map((repeat) => curveOf(points, repeat));
 }
 
+/** A row's percentile, capped at its exact max: a histogram bucket can reach past the slowest transaction. */
+function latencyOf(r: StepResult): { latencyMs: number | null; latencyCapped: boolean } {
+  const p = r.status === 'ok' || r.status === 'overloaded' ? r.lat_pct_ms : null;
+  const max = r.lat_max_ms ?? null;
+  if (p === null || max === null || p <= max) return { latencyMs: p, latencyCapped: false };
+  return { latencyMs: max, latencyCapped: true };
+}
+
 function pointsOf(rated: readonly StepGroup[]): RatePoint[] {
   return rated
     .flatMap((g) =>
@@ -193,7 +250,7 @@ function pointsOf(rated: readonly StepGroup[]): RatePoint[] {
         repeat: r.repeat,
         offered: r.offered_tps,
         achieved: r.status === 'ok' || r.status === 'overloaded' ? r.tps : null,
-        latencyMs: r.status === 'ok' || r.status === 'overloaded' ? r.lat_pct_ms : null,
+        ...latencyOf(r),
         status: statusOf(r),
         clientBound: r.saturated_clients > 0,
         rateOfCapacity: g.rateOfCapacity,
@@ -260,7 +317,7 @@ function analyzeVariant(
     reference,
     latencyLimitMs,
     bracket: kneeBracketOf(repeats),
-    grid: uniqueInOrder(rated.map((g) => g.stepId)).length,
+    ranGrid: uniqueInOrder(rated.filter((g) => g.rows.some((r) => r.status !== 'skipped')).map((g) => g.stepId)).length,
   };
 }
 
@@ -372,6 +429,10 @@ export function analyzeRate(ctx: Context): RateFindings | null {
       latencyPercentile: first.latPct,
       variants,
       capacityRatios,
+      p99AtRates: p99AtRatesOf(variants),
+      stalledReference: stalledReferenceOf(groups, variants, sweepP99Ms),
+      perTransaction: perTransactionOf(groups),
+      clientCpuMaxPct: maxOrNull(groups.flatMap((g) => g.rows.map((r) => r.client_cpu_max_pct ?? null))),
     };
   });
   return {
@@ -382,6 +443,101 @@ export function analyzeRate(ctx: Context): RateFindings | null {
   };
 }
 
+const maxOrNull = (xs: readonly (number | null)[]): number | null => {
+  const ok = xs.filter((x): x is number => x !== null);
+  return ok.length > 0 ? Math.max(...ok) : null;
+};
+
+/** Statements a transaction in the sweep's unlimited-rate steps; null when sysbench's counts are missing. */
+function perTransactionOf(groups: readonly StepGroup[]): RateSweep['perTransaction'] {
+  const rows = groups
+    .filter((g) => g.rate === 0 && g.rateOfCapacity === null)
+    .flatMap((g) => g.ok.filter((r) => r.status === 'ok'));
+  const counted = rows.filter(
+    (r) => r.events != null && r.events > 0 && r.reads != null && r.writes != null && r.other != null,
+  );
+  if (counted.length === 0) return null;
+  const per = (f: 'reads' | 'writes' | 'other') => mean(counted.map((r) => Number(r[f]) / Number(r.events)));
+  return { reads: per('reads'), writes: per('writes'), other: per('other') };
+}
+
+/** The sweep's StalledReference, or null when its low-load p99 is at most the unlimited-rate p99. */
+function stalledReferenceOf(
+  groups: readonly StepGroup[],
+  variants: readonly RateVariant[],
+  sweepP99Ms: number | null,
+): StalledReference | null {
+  const unlimitedMs = median(
+    groups
+      .filter((g) => g.rate === 0 && g.rateOfCapacity === null)
+      .flatMap((g) => g.ok.flatMap((r) => (r.lat_pct_ms !== null && r.lat_pct_ms > 0 ? [r.lat_pct_ms] : []))),
+  );
+  const limitMs = variants.find((v) => v.latencyLimitMs !== null)?.latencyLimitMs ?? null;
+  if (sweepP99Ms === null || unlimitedMs === null || limitMs === null || sweepP99Ms <= unlimitedMs) return null;
+  const low = variants.flatMap((v) =>
+    v.repeats.flatMap((r) => {
+      const first = v.points.find((p) => p.repeat === r.repeat && p.status !== 'skipped');
+      return first?.latencyMs != null ? [first.latencyMs] : [];
+    }),
+  );
+  // The p99s the limit decided: those of points that kept up, and of points that failed it on latency.
+  const kept = variants.flatMap((v) =>
+    v.points.filter((p) =>
+      v.repeats.some((r) => r.repeat === p.repeat && r.kneeOffered !== null && p.offered <= r.kneeOffered),
+    ),
+  );
+  const failed = variants.flatMap((v) =>
+    v.points.filter((p) =>
+      v.repeats.some((r) => r.repeat === p.repeat && r.reason === 'latency' && p.offered === r.saturatedAtOffered),
+    ),
+  );
+  const p99s = (ps: readonly RatePoint[]) => ps.flatMap((p) => (p.latencyMs !== null ? [p.latencyMs] : []));
+  return {
+    limitMs,
+    lowLoadMs: [Math.min(...low), Math.max(...low)],
+    unlimitedMs,
+    keptMs: p99s(kept).length > 0 ? Math.max(...p99s(kept)) : null,
+    failedMs: p99s(failed).length > 0 ? Math.min(...p99s(failed)) : null,
+  };
+}
+
+/** A point that ran to its end and kept up with its rate on throughput: its p99 is not queue time. */
+function keptPace(p: RatePoint, v: RateVariant): boolean {
+  const e0 = v.reference.efficiency ?? 1;
+  return (
+    p.status === 'ok' &&
+    p.achieved !== null &&
+    p.latencyMs !== null &&
+    p.achieved >= DEFAULT_TRACKING_RATIO * e0 * p.offered
+  );
+}
+
+/** The p99 at each rate that every variant kept up with on throughput (see P99AtRate), in rate order. */
+function p99AtRatesOf(variants: readonly RateVariant[]): P99AtRate[] {
+  const keyOf = (p: RatePoint): string =>
+    p.rateOfCapacity !== null ? `${p.rateOfCapacity}x` : `${whole(p.offered)}/s`;
+  const rates = uniqueInOrder(
+    variants
+      .flatMap((v) => v.points.filter((p) => keptPace(p, v)))
+      .sort((a, b) => (a.rateOfCapacity ?? a.offered) - (b.rateOfCapacity ?? b.offered))
+      .map(keyOf),
+  );
+  return rates.flatMap((rate) => {
+    const each = variants.map((v) => ({
+      variant: v.variant,
+      p99Ms: v.points.filter((p) => keptPace(p, v) && keyOf(p) === rate).map((p) => p.latencyMs!),
+    }));
+    if (each.some((e) => e.p99Ms.length === 0)) return [];
+    const base = each[0]!;
+    const ratios = each.slice(1).map((e) => ({
+      variant: e.variant,
+      baseline: base.variant,
+      ratio: ratioFinding(welchRatioCi(summarize(e.p99Ms), summarize(base.p99Ms)), 'run-to-run'),
+    }));
+    return [{ rate, each, ratios }];
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
@@ -389,6 +545,80 @@ export function analyzeRate(ctx: Context): RateFindings | null {
 function niceCeil(x: number): number {
   const p = 10 ** Math.floor(Math.log10(x));
   return ([1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((m) => m * p >= x) ?? 10) * p;
+}
+
+/**
+ * A point's status as the knee rule reads it: a step that ran to its end ("ok" to sysbench) but fell behind
+ * its offered rate or whose p99 passed the limit is saturated, not "ok"; an overloaded step that stopped
+ * before its first measured interval (within the warm-up) has nothing to show.
+ */
+function pointStatusText(p: RatePoint, v: RateVariant, pct: number): string {
+  if (p.status === 'overloaded') return isUnmeasuredOverload(p) ? 'overloaded in warm-up (not measured)' : 'overloaded';
+  if (p.status !== 'ok' || p.achieved === null) return p.status;
+  const e0 = v.reference.efficiency ?? 1;
+  if (p.achieved < DEFAULT_TRACKING_RATIO * e0 * p.offered) return 'saturated (fell behind)';
+  if (v.latencyLimitMs !== null && p.latencyMs !== null && p.latencyMs > v.latencyLimitMs)
+    return `saturated (p${pct} past limit)`;
+  return 'ok';
+}
+
+/** "; here 99%–100%": the low-load efficiencies the knee rule used, over every sweep and variant. */
+function efficiencyText(f: RateFindings): string {
+  const e = f.sweeps.flatMap((sw) =>
+    sw.variants.flatMap((v) => (v.reference.efficiency !== null ? [v.reference.efficiency] : [])),
+  );
+  if (e.length === 0) return '';
+  const [lo, hi] = [pct(Math.min(...e), 0), pct(Math.max(...e), 0)];
+  return `; here ${lo === hi ? lo : `${lo}–${hi}`}`;
+}
+
+/** An overloaded step that stopped before its first measured interval: no achieved rate to show. */
+const isUnmeasuredOverload = (p: RatePoint): boolean => p.status === 'overloaded' && p.achieved === null;
+
+/**
+ * What one transaction is in each sweep, when they differ: a capacity in transactions/s counts a
+ * transaction of four statements as one, so two sweeps' capacities compare different work.
+ */
+function statementsSentence(f: RateFindings): string | null {
+  const known = f.sweeps.filter((sw) => sw.perTransaction !== null);
+  const text = (t: NonNullable<RateSweep['perTransaction']>): string =>
+    (
+      [
+        [t.reads, 'read'],
+        [t.writes, 'write'],
+        [t.other, 'other'],
+      ] as const
+    )
+      .filter(([n]) => n >= 0.05)
+      .map(([n, what]) => `${fixed(n, 1)} ${what}`)
+      .join(', ');
+  const each = known.map((sw) => ({ sw, t: text(sw.perTransaction!) }));
+  if (uniqueInOrder(each.map((e) => e.t)).length < 2) return null;
+  return (
+    `Statements a transaction at the unlimited rate: ${each.map((e) => `${e.sw.workload} ${e.t}`).join('; ')} ` +
+    '(sysbench counts BEGIN and COMMIT as other): each sweep’s capacity counts its own transaction as one, so ' +
+    'the sweeps’ capacities compare different work.'
+  );
+}
+
+/** The thread count was the spec's, not swept; whether a client's CPU saturated, with its highest reading. */
+function threadsSentence(f: RateFindings): string | null {
+  const threads = uniqueInOrder(f.sweeps.map((sw) => sw.threads));
+  const cpu = maxOrNull(f.sweeps.map((sw) => sw.clientCpuMaxPct));
+  const bound = f.sweeps.some((sw) => sw.variants.some((v) => v.repeats.some((r) => r.clientBoundFrom !== null)));
+  if (cpu === null || bound) return null;
+  return (
+    `${threads.join(', ')} client threads, the spec's: this run does not sweep them. No sysbench client ` +
+    `saturated its CPU (at most ${fixed(cpu, 1)}% of its cores).`
+  );
+}
+
+/** The p99 limit the knee rule applied, drawn on the p99 chart: one per sweep (every variant shares it). */
+function limitLines(sw: RateSweep): { value: number; label: string }[] {
+  const limit = sw.variants.find((v) => v.latencyLimitMs !== null)?.latencyLimitMs ?? null;
+  return limit !== null
+    ? [{ value: limit, label: `p${sw.latencyPercentile} limit ${fixed(limit, 1)} ms (knee rule)` }]
+    : [];
 }
 
 /** Why a repeat did not keep up with a rate, as its sentence says it. */
@@ -427,7 +657,7 @@ function repeatBracketText(b: RepeatBracket): string {
  * The knee as the Answer and its table say it: one bracket when the repeats agree ("between 2,192 and
  * 4,573/s offered (0.5x and 0.9x the unlimited-rate TPS, both repeats)"), each repeat's when they do not.
  */
-function bracketText(k: KneeBracket | null, inTable = false): string {
+function bracketText(k: KneeBracket | null, inTable = false, said = false): string {
   if (k === null) return 'no rate offered';
   if (k.kind === 'disagree')
     return (
@@ -448,7 +678,8 @@ function bracketText(k: KneeBracket | null, inTable = false): string {
       `below ${whole(b.lowest)}/s offered (the lowest rate did not keep up${all !== null ? `, ${all}` : ''}): ` +
       'add lower rates'
     );
-  const of = inTable ? '' : " each repeat's own unlimited-rate TPS";
+  // Said once a sentence: a later variant's multiples are of the same base.
+  const of = inTable || said ? '' : " each repeat's own unlimited-rate TPS";
   const x = b.lowerX !== null && b.upperX !== null ? `${b.lowerX}x and ${b.upperX}x${of}` : null;
   const why = [x, all].filter((t): t is string => t !== null);
   return `between ${whole(b.lower)} and ${whole(b.upper)}/s offered${why.length > 0 ? ` (${why.join(', ')})` : ''}`;
@@ -506,11 +737,32 @@ function rateSweepSentence(sweep: RateSweep): string {
       (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ' (one repeat: noise not measured)'),
   );
   const knees = sweep.variants.map(
-    (v) => `${v.variant}${v.bracket?.kind === 'disagree' ? ',' : ''} ${bracketText(v.bracket)}`,
+    (v, i) => `${v.variant}${v.bracket?.kind === 'disagree' ? ',' : ''} ${bracketText(v.bracket, false, i > 0)}`,
   );
   return (
     `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}. ` +
-    `Knee: ${knees.join('; ')}.`
+    `Knee: ${knees.join('; ')}.` +
+    (sweep.stalledReference !== null ? ` ${stallText(sweep, sweep.stalledReference)}` : '')
+  );
+}
+
+/**
+ * "Its p99 limit (190.5 ms) rests on low-load p99s (53.9–83.0 ms) above the unlimited-rate p99 (12.9 ms): a
+ * stall, not a queue; any limit from 83.0 to 244.4 ms gives the same knees."
+ */
+function stallText(sw: RateSweep, s: StalledReference): string {
+  const p = `p${sw.latencyPercentile}`;
+  const [lo, hi] = s.lowLoadMs;
+  const rangeMs = `${lo === hi ? fixed(lo, 1) : `${fixed(lo, 1)}–${fixed(hi, 1)}`} ms`;
+  const same =
+    s.keptMs !== null && s.failedMs !== null && s.keptMs < s.failedMs
+      ? `; any limit from ${fixed(s.keptMs, 1)} to ${fixed(s.failedMs, 1)} ms gives the same knees`
+      : s.failedMs === null
+        ? '; no rate failed on that limit'
+        : '; the knees depend on that limit: a longer step would tell';
+  return (
+    `Its ${p} limit (${fixed(s.limitMs, 1)} ms) rests on low-load ${p}s (${rangeMs}) ` +
+    `above the unlimited-rate ${p} (median ${fixed(s.unlimitedMs, 1)} ms): a stall in a short step, not a queue${same}.`
   );
 }
 
@@ -530,8 +782,8 @@ function capacityText(e: Estimated): string {
 function resolvesCell(c: CapacityRatio, repeats: number): string {
   if (c.resolves === null) return '-';
   return (
-    `past ${factorText(c.resolves)} either way (${repeats} repeats); ` +
-    `${fixed(RESOLVE_TARGET * 100, 0)}% with ~${repeatsForText(c)} repeats`
+    `past ${factorText(c.resolves)} either way (95% interval, ${repeats} repeats); ` +
+    `${fixed(RESOLVE_TARGET * 100, 0)}% at 80% power: ~${repeatsForText(c)} repeats`
   );
 }
 
@@ -562,35 +814,137 @@ function resolutionSentence(f: RateFindings): string | null {
   const ns = uniqueInOrder(all.map((x) => x.n));
   const list = (items: string[]): string =>
     items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}` : items[0]!;
+  // Two criteria, named apart: what this run's 95% interval excludes, and the repeats that would find a
+  // RESOLVE_TARGET difference 4 times in 5; the second rests on a spread that a few repeats barely measure.
+  const few = Math.min(...ns) < FEW_REPEATS;
   return (
     `With ${ns.length === 1 ? ns[0]! : `${Math.min(...ns)} to ${Math.max(...ns)}`} repeats a variant the ` +
-    `capacity intervals resolve only a ratio past ${list(all.map((x) => `${x.who} ${factorText(x.c.resolves)}`))} ` +
-    `either way; about ${list(all.map((x) => `${repeatsForText(x.c)} (${x.who})`))} repeats a variant would ` +
-    `resolve a ${fixed(RESOLVE_TARGET * 100, 0)}% difference.`
+    `capacity intervals (95%) resolve only a ratio past ` +
+    `${list(all.map((x) => `${x.who} ${factorText(x.c.resolves)}`))} either way; finding a ` +
+    `${fixed(RESOLVE_TARGET * 100, 0)}% difference 4 times in 5 (80% power) takes about ` +
+    `${list(all.map((x) => `${repeatsForText(x.c)} (${x.who})`))} repeats a variant` +
+    (few ? `, counts estimated from ${Math.min(...ns)} repeats' spread and themselves very uncertain.` : '.')
   );
+}
+
+/** The p99 at each matched rate per variant (its repeats) and each later variant's over the first's. */
+function p99AtRatesTable(f: RateFindings): TableBlock | null {
+  const rows = f.sweeps.flatMap((sw) => sw.p99AtRates.map((r) => ({ sw, r })));
+  if (rows.length === 0) return null;
+  const pct0 = f.sweeps[0]!.latencyPercentile;
+  const variants = uniqueInOrder(rows.flatMap(({ r }) => r.each.map((e) => e.variant)));
+  const pairs = uniqueInOrder(rows.flatMap(({ r }) => r.ratios.map((x) => `${x.variant}/${x.baseline}`)));
+  return {
+    title: `p${pct0} at the same offered rate (ms, each repeat that kept up on throughput) and its ratio`,
+    head: ['sweep', 'offered', ...variants.map((v) => `${v} p${pct0} ms`), ...pairs.map((p) => `${p} (95% interval)`)],
+    rows: rows.map(({ sw, r }) => [
+      sw.label,
+      r.rate,
+      ...variants.map((v) => {
+        const e = r.each.find((x) => x.variant === v);
+        return e !== undefined ? e.p99Ms.map((x) => fixed(x, 1)).join(', ') : '-';
+      }),
+      ...pairs.map((p) => {
+        const x = r.ratios.find((y) => `${y.variant}/${y.baseline}` === p);
+        if (x === undefined) return '-';
+        return x.ratio.interval !== null
+          ? `${ratioText(x.ratio)}, ${verdictText(x.ratio, false)}`
+          : `${ratioText(x.ratio)} (one repeat: noise not measured)`;
+      }),
+    ]),
+    numeric: [],
+    notes: [
+      'Only the rates every variant kept up with on throughput (achieved >= ' +
+        `${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% ` +
+        `of offered, times its low-load efficiency, the step run to its end): past them p${pct0} is queue time. ` +
+        `Ratio: Welch on the log scale over the repeats' p${pct0}s, as the capacity ratio; lower p${pct0} is ` +
+        `better. The repeats of one variant are identical servers: how far apart their p${pct0}s lie is the ` +
+        `p${pct0}'s own run-to-run noise.`,
+    ],
+  };
+}
+
+/**
+ * The p99's own noise and the p99 comparison, once: how far apart the p99s of one variant's repeats
+ * (identical servers) lie at one rate, the widest, and which later-variant/first p99 ratios at a matched rate
+ * the repeats tell from 100%. A p99 difference smaller than that spread is not shown by the run.
+ */
+function p99Sentence(f: RateFindings): string | null {
+  const spreads = f.sweeps.flatMap((sw) =>
+    sw.p99AtRates.flatMap((r) =>
+      r.each
+        .filter((e) => e.p99Ms.length >= 2)
+        .map((e) => ({ sw, rate: r.rate, variant: e.variant, lo: Math.min(...e.p99Ms), hi: Math.max(...e.p99Ms) })),
+    ),
+  );
+  const ratios = f.sweeps.flatMap((sw) => sw.p99AtRates.flatMap((r) => r.ratios.map((x) => ({ sw, rate: r.rate, x }))));
+  if (spreads.length === 0 && ratios.length === 0) return null;
+  const pct0 = f.sweeps[0]!.latencyPercentile;
+  const parts: string[] = [];
+  if (spreads.length > 0) {
+    const w = spreads.reduce((a, b) => (b.hi / b.lo > a.hi / a.lo ? b : a));
+    parts.push(
+      `the p${pct0} of one variant's repeats at the same rate lie up to ${fixed(w.hi / w.lo, 2)}x apart ` +
+        `(${w.sw.workload} ${w.variant} at ${w.rate}: ${fixed(w.lo, 1)} and ${fixed(w.hi, 1)} ms)`,
+    );
+  }
+  const judged = ratios.filter((r) => r.x.ratio.interval !== null);
+  const told = judged.filter((r) => r.x.ratio.direction !== 'within-noise');
+  const pair = ratios.length > 0 ? `${ratios[0]!.x.variant}/${ratios[0]!.x.baseline}` : '';
+  if (judged.length > 0)
+    parts.push(
+      told.length === 0
+        ? `no ${pair} p${pct0} ratio at a matched rate is told from 100%`
+        : `${pair} p${pct0} told from 100% at ` +
+            andList(told.map((r) => `${r.sw.workload} ${r.rate} ${ratioText(r.x.ratio)}`)),
+    );
+  return `At the rates every variant kept up with on throughput, ${parts.join('; ')} (the p${pct0} table).`;
 }
 
 /**
  * What the grid of rates can say: a knee bracketed by rates further apart than COARSE_BRACKET is not
- * placed, and the Answer says so once (a local rehearsal offers four multiples of its capacity).
+ * placed, and the Answer says so once, with the rates each sweep really ran (a rate skipped after an
+ * overload is not one of them) and how far apart the brackets' ends are.
  */
 function gridSentence(f: RateFindings): string | null {
   const all = f.sweeps.flatMap((sw) => sw.variants);
-  const coarse = all.filter((v) => repeatBrackets(v).some((b) => b.kind === 'between' && b.coarse));
+  const coarse = all.flatMap((v) => repeatBrackets(v).filter((b) => b.kind === 'between' && b.coarse));
   if (coarse.length === 0) return null;
-  const grid = Math.max(...all.map((v) => v.grid));
-  const multiples = [
-    ...new Set(all.flatMap((v) => v.points.flatMap((p) => (p.rateOfCapacity !== null ? [p.rateOfCapacity] : [])))),
-  ].sort((a, b) => a - b);
-  const which =
-    multiples.length > 0 ? ` (${multiples.map((x) => `${x}x`).join(', ')} each repeat's unlimited-rate TPS)` : '';
-  const apart = `more than ${fixed((COARSE_BRACKET - 1) * 100, 0)}% apart`;
-  return coarse.length === all.length
-    ? `A sweep of ${grid} rates${which} cannot place a knee closer than the brackets above: each lies between ` +
+  const ran = f.sweeps.map((sw) => ({ sw, run: ranRates(sw) }));
+  const counts = uniqueInOrder(ran.map((r) => r.run.count)).sort((a, b) => a - b);
+  const relative = ran.some((r) => r.run.multiples.length > 0);
+  // Sweeps that ran the same rates are listed together: "read-modify-write and update 0.5x, 0.9x, 1.5x, 6x".
+  const byRates = new Map<string, string[]>();
+  for (const r of ran) {
+    const key = r.run.multiples.map((x) => `${x}x`).join(', ');
+    if (key !== '') byRates.set(key, [...(byRates.get(key) ?? []), r.sw.workload]);
+  }
+  const lists = [...byRates].map(([rates, who]) => (byRates.size > 1 ? `${andList(who)} ${rates}` : rates));
+  const which = relative ? ` (${lists.join('; ')} each repeat's unlimited-rate TPS)` : '';
+  const gaps = coarse.map((b) => (b.kind === 'between' ? Math.round((b.upper / b.lower - 1) * 100) : 0));
+  const [lo, hi] = [Math.min(...gaps), Math.max(...gaps)];
+  const apart = `${lo === hi ? `${lo}%` : `${lo}% to ${hi}%`} apart`;
+  const n = counts.length === 1 ? `${counts[0]!}` : `${counts[0]!} to ${counts[counts.length - 1]!}`;
+  const total = all.reduce((k, v) => k + repeatBrackets(v).length, 0);
+  return coarse.length === total
+    ? `A sweep of ${n} rates${which} cannot place a knee closer than the brackets above: each lies between ` +
         `two offered rates ${apart}; add rates between them.`
-    : `${coarse.length} of ${all.length} knees lie between two offered rates ${apart}, which a sweep of ${grid} ` +
+    : `${coarse.length} of ${total} knees lie between two offered rates ${apart}, which a sweep of ${n} ` +
         `rates${which} cannot narrow: add rates between them.`;
 }
+
+/** The rates a sweep really ran (a skipped rate is not one): how many, and their multiples of capacity. */
+function ranRates(sw: RateSweep): { count: number; multiples: number[] } {
+  const run = sw.variants.flatMap((v) => v.points.filter((p) => p.status !== 'skipped'));
+  const multiples = uniqueInOrder(run.flatMap((p) => (p.rateOfCapacity !== null ? [p.rateOfCapacity] : [])));
+  return {
+    count: Math.max(...sw.variants.map((v) => v.ranGrid)),
+    multiples: multiples.sort((a, b) => a - b),
+  };
+}
+
+const andList = (items: readonly string[]): string =>
+  items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}` : (items[0] ?? '');
 
 export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const styles = ctx?.styles;
@@ -634,8 +988,8 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
           p.rateOfCapacity !== null ? `${whole(p.offered)} (${p.rateOfCapacity}x)` : whole(p.offered),
           whole(p.achieved),
           p.achieved !== null && p.offered > 0 ? pct(p.achieved / p.offered, 0) : '-',
-          fixed(p.latencyMs, 1),
-          p.status + (p.clientBound ? ', client-bound' : ''),
+          (p.latencyCapped ? '≤ ' : '') + fixed(p.latencyMs, 1),
+          pointStatusText(p, v, sw.latencyPercentile) + (p.clientBound ? ', client-bound' : ''),
         ]);
       }
       const drawn = v.points.filter((p) => p.status !== 'skipped' && p.achieved !== null);
@@ -655,7 +1009,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
             symbol: 'diamond',
             points: overloaded.map((p) => [atEdge(p.offered), p.achieved!] as const),
           },
-          { label: 'knee', symbol: 'circle', points: kneePoints },
+          { label: 'last rate kept up with (the knee lies past it)', symbol: 'circle', points: kneePoints },
         ],
         ...(failed.length > 0 ? { errorPoints: failed.map((p) => [p.offered, 0] as const) } : {}),
       });
@@ -665,8 +1019,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         points: measured.map((p) => [p.offered, p.latencyMs] as const),
         marks: [
           {
-            label: 'overloaded (past the axis: at its edge)',
-            symbol: 'diamond',
+            // A step cut short: its p99 is that of the seconds before sysbench stopped it, a lower bound.
+            label: 'overloaded: p99 cut short, a lower bound (at the axis edge)',
+            symbol: 'arrow',
             points: overloaded
               .filter((p) => p.latencyMs !== null)
               .map((p) => [atEdge(p.offered), p.latencyMs!] as const),
@@ -689,14 +1044,12 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       .map((v) => ({ value: v.capacity.value!, label: `${v.variant} capacity ${whole(v.capacity.value)}/s` }));
     const latencyValues = sw.variants.flatMap((v) => v.points.map((p) => p.latencyMs));
     return [
-      lineChart(
-        `rate-achieved-${i}`,
-        `${sw.label}: achieved vs offered TPS (hollow circle: the knee)`,
-        'offered TPS',
-        'achieved TPS',
-        achieved,
-        { fromZero: true, hLines: capacityLines, styles, ...(edge !== undefined ? { xMax: edge } : {}) },
-      ),
+      lineChart(`rate-achieved-${i}`, `${sw.label}: achieved vs offered TPS`, 'offered TPS', 'achieved TPS', achieved, {
+        fromZero: true,
+        hLines: capacityLines,
+        styles,
+        ...(edge !== undefined ? { xMax: edge } : {}),
+      }),
       lineChart(
         `rate-latency-${i}`,
         `${sw.label}: p${sw.latencyPercentile} latency vs offered TPS`,
@@ -706,15 +1059,20 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         {
           fromZero: true,
           logY: spansDecades(latencyValues),
+          hLines: limitLines(sw),
           styles,
           ...(edge !== undefined ? { xMax: edge } : {}),
         },
       ),
     ];
   });
-  const lines = f.sweeps.flatMap((sw) => sw.variants.map((v) => rateVariantSentence(sw, v)));
+  const lines = [
+    ...f.sweeps.flatMap((sw) => sw.variants.map((v) => rateVariantSentence(sw, v))),
+    ...[statementsSentence(f), threadsSentence(f)].filter((x): x is string => x !== null),
+  ];
   const grid = gridSentence(f);
   const resolution = resolutionSentence(f);
+  const p99 = p99Sentence(f);
   const variants = uniqueInOrder(f.sweeps.flatMap((sw) => sw.variants.map((v) => v.variant)));
   const classes = uniqueInOrder(f.sweeps.flatMap((sw) => sw.variants.map((v) => v.instanceClass)));
   const scope =
@@ -725,7 +1083,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     ...(scope !== null ? [scope] : []),
     ...f.sweeps.map(rateSweepSentence),
     // What the repeats and the grid cannot resolve is one finding: the Answer keeps five.
-    ...([resolution, grid].some((x) => x !== null) ? [[resolution, grid].filter((x) => x !== null).join(' ')] : []),
+    ...([resolution, p99, grid].some((x) => x !== null)
+      ? [[resolution, p99, grid].filter((x) => x !== null).join(' ')]
+      : []),
   ];
   const pct0 = f.sweeps[0]!.latencyPercentile;
   const relative = f.sweeps.some((sw) => sw.variants.some((v) => v.points.some((p) => p.rateOfCapacity !== null)));
@@ -737,7 +1097,26 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     pointNotes.push(
       `Overloaded: sysbench's event queue filled (offered > capacity; sysbench 1.0.20 stops a --rate run when ` +
         `131,072 events wait): achieved is the mean of the intervals before it stopped and p${pct0} the worst of ` +
-        `them (queue time included). A measurement, not a failure.`,
+        `them (queue time included). A measurement, not a failure.` +
+        (f.sweeps.some((sw) => sw.variants.some((v) => v.points.some(isUnmeasuredOverload)))
+          ? ' Overloaded in warm-up: the queue filled before the first measured interval, so no achieved rate or ' +
+            `p${pct0} was measured (-); such a step is left out of the charts and the latency table.`
+          : ''),
+    );
+  if (
+    f.sweeps.some((sw) =>
+      sw.variants.some((v) => v.points.some((p) => pointStatusText(p, v, pct0).startsWith('saturated'))),
+    )
+  )
+    pointNotes.push(
+      `Saturated: the step ran to its end (sysbench's queue did not fill) but did not keep up by the knee rule: ` +
+        `achieved below ${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% of offered (fell behind), or p${pct0} past ` +
+        'the limit in the knee table.',
+    );
+  if (f.sweeps.some((sw) => sw.variants.some((v) => v.points.some((p) => p.latencyCapped))))
+    pointNotes.push(
+      `≤: sysbench's p${pct0} (the upper end of its histogram bucket) reached past the step's exact slowest ` +
+        `transaction; the max is shown, the p${pct0} is no higher.`,
     );
   if (f.anySkipped)
     pointNotes.push(
@@ -782,11 +1161,13 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         'TPS), from the lowest rate a repeat kept up with to the highest it did not; each repeat’s when they ' +
         'disagree (per repeat: the knee table below)' +
         (relative ? '; its multiples (0.5x ...) are of each repeat’s own unlimited-rate TPS' : '') +
-        '. Resolves: the smallest factor its interval tells from 100% (the root of high over low); the ' +
-        `repeats for ${fixed(RESOLVE_TARGET * 100, 0)}% at this spread, 80% power. An interval below 0 is shown ` +
-        'reaching 0.',
+        '. Resolves: the smallest factor this run’s 95% interval tells from 100% (the root of high over low); ' +
+        `then the repeats a variant that would find a ${fixed(RESOLVE_TARGET * 100, 0)}% difference 4 times in ` +
+        '5 at this spread (80% power): a different criterion, so it can exceed the repeats run even when the ' +
+        'interval already resolves less than 10%. An interval below 0 is shown reaching 0.',
     ],
   };
+  const p99Table = p99AtRatesTable(f);
   const tables: TableBlock[] = [
     {
       title: 'Knee, unlimited-rate TPS and capacity per repeat',
@@ -805,8 +1186,10 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       numeric: anyClientBound ? [2, 3, 5, 6, 7, 8] : [2, 3, 5, 6, 7],
       notes: [
         `The knee lies between a row's two offered rates. Kept up: the highest offered rate where achieved ` +
-          `>= 95% of offered (times the variant's efficiency at low load), p${pct0} at most its limit, and the ` +
-          `step not overloaded. p${pct0} limit: one per workload, for every variant and repeat: 3x its ` +
+          `>= ${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% of offered times the variant's efficiency at low load ` +
+          `(achieved/offered at its repeats' lowest rate, the median, at most 100%${efficiencyText(f)}), ` +
+          `p${pct0} at most its limit, and the step not overloaded. p${pct0} limit: one per workload, for every ` +
+          `variant and repeat: 3x its ` +
           `p${pct0} at low load (the median over every variant's repeats of the p${pct0} at each one's lowest ` +
           `offered rate), at least ${DEFAULT_LATENCY_FLOOR_MS} ms, so the same curve gets the same verdict in ` +
           `each, whichever server drew it.`,
@@ -839,6 +1222,6 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     findings: lines,
     tables,
     charts: [],
-    answer: { lines: opening, tables: [answerTable], charts },
+    answer: { lines: opening, tables: [answerTable, ...(p99Table !== null ? [p99Table] : [])], charts },
   };
 }
