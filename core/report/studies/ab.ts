@@ -123,6 +123,19 @@ export interface AbFindings {
   readonly priced: boolean;
   /** The experiment runs a round's cells at once but this run ran them one at a time (--scale small). */
   readonly ranOneAtATime: boolean;
+  /** The experiment's engine where its description says it differs from the original study's; else null. */
+  readonly engineChange: string | null;
+}
+
+/**
+ * "Aurora MySQL 3.10.4 (MySQL 8.0.42 compatible), not the study's Aurora MySQL 2.10.0 (MySQL 5.7
+ * compatible)": from the experiment's description ("Deviation from the original engine: the study
+ * ran X ... Engine: Y"), so the Answer says what the Appendix alone said.
+ */
+function engineChange(description: string): string | null {
+  const was = /Deviation from the original engine: the study ran ([^,;]+?\))/.exec(description)?.[1];
+  const now = /\bEngine: ([^,;]+?\))/.exec(description)?.[1];
+  return was !== undefined && now !== undefined ? `${now}, not the study's ${was}` : null;
 }
 
 /** Whether steps of two different cells ran at the same time, from the lake's step start and end times. */
@@ -391,6 +404,7 @@ export function analyzeAb(ctx: Context): AbFindings | null {
     priced: (analyzePrice(ctx)?.ratios.length ?? 0) > 0,
     // --scale small stores maxConcurrency 1 (core/experiment/scale.ts), so the design's "at once" is read
     // from the experiment's text.
+    engineChange: engineChange(ctx.data.spec?.description ?? ''),
     ranOneAtATime:
       /-small$/.test(ctx.data.run.spec_name) &&
       /\bat once\b/.test(ctx.data.spec?.description ?? '') &&
@@ -448,8 +462,10 @@ function abStepSentences(f: AbFindings): string[] {
  * What the comparisons within the noise would need: "2 repeats cannot resolve this; about 22 would
  * (read-only t32), more than 1,000 (write-only t64)".
  */
-function unresolvedText(open: readonly AbRatio[], duet: boolean): string {
+function unresolvedText(open: readonly AbRatio[], duet: boolean, same: boolean): string {
   if (open.length === 0) return '';
+  // One server twice has no true difference: a "size to resolve" would be its noise, not a plan.
+  if (same) return ', as expected of one server twice';
   const unit = duet ? 'rounds' : 'repeats';
   const runs = Math.min(...open.map((r) => r.runs ?? 0));
   const needs = open.map((r) => {
@@ -517,10 +533,7 @@ function abSentences(f: AbFindings): string[] {
               : `beyond the run-to-run noise: ` +
                 beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ') +
                 (open.length > 0 ? '; the rest within it' : '')) +
-            unresolvedText(open, f.order === 'duet') +
-            (identical(f, variant, az.baseline) && open.length > 0
-              ? '; they are the same server here, so what more repeats resolved would be this machine, not the class'
-              : '');
+            unresolvedText(open, f.order === 'duet', identical(f, variant, az.baseline));
       const latencyVerdict =
         slower.length > 0
           ? ` ${p} beyond the noise: ` +
@@ -638,7 +651,7 @@ export function abSection(f: AbFindings): ReportSection {
       head: [
         'step',
         'variant',
-        'class',
+        f.caveats.local ? 'class (emulated)' : 'class',
         'TPS (95% CI)',
         'QPS (95% CI)',
         `${pctName} (95% CI)`,
@@ -663,7 +676,7 @@ export function abSection(f: AbFindings): ReportSection {
   if (f.azSpread.length > 0)
     tables.push({
       title: 'Same class, different AZ (QPS)',
-      head: ['class', 'step', 'AZ ratio', 'QPS ratio (95% CI)'],
+      head: [f.caveats.local ? 'class (emulated)' : 'class', 'step', 'AZ ratio', 'QPS ratio (95% CI)'],
       rows: f.azSpread.map((s) => [s.instanceClass, s.step, s.azs, ratioCell(s.qps, true)]),
       numeric: [3],
     });
@@ -680,6 +693,8 @@ export function abSection(f: AbFindings): ReportSection {
   const duet = f.order === 'duet';
   // The run-order column where some pair ran one after the other in 2+ rounds (not at once, as a duet runs).
   const ordered = f.pairOrder.some((o) => o.rounds >= 2);
+  // Locally one server on both sides of every pair: no repeat count follows from an observed size that is noise.
+  const allSame = f.azs.every((az) => az.ratios.every((r) => identical(f, r.variant, r.baseline)));
   const answerRows = f.azs.flatMap((az) =>
     az.ratios.map((r) => [
       az.az ?? '-',
@@ -689,7 +704,12 @@ export function abSection(f: AbFindings): ReportSection {
       ratioCell(r.tps, true),
       ratioCell(r.latency, false),
       widthText(r.qps),
-      (r.toResolve ?? 'resolved') + (farText(az, r) !== '' ? ' †' : ''),
+      ...(allSame
+        ? []
+        : [
+            (identical(f, r.variant, r.baseline) ? '- (same server)' : (r.toResolve ?? 'resolved')) +
+              (farText(az, r) !== '' ? ' †' : ''),
+          ]),
       ...(ordered
         ? [pairOrderCell(f.pairOrder.find((o) => o.variant === r.variant && o.baseline === r.baseline))]
         : []),
@@ -698,7 +718,7 @@ export function abSection(f: AbFindings): ReportSection {
   // The author's table: per AZ, each class's absolute QPS, TPS and pNN with their intervals.
   const absolute: TableBlock = {
     title: `Per AZ: QPS, TPS and p${f.latencyPercentile} per class (95% intervals)`,
-    head: ['AZ', 'step', 'variant', 'class', 'QPS', 'TPS', pctName],
+    head: ['AZ', 'step', 'variant', f.caveats.local ? 'class (emulated)' : 'class', 'QPS', 'TPS', pctName],
     rows: f.azs.flatMap((az) =>
       az.rows.map((r) => [
         az.az ?? '-',
@@ -741,7 +761,10 @@ export function abSection(f: AbFindings): ReportSection {
   );
   if (!anyBeyond) spread.push(...all.filter((l) => l.startsWith('Each comparison at the 95% level')));
   findings.push(...spread);
-  const opening = [...(scope !== null ? [scope] : []), ...all.filter((l) => !spread.includes(l))];
+  // The engine the AWS run would use, where it is not the study's: in the Answer, not only the Appendix.
+  const engine = f.engineChange !== null ? `On AWS the engine is ${f.engineChange}.` : null;
+  const lead = scope !== null ? `${scope}${engine !== null ? ` ${engine}` : ''}` : engine;
+  const opening = [...(lead !== null ? [lead] : []), ...all.filter((l) => !spread.includes(l))];
   if (f.clientBound !== null) opening.push(f.clientBound);
   // On different servers a difference that goes one way at every step is what a real one looks like;
   // on one server (locally, an A/A test) it can only be the order or drift.
@@ -795,7 +818,7 @@ export function abSection(f: AbFindings): ReportSection {
                   'TPS',
                   `p${f.latencyPercentile} (lower is better)`,
                   'QPS 95% CI width',
-                  duet ? 'rounds to resolve QPS' : 'repeats a side to resolve QPS',
+                  ...(allSame ? [] : [duet ? 'rounds to resolve QPS' : 'repeats a side to resolve QPS']),
                   ...(ordered ? ['run order, every round'] : []),
                 ],
                 rows: answerRows,
@@ -808,8 +831,17 @@ export function abSection(f: AbFindings): ReportSection {
                       'noise only); "within noise": it includes 100%.'
                     : 'Ratio: of the means over the repeats (each a fresh server); its interval: Welch on the log ' +
                       'of that ratio (delta method), so it is lopsided around the ratio; "within noise": it ' +
-                      'includes 100%. Repeats to resolve: per side, for a difference of the observed ' +
-                      'size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
+                      'includes 100%. ' +
+                      (allSame
+                        ? 'No repeats-to-resolve column: locally both sides of each pair are one server, whose ' +
+                          'true difference is 0, so an observed difference is noise and no repeat count follows ' +
+                          'from it.'
+                        : 'Repeats to resolve: per side, for a difference of the observed size to be found 80% ' +
+                          'of the time at 95% confidence, given the run-to-run spread measured' +
+                          (f.azs.some((az) => az.ratios.some((r) => identical(f, r.variant, r.baseline)))
+                            ? '; "- (same server)": locally both sides are one server, whose true difference ' +
+                              'is 0, so no repeat count follows from the observed size.'
+                            : '.')),
                   WIDTH_NOTE,
                   ...(f.azs.some((az) => az.ratios.some((r) => farText(az, r) !== '')) ? [FAR_NOTE] : []),
                   ...(ordered

@@ -1,0 +1,68 @@
+/**
+ * S1's A/B Answer on a planted local A/A run (every server the same MariaDB): no repeats-to-resolve
+ * figure from an observed size that is noise, the class column marked emulated, and the engine the
+ * AWS run would use said in the Answer, not only in the Appendix.
+ */
+import { resolve } from 'node:path';
+import { loadPrices } from '../../core/plan/cost';
+import { buildReport } from '../../core/report/report';
+import type { Report } from '../../core/report/model';
+import type { NoiseModel } from '../../bench/noise-model';
+import { experiment, plantedRunData } from '../helpers/planted-lakes';
+
+const prices = loadPrices(resolve(__dirname, '../..'));
+
+/** Little noise (0.5% a run): identical servers stay within it. */
+const quiet: NoiseModel = {
+  runs: { sigma: 0.005, phi: 0, df: 100 },
+  intervals: { sigma: 0.005, phi: 0, df: 100 },
+  levels: {},
+};
+
+const report = (runId: string): Report =>
+  buildReport(
+    plantedRunData(experiment('graviton-vs-intel'), () => ({ tps: 1000, latPctMs: 40 }), {
+      seed: 3,
+      runId,
+      scale: 'small',
+      noise: quiet,
+    }),
+    prices,
+  );
+
+describe("S1's A/B Answer on a local A/A run", () => {
+  it('gives no repeats a side to resolve a difference between one server and itself', () => {
+    // Act
+    const r = report('aa-resolve');
+    // Assert: the per-AZ lines and the ratio table.
+    const azLines = (r.answer?.lines ?? []).filter((l) => /^AZ [ab], /.test(l));
+    expect(azLines).toHaveLength(2);
+    for (const l of azLines) {
+      expect(l).not.toMatch(/would take|a side|cannot resolve/);
+      expect(l).toContain('as expected of one server twice');
+    }
+    const ratios = r.answer!.tables.find((t) => t.title.startsWith('Per AZ: each variant over the baseline'))!;
+    expect(ratios.head.some((h) => /to resolve/.test(h))).toBe(false);
+    expect(ratios.notes!.join(' ')).toContain('No repeats-to-resolve column: locally both sides of each pair');
+  });
+
+  it('marks the class column emulated in every local table', () => {
+    // Act
+    const r = report('aa-class');
+    // Assert
+    const tables = [...r.answer!.tables, ...r.sections.find((s) => s.id === 'ab')!.tables];
+    const withClass = tables.filter((t) => t.head.some((h) => h.startsWith('class')));
+    expect(withClass.length).toBeGreaterThanOrEqual(3);
+    for (const t of withClass) expect(t.head).toContain('class (emulated)');
+  });
+
+  it('says in the Answer which engine the AWS run uses, where it is not the study’s', () => {
+    // Act
+    const first = report('aa-engine').answer?.lines[0] ?? '';
+    // Assert
+    expect(first).toContain(
+      "On AWS the engine is Aurora MySQL 3.10.4 (MySQL 8.0.42 compatible), not the study's Aurora MySQL 2.10.0 " +
+        '(MySQL 5.7 compatible).',
+    );
+  });
+});
