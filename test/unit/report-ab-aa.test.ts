@@ -56,6 +56,17 @@ describe("S1's A/B Answer on a local A/A run", () => {
     for (const t of withClass) expect(t.head).toContain('class (emulated)');
   });
 
+  it("says the interleaved rotation's order bias once for every pair, not as one AZ's", () => {
+    // Act: 4 cells a round, rotated: each r6g runs right after its r5 in most rounds.
+    const text = (report('aa-order').answer?.lines ?? []).join('\n');
+    // Assert
+    expect(text).toContain('Order: the interleaved rotation only shifts who goes first');
+    expect(text).toMatch(/here r6g-a right after r5-a in \d of \d rounds, r6g-b right after r5-b in \d of \d rounds/);
+    expect(text).toContain('a rotation of 4 cells does so in 3 of every 4');
+    expect(text.match(/Order: /g)).toHaveLength(1);
+    expect(text).not.toContain('fell on r6g-b each time');
+  });
+
   it('says in the Answer which engine the AWS run uses, where it is not the study’s', () => {
     // Act
     const first = report('aa-engine').answer?.lines[0] ?? '';

@@ -13,6 +13,7 @@ import {
   confoundersTable,
   orderBiasText,
   pairOrderCaveat,
+  rotationOrderText,
   pairOrderCell,
   repeatOrderTable,
   type Confounders,
@@ -498,6 +499,15 @@ function identical(f: AbFindings, variant: string, baseline: string): boolean {
 function abSentences(f: AbFindings): string[] {
   const out: string[] = [];
   const p = `p${f.latencyPercentile}`;
+  const listed = uniqueInOrder(f.azs.flatMap((az) => az.rows.map((r) => r.variant)));
+  const rotation =
+    f.order === 'interleaved'
+      ? rotationOrderText(
+          f.pairOrder,
+          listed.length,
+          f.pairOrder.every((o) => listed.indexOf(o.variant) === listed.indexOf(o.baseline) + 1),
+        )
+      : null;
   for (const az of f.azs) {
     for (const variant of uniqueInOrder(az.ratios.map((r) => r.variant))) {
       const ratios = az.ratios.filter((r) => r.variant === variant);
@@ -541,7 +551,8 @@ function abSentences(f: AbFindings): string[] {
             '.'
           : '';
       const order = f.pairOrder.find((o) => o.variant === variant && o.baseline === az.baseline);
-      const caveat = order !== undefined ? pairOrderCaveat(order, f.order) : null;
+      // An interleaved run's order is the rotation's, said once after the pairs (rotationOrderText).
+      const caveat = order !== undefined && rotation === null ? pairOrderCaveat(order, f.order) : null;
       out.push(
         `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline} (QPS, ${p}): ${parts.join(', ')}, ` +
           `${verdict}.${latencyVerdict}` +
@@ -549,6 +560,7 @@ function abSentences(f: AbFindings): string[] {
       );
     }
   }
+  if (rotation !== null && out.length > 0) out[out.length - 1] = `${out[out.length - 1]} ${rotation}`;
   if (f.azSpread.length > 0) {
     const shown = f.azSpread.filter((s) => s.qps.estimate !== null);
     const beyond = f.azSpread.filter(
