@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
 import { buildReport } from '../../core/report/report';
+import { pooledNoise } from '../../core/report/studies/ab';
 import type { Report } from '../../core/report/model';
 import type { NoiseModel } from '../../bench/noise-model';
 import { experiment, plantedRunData } from '../helpers/planted-lakes';
@@ -65,6 +66,24 @@ describe("S1's A/B Answer on a local A/A run", () => {
     expect(text).toContain('a rotation of 4 cells does so in 3 of every 4');
     expect(text.match(/Order: /g)).toHaveLength(1);
     expect(text).not.toContain('fell on r6g-b each time');
+  });
+
+  it("gives one planning figure from the machine's pooled noise, not one per step", () => {
+    // Arrange: two steps of 3 repeats, each with a CV of exactly 4% (sd 40 on a mean of 1000).
+    const samples = [
+      { mean: 1000, sd: 40, n: 3 },
+      { mean: 2000, sd: 80, n: 3 },
+    ];
+    // Act
+    const p = pooledNoise(samples, 3)!;
+    // Assert: (t(0.975, 4) + t(0.8, 4)) * 0.04 * sqrt(2/3) = (2.776 + 0.941) * 0.0327 on the log scale.
+    expect(p.cv).toBeCloseTo(0.04, 10);
+    expect(p.steps).toBe(2);
+    expect(p.resolves).toBeCloseTo(Math.exp((2.7764 + 0.941) * 0.04 * Math.sqrt(2 / 3)) - 1, 3);
+    const lead = report('aa-pooled').answer?.lines[0] ?? '';
+    expect(lead).toMatch(
+      /This machine's run-to-run QPS noise, pooled over 12 variant steps: CV [\d.]+%; at that noise 3 repeats a side /,
+    );
   });
 
   it('says in the Answer which engine the AWS run uses, where it is not the study’s', () => {

@@ -27,7 +27,7 @@ import {
   scopeSentence,
   type LocalCaveats,
 } from '../local-caveats';
-import { ratioVerdict, repeatsToResolve } from '../stats';
+import { ratioVerdict, repeatsToResolve, studentTQuantile, type Sample } from '../stats';
 import { analyzePrice } from './price';
 import type { ReportSection, TableBlock } from '../model';
 import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from '../duet-pairs';
@@ -126,6 +126,35 @@ export interface AbFindings {
   readonly ranOneAtATime: boolean;
   /** The experiment's engine where its description says it differs from the original study's; else null. */
   readonly engineChange: string | null;
+  /** The run-to-run QPS noise pooled over the compared steps, and what it lets a planned run resolve; or null. */
+  readonly pooled: PooledNoise | null;
+}
+
+interface PooledNoise {
+  /** sqrt of the (n - 1)-weighted mean of each step's squared run-to-run CV of QPS. */
+  readonly cv: number;
+  readonly steps: number;
+  /** Repeats a side the figure is for: the experiment's most rounds, at least 3. */
+  readonly repeats: number;
+  /** The smallest ratio away from 100% that `repeats` a side find 80% of the time at 95% confidence. */
+  readonly resolves: number;
+}
+
+/**
+ * One planning figure from the noise of every compared step at once (a few repeats a step make each
+ * step's own CV, and so its repeats-to-resolve, too rough to plan by): the pooled CV, and the
+ * difference n repeats a side resolve at it, on the log scale as repeatsToResolve:
+ * (t(0.975, 2n - 2) + t(0.8, 2n - 2)) * cv * sqrt(2 / n).
+ * @internal exported for its tests (a test seam)
+ */
+export function pooledNoise(samples: readonly Sample[], repeats: number): PooledNoise | null {
+  const used = samples.filter((s) => s.n >= 2 && s.mean > 0 && Number.isFinite(s.sd));
+  const df = used.reduce((a, s) => a + s.n - 1, 0);
+  if (used.length === 0 || df === 0) return null;
+  const cv = Math.sqrt(used.reduce((a, s) => a + (s.n - 1) * (s.sd / s.mean) ** 2, 0) / df);
+  const n = Math.max(2, repeats);
+  const t = studentTQuantile(0.975, 2 * n - 2) + studentTQuantile(0.8, 2 * n - 2);
+  return { cv, steps: used.length, repeats: n, resolves: Math.exp(t * cv * Math.sqrt(2 / n)) - 1 };
 }
 
 /**
@@ -406,6 +435,14 @@ export function analyzeAb(ctx: Context): AbFindings | null {
     // --scale small stores maxConcurrency 1 (core/experiment/scale.ts), so the design's "at once" is read
     // from the experiment's text.
     engineChange: engineChange(ctx.data.spec?.description ?? ''),
+    pooled: pooledNoise(
+      ctx.groups
+        .filter((g) => !inSweep(ctx, g) && azs.some((az) => az.rows.some((r) => r.step === stepLabel(g))))
+        .map((g) => estimate(ctx, g, 'qps'))
+        .filter((e) => e.source === 'repeats' && e.sample !== null)
+        .map((e) => e.sample!),
+      Math.max(3, ((r) => (typeof r === 'number' ? r : (r?.max ?? 3)))(ctx.data.spec?.repeats)),
+    ),
     ranOneAtATime:
       /-small$/.test(ctx.data.run.spec_name) &&
       /\bat once\b/.test(ctx.data.spec?.description ?? '') &&
@@ -775,7 +812,15 @@ export function abSection(f: AbFindings): ReportSection {
   findings.push(...spread);
   // The engine the AWS run would use, where it is not the study's: in the Answer, not only the Appendix.
   const engine = f.engineChange !== null ? `On AWS the engine is ${f.engineChange}.` : null;
-  const lead = scope !== null ? `${scope}${engine !== null ? ` ${engine}` : ''}` : engine;
+  // One server twice: its noise is the finding, as one pooled figure to plan by.
+  const noise =
+    sameServer && f.pooled !== null
+      ? `This machine's run-to-run QPS noise, pooled over ${f.pooled.steps} variant steps: CV ` +
+        `${pct(f.pooled.cv, 1)}; at that noise ${f.pooled.repeats} repeats a side would resolve a difference of ` +
+        `about ${pct(f.pooled.resolves, 0)} (80% of the time, at 95% confidence).`
+      : null;
+  const extraLead = [engine, noise].filter((x): x is string => x !== null).join(' ');
+  const lead = scope !== null ? `${scope}${extraLead !== '' ? ` ${extraLead}` : ''}` : extraLead || null;
   const opening = [...(lead !== null ? [lead] : []), ...all.filter((l) => !spread.includes(l))];
   if (f.clientBound !== null) opening.push(f.clientBound);
   // On different servers a difference that goes one way at every step is what a real one looks like;
