@@ -40,7 +40,8 @@ describe("S1's A/B Answer on a local A/A run", () => {
     expect(azLines).toHaveLength(2);
     for (const l of azLines) {
       expect(l).not.toMatch(/would take|a side|cannot resolve/);
-      expect(l).toContain('as expected of one server twice');
+      // "as expected of one server twice", or where chance put one beyond the noise, that it is this machine's.
+      expect(l).toMatch(/as expected of one server twice|one server twice here, so what is beyond the noise is this/);
     }
     const ratios = r.answer!.tables.find((t) => t.title.startsWith('Per AZ: each variant over the baseline'))!;
     expect(ratios.head.some((h) => /to resolve/.test(h))).toBe(false);

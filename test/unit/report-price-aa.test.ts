@@ -34,7 +34,7 @@ describe('price-performance of a local A/A run', () => {
     expect(line).toContain('no per-USD winner can show here');
     expect(line).toContain('equal throughput reads 111.8% (1 / 89.5%)');
     expect(line).toContain('us-east-1 on-demand list prices, collected 2026-11-21; 92.6% at cn-northwest-1');
-    expect(line).toMatch(/the 6 steps read (from )?[\d.]+%( to [\d.]+%)? \(each interval: /);
+    expect(line).toMatch(/the 6 steps' point estimates read (from )?[\d.]+%( to [\d.]+%)? \(each interval: /);
     expect(line).toContain("(each interval: the TPS ratio's divided by 89.5%), all 6 intervals holding it");
     // The section's per-AZ lines: the price list, not a class "better" per dollar.
     const lines = priceLines(r);

@@ -500,10 +500,10 @@ function abStepSentences(f: AbFindings): string[] {
  * What the comparisons within the noise would need: "2 repeats cannot resolve this; about 22 would
  * (read-only t32), more than 1,000 (write-only t64)".
  */
-function unresolvedText(open: readonly AbRatio[], duet: boolean, same: boolean): string {
+function unresolvedText(open: readonly AbRatio[], duet: boolean, same: boolean, all: boolean): string {
   if (open.length === 0) return '';
   // One server twice has no true difference: a "size to resolve" would be its noise, not a plan.
-  if (same) return ', as expected of one server twice';
+  if (same) return all ? ', as expected of one server twice' : '';
   const unit = duet ? 'rounds' : 'repeats';
   const runs = Math.min(...open.map((r) => r.runs ?? 0));
   const needs = open.map((r) => {
@@ -580,7 +580,11 @@ function abSentences(f: AbFindings): string[] {
               : `beyond the run-to-run noise: ` +
                 beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ') +
                 (open.length > 0 ? '; the rest within it' : '')) +
-            unresolvedText(open, f.order === 'duet', identical(f, variant, az.baseline));
+            unresolvedText(open, f.order === 'duet', identical(f, variant, az.baseline), beyond.length === 0) +
+            (identical(f, variant, az.baseline) && beyond.length > 0
+              ? '; one server twice here, so what is beyond the noise is this machine (chance or the run order), ' +
+                'not the class'
+              : '');
       const latencyVerdict =
         slower.length > 0
           ? ` ${p} beyond the noise: ` +

@@ -430,7 +430,7 @@ function samePairSentence(f: PriceFindings, az: string | null, v: VariantPrice, 
     `server, so equal throughput reads ${pct(1 / priceRatio, 1)} per ${f.currency} (1 / ${pct(priceRatio, 1)}), ` +
     `whatever the classes` +
     (per.length > 0
-      ? `; measured: ${per.join(', ')}` +
+      ? `; measured (point estimates): ${per.join(', ')}` +
         (bare ? bareSameText(f, per.length, priceRatio) : `, ${expectedHeldText(steps)}`)
       : '') +
     '.'
@@ -575,7 +575,8 @@ function samePriceSentence(f: PriceFindings): string {
     `Price: no per-${f.currency} winner can show here: ${named} ${pairs.length === 1 ? 'is' : 'are each'} one ` +
     `server twice, so transactions per ${f.currency} are the price list plus A/A noise: ${expected}` +
     (measured.length > 0
-      ? `; the ${measured.length} step${measured.length === 1 ? '' : 's'} read ${spreadText(measured)} ` +
+      ? `; the ${measured.length} step${measured.length === 1 ? '' : 's'}' point estimates read ` +
+        `${spreadText(measured)} ` +
         `(each interval: the TPS ratio's divided by ${one}), ${expectedHeldText(f.ratios)}`
       : '') +
     '.'
