@@ -43,11 +43,36 @@ const LOCAL_MISLEADING: Partial<Record<Shown, string>> = {
     'read 0/s even in a step that writes',
 };
 
-const serverMetricsBase = {
-  id: 'server-metrics' as const,
-  title: 'Server latencies and resources',
-  question: 'What did the server itself see: statement latencies, forwarding waits, I/O and memory?',
-};
+/** "a, b and c". */
+const listText = (xs: readonly string[]): string =>
+  xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+
+/**
+ * The section's title and question by what it shows (a local run measures no statement latency,
+ * forwarding wait or free memory): the latency table's columns and the counters' table's head.
+ */
+function serverMetricsBase(shown: readonly string[], counters: readonly string[] = []) {
+  const has = (re: RegExp, xs: readonly string[]) => xs.some((m) => re.test(m));
+  const seen = [
+    ...(has(/^(Commit|DML|Select)Latency$/, shown) ? ['statement latencies'] : []),
+    ...(has(/^Forwarding.*Latency$/, shown) ? ['forwarding waits'] : []),
+    ...(has(/IOPs?$/i, shown) ? ['I/O'] : []),
+    ...(has(/^FreeableMemory$/, shown) ? ['memory'] : []),
+    ...(has(/^(Select|DML|Commit)Throughput/, counters) ? ['statement and commit rates'] : []),
+    ...(has(/^Deadlocks/, counters) ? ['deadlocks'] : []),
+    ...(has(/^BufferCacheHitRatio/, counters) ? ['buffer cache hits'] : []),
+  ];
+  const title = [
+    ...(has(/Latency$/, shown) ? ['latencies'] : []),
+    ...(has(/IOPs?$|^FreeableMemory$/i, shown) ? ['resources'] : []),
+    ...(counters.length > 0 ? ['throughput and locks'] : []),
+  ];
+  return {
+    id: 'server-metrics' as const,
+    title: `Server ${listText(title)}`,
+    question: `What did the server itself see: ${listText(seen)}?`,
+  };
+}
 
 export function serverMetricsSection(ctx: Context): ReportSection | null {
   const local = ctx.data.run.backend === 'local';
@@ -56,8 +81,9 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
   // The throughput and lock counters, a table of their own after the latencies, where the lake has them.
   const throughput = serverThroughputTable(ctx);
   const extra = throughput ? [throughput] : [];
+  const counters = throughput?.head.slice(3) ?? [];
   if (metrics.length === 0)
-    return throughput ? { ...serverMetricsBase, findings: [], tables: extra, charts: [] } : null;
+    return throughput ? { ...serverMetricsBase([], counters), findings: [], tables: extra, charts: [] } : null;
   // A metric that read 0 in every datapoint of every step says only that nothing happened: one line, no column.
   const allZero = SHOWN.filter((m) => {
     const these = metrics.filter((x) => x.metric === m);
@@ -98,7 +124,7 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
   const present = SHOWN.filter(
     (m) => metrics.some((x) => x.metric === m) && !allZero.includes(m) && !nearZero.includes(m),
   );
-  const base = serverMetricsBase;
+  const base = serverMetricsBase(present, counters);
   const misleading = local
     ? SHOWN.filter((m) => LOCAL_MISLEADING[m] !== undefined).map((m) => `${m} (${LOCAL_MISLEADING[m]!})`)
     : [];

@@ -3,7 +3,7 @@ import { SERVER_METRICS } from '../lake/rows';
 import type { TableBlock } from './model';
 import { mean } from './stats';
 import type { RunData } from './load';
-import { stepLabel, type Context } from './context';
+import { stepLabel, type Context, type StepGroup } from './context';
 import { THROUGHPUT_COLUMNS } from './server-metrics-columns';
 
 type MetricMean = RunData['metrics'][number];
@@ -36,43 +36,137 @@ function byInstance(ofStep: readonly MetricMean[]): [string, MetricMean[]][] {
   return out;
 }
 
+/** sysbench's own count of a statement kind over a step's measured repeats; null where a repeat has none. */
+function clientCount(g: StepGroup, kind: 'reads' | 'writes' | 'other'): number | null {
+  const xs = g.ok.map((r) => r[kind]);
+  return xs.length > 0 && xs.every((x): x is number => typeof x === 'number') ? xs.reduce((a, b) => a + b, 0) : null;
+}
+
+/**
+ * A counter that says nothing of a step whose sysbench sent none of its statements (a read-only
+ * step's DML and deadlocks, a write-only step's selects): what it reads there is the server's
+ * background. Locally CommitThroughput is MariaDB's Com_commit, which counts COMMIT statements
+ * only, so a step with no BEGIN/COMMIT (autocommit statements, or skip_trx) reads 0 however much it wrote.
+ */
+function meaningless(ctx: Context, g: StepGroup, metric: string): boolean {
+  if (metric === 'SelectThroughput') return clientCount(g, 'reads') === 0;
+  if (metric === 'DMLThroughput' || metric === 'Deadlocks') return clientCount(g, 'writes') === 0;
+  if (metric === 'CommitThroughput') return ctx.data.run.backend === 'local' && clientCount(g, 'other') === 0;
+  return false;
+}
+
+const NO_STATEMENTS_NOTE =
+  "n/a: the step's sysbench sent none of the statements the counter counts (no reads, no writes, or locally " +
+  'no BEGIN/COMMIT: MariaDB counts only COMMIT statements, not autocommits), so it reads only background.';
+
+/**
+ * Locally each value averages 1-s samples of the server's counters, each the change over the second
+ * before it, over the step's measured window and one sample either side: the first sample's second
+ * began before sysbench's load did, so the server's rates read a few % below sysbench's.
+ * The range actually seen: the server's Select/DML rate over sysbench's reads/s and writes/s.
+ */
+function samplingNote(ctx: Context, avgOf: (g: StepGroup, metric: string) => number | null): string | null {
+  if (ctx.data.run.backend !== 'local') return null;
+  const ratios = ctx.groups.flatMap((g) => {
+    const time = mean(g.ok.map((r) => r.total_time_s).filter((t): t is number => typeof t === 'number' && t > 0));
+    if (!(time > 0) || g.ok.length === 0) return [];
+    return (
+      [
+        ['SelectThroughput', 'reads'],
+        ['DMLThroughput', 'writes'],
+      ] as const
+    ).flatMap(([metric, kind]) => {
+      const count = clientCount(g, kind);
+      const server = avgOf(g, metric);
+      if (count === null || !(count > 0) || server === null) return [];
+      return [server / (count / g.ok.length / time)];
+    });
+  });
+  if (ratios.length === 0) return null;
+  const [lo, hi] = [Math.min(...ratios), Math.max(...ratios)].map((x) => `${(x * 100).toFixed(0)}%`);
+  return (
+    `Why the server's rates read below sysbench's (here SelectThroughput and DMLThroughput are ` +
+    `${lo === hi ? lo : `${lo}–${hi}`} of sysbench's reads/s and writes/s): each is the mean of 1-s samples over ` +
+    `the step's measured window plus one sample either side, each sample the counters' change over the second ` +
+    `before it, so the first sample's second began before sysbench's load did and reads low (the sampling ` +
+    `window, not lost statements).`
+  );
+}
+
 /**
  * The server's statement throughput, deadlocks and buffer cache hit ratio per variant, step and
  * instance role (per instance where a role has several), only for the metrics the lake has: the mean
- * over repeats of each one's average over the step, and its largest datapoint. Null when the lake has none of them.
+ * over repeats of each one's average over the step, and its largest datapoint. A cell whose step sent none of the
+ * counter's statements reads "n/a"; a column with nothing else, or the same value in every row, is
+ * a line under the table instead. Null when the lake has none of them.
  */
 export function serverThroughputTable(ctx: Context): TableBlock | null {
   const metrics = ctx.data.metrics.filter((m) => THROUGHPUT_COLUMNS.includes(m.metric as never) && m.role !== 'client');
-  const present = THROUGHPUT_COLUMNS.filter((c) => metrics.some((m) => m.metric === c));
-  if (present.length === 0) return null;
-  const rows: string[][] = [];
-  for (const g of ctx.groups) {
+  const found = THROUGHPUT_COLUMNS.filter((c) => metrics.some((m) => m.metric === c));
+  if (found.length === 0) return null;
+  const ofGroup = (g: StepGroup) => {
     const cells = new Set(g.rows.map((r) => r.cell_id));
-    const ofStep = metrics.filter((m) => m.step_id === g.stepId && cells.has(m.cell_id));
+    return metrics.filter((m) => m.step_id === g.stepId && cells.has(m.cell_id));
+  };
+  const writerAvg = (g: StepGroup, metric: string): number | null => {
+    const these = ofGroup(g).filter((m) => m.metric === metric && m.role === 'writer');
+    return these.length > 0 ? mean(these.map((m) => m.avg_value)) : null;
+  };
+  interface Cell {
+    readonly text: string;
+    readonly value: string | null;
+  }
+  const lines: { g: StepGroup; role: string; cells: Map<string, Cell> }[] = [];
+  for (const g of ctx.groups) {
+    const ofStep = ofGroup(g);
     for (const [role, ofRole] of byInstance(ofStep)) {
-      rows.push([
-        g.variant,
-        stepLabel(g),
-        role,
-        ...present.map((metric) => {
-          const these = ofRole.filter((m) => m.metric === metric);
-          if (these.length === 0) return '-';
+      const cells = new Map<string, Cell>();
+      for (const metric of found) {
+        const these = ofRole.filter((m) => m.metric === metric);
+        if (these.length === 0) cells.set(metric, { text: '-', value: null });
+        else if (meaningless(ctx, g, metric)) cells.set(metric, { text: 'n/a', value: null });
+        else {
           const avg = mean(these.map((m) => m.avg_value));
           const max = Math.max(...these.map((m) => m.max_value));
           const partial = these.some((m) => m.partial) ? ' partial' : '';
-          return `${valueText(metric, avg)} (max ${valueText(metric, max)})${partial}`;
-        }),
-      ]);
+          const text = `${valueText(metric, avg)} (max ${valueText(metric, max)})${partial}`;
+          cells.set(metric, { text, value: text });
+        }
+      }
+      lines.push({ g, role, cells });
     }
   }
+  const dropped: string[] = [];
+  const present = found.filter((metric) => {
+    const values = lines.map((l) => l.cells.get(metric)!).filter((c) => c.value !== null);
+    const naSeen = lines.some((l) => l.cells.get(metric)!.text === 'n/a');
+    if (values.length === 0) {
+      if (naSeen) dropped.push(`no step sent the statements ${metric} counts`);
+      return false;
+    }
+    // The same reading on every row (several rows) tells nothing a table row should: one line instead.
+    if (values.length > 1 && new Set(values.map((c) => c.value)).size === 1) {
+      const v = unitText(metric) === '%' ? values[0]!.value!.replace(/(\d)( |\)|$)/g, '$1%$2') : values[0]!.value;
+      dropped.push(`${metric} read ${v} at every step`);
+      return false;
+    }
+    return true;
+  });
+  if (present.length === 0) return null;
+  const rows = lines.map((l) => [l.g.variant, stepLabel(l.g), l.role, ...present.map((m) => l.cells.get(m)!.text)]);
+  const notes = [
+    'Each value: the mean over the repeats of the metric’s average over the step, and its largest ' +
+      'datapoint, as the server counted them; a role with several instances gets a row per instance.',
+  ];
+  if (rows.some((r) => r.includes('n/a'))) notes.push(NO_STATEMENTS_NOTE);
+  if (dropped.length > 0) notes.push(`${dropped.join('; ')}: no column for ${dropped.length === 1 ? 'it' : 'them'}.`);
+  const sampling = samplingNote(ctx, writerAvg);
+  if (sampling !== null) notes.push(sampling);
   return {
     title: 'Server throughput and locks per step and instance role',
     head: ['variant', 'step', 'role', ...present.map((m) => `${m} ${unitText(m)}`)],
     rows,
     numeric: present.map((_, i) => i + 3),
-    notes: [
-      'Each value: the mean over the repeats of the metric’s average over the step, and its largest ' +
-        'datapoint, as the server counted them; a role with several instances gets a row per instance.',
-    ],
+    notes,
   };
 }

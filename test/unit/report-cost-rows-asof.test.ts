@@ -91,7 +91,7 @@ describe('price table date: when the figures were current', () => {
     expect(pricesAsOfText(prices)).toBe('as of 2025-2026 (collected 2026-11-21)');
     expect(lines[0]).toMatch(/us-east-1 on-demand prices as of 2025-2026 \(collected 2026-11-21\)\)$/);
     expect(JSON.stringify(section)).toContain(
-      'on-demand prices as of 2025-2026 (collected 2026-11-21) from prices/aws-prices.json',
+      'us-east-1 on-demand list prices, collected 2026-11-21 (prices/aws-prices.json',
     );
   });
 

@@ -49,12 +49,14 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     expect(report.answer?.more).toBeUndefined();
   });
 
-  it('S5: the most-per-USD lead is a point estimate, its noise pointed at the capacity table that has it', () => {
+  it('S5: no per-USD lead between one server twice; its point estimates point at the capacity table', () => {
     // Act
     const text = renderTerminal(buildReport(data.s5!, prices));
     // Assert: the rate sweep section shows no capacity ratio; the Answer's capacity table does.
-    const lead = text.split('\n').find((l) => l.includes('Most transactions per USD')) ?? '';
-    expect(lead).toContain('point estimates, not judged here');
+    expect(text).not.toContain('Most transactions per USD');
+    const lead = text.split('\n').find((l) => l.includes('here they are the same server')) ?? '';
+    expect(lead).toContain('equal throughput reads 89.5% per USD (1 / 111.8%)');
+    expect(lead).toContain("point estimates from the capacities; their noise: the capacity ratios' intervals");
     expect(text).not.toContain('(rate sweep section)');
   });
 

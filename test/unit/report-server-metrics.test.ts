@@ -192,6 +192,76 @@ describe('the server-metrics section’s throughput and locks', () => {
   });
 });
 
+describe('the server section of a local run says what it shows', () => {
+  // A read-only step (reads, no writes, no BEGIN/COMMIT) and an autocommit insert step (writes, no BEGIN/COMMIT).
+  const steps = [
+    stepResult({ variant: 'a', step_id: 'ro', workload: 'ro', reads: 60_000, writes: 0, other: 0, total_time_s: 60 }),
+    stepResult({ variant: 'a', step_id: 'ins', workload: 'ins', reads: 0, writes: 30_000, other: 0, total_time_s: 60 }),
+  ];
+  const local = (metrics: RunData['metrics']): RunData => ({
+    ...runData(steps),
+    run: { ...runData(steps).run, backend: 'local' },
+    metrics,
+  });
+  const m = (step_id: string, name: Metric['metric'], avg_value: number, max_value = avg_value): Metric =>
+    metric({ cell_id: 'a-r1', step_id, metric: name, avg_value, max_value, source: 'local' });
+  const metrics = [
+    m('ro', 'SelectThroughput', 950, 1100),
+    m('ro', 'DMLThroughput', 2, 16),
+    m('ro', 'CommitThroughput', 0),
+    m('ro', 'Deadlocks', 0),
+    m('ro', 'BufferCacheHitRatio', 100),
+    m('ins', 'SelectThroughput', 0),
+    m('ins', 'DMLThroughput', 480, 520),
+    m('ins', 'CommitThroughput', 0),
+    m('ins', 'Deadlocks', 0.5, 2),
+    m('ins', 'BufferCacheHitRatio', 100),
+  ];
+
+  it('titles it by the counters shown, not by latencies and memory it did not measure', () => {
+    // Act
+    const section = serverMetricsSection(makeContext(local(metrics), prices))!;
+    // Assert
+    expect(section.title).toBe('Server throughput and locks');
+    expect(section.question).toBe('What did the server itself see: statement and commit rates and deadlocks?');
+  });
+
+  it('marks counters of statements the step never sent n/a and drops a column with nothing else to say', () => {
+    // Act
+    const table = serverMetricsSection(makeContext(local(metrics), prices))!.tables[0]!;
+    // Assert: CommitThroughput is n/a everywhere (no BEGIN/COMMIT), BufferCacheHitRatio 100 everywhere.
+    expect(table.head).toEqual(['variant', 'step', 'role', 'SelectThroughput /s', 'DMLThroughput /s', 'Deadlocks /s']);
+    expect(table.rows).toEqual([
+      ['a', 'ro t8', 'writer', '950 (max 1,100)', 'n/a', 'n/a'],
+      ['a', 'ins t8', 'writer', 'n/a', '480 (max 520)', '0.50 (max 2.00)'],
+    ]);
+    const notes = table.notes!.join('\n');
+    expect(notes).toContain('MariaDB counts only COMMIT statements, not autocommits');
+    expect(notes).toContain('no step sent the statements CommitThroughput counts');
+    expect(notes).toContain('BufferCacheHitRatio read 100.00% (max 100.00%) at every step');
+  });
+
+  it("says why the server's rates read below sysbench's: the sampling window, with the gap seen", () => {
+    // Act: Select 950/s against sysbench's 60,000 reads in 60 s; DML 480/s against 30,000 writes in 60 s.
+    const notes = serverMetricsSection(makeContext(local(metrics), prices))!.tables[0]!.notes!.join('\n');
+    // Assert
+    expect(notes).toContain("SelectThroughput and DMLThroughput are 95%–96% of sysbench's reads/s and writes/s");
+    expect(notes).toContain('the sampling window, not lost statements');
+  });
+
+  it('keeps an autocommit step’s CommitThroughput on AWS, where every commit is counted', () => {
+    // Act
+    const counted = metrics.map((x) =>
+      x.step_id === 'ins' && x.metric === 'CommitThroughput' ? { ...x, avg_value: 480, max_value: 520 } : x,
+    );
+    const aws: RunData = { ...runData(steps), metrics: counted };
+    const table = serverMetricsSection(makeContext(aws, prices))!.tables[0]!;
+    // Assert
+    expect(table.head).toContain('CommitThroughput /s');
+    expect(table.notes!.join(' ')).not.toContain('sampling window');
+  });
+});
+
 describe('client-bound steps in every section', () => {
   /** Variants a and b at the thread counts given, two repeats each; b's 4-thread repeat 2 saturated its client. */
   const run = (threadCounts: number[]) =>

@@ -221,6 +221,8 @@ export interface PairOrder {
   readonly first: string | null;
   /** The later cell started right after the earlier one ended, with no other cell between, in every round. */
   readonly adjacent: boolean;
+  /** Rounds in which the variant ran right after its baseline, no other cell between. */
+  readonly rightAfter: number;
 }
 
 /**
@@ -234,7 +236,8 @@ export function analyzePairOrder(
   pairs: readonly { az: string | null; variant: string; baseline: string }[],
 ): PairOrder[] {
   // A duet starts every step on all of a round's variants at once: no order for one to inherit.
-  if (runOrder(ctx).order === 'duet') return pairs.map((p) => ({ ...p, rounds: 0, first: null, adjacent: false }));
+  if (runOrder(ctx).order === 'duet')
+    return pairs.map((p) => ({ ...p, rounds: 0, first: null, adjacent: false, rightAfter: 0 }));
   const spans = new Map<string, { variant: string; repeat: number; start: number; end: number }>();
   for (const s of ctx.data.steps) {
     const [start, end] = [Date.parse(s.started_at), Date.parse(s.ended_at)];
@@ -267,6 +270,7 @@ export function analyzePairOrder(
       rounds: orders.length,
       first: same ? orders[0]!.first : null,
       adjacent: same && orders.every((o) => o.adjacent),
+      rightAfter: orders.filter((o) => o.adjacent && o.first === p.baseline).length,
     };
   });
 }
@@ -297,6 +301,26 @@ export function pairOrderCaveat(o: PairOrder, order: string): string | null {
   return (
     `order: ${said}, so what ${o.first} left on the host (warm caches, CPU or disk state) fell on ` +
     `${secondOf(o)} each time and more repeats in this order cannot average it out: ${fix}`
+  );
+}
+
+/**
+ * The order confounder of an interleaved run, said once for every pair: the rotation only shifts who
+ * goes first, so each variant keeps its baseline as the cell before it in most rounds (with n cells
+ * and the variant listed right after its baseline, n - 1 of every n), whichever AZ's pair happened
+ * to keep it in every round of this run.
+ */
+export function rotationOrderText(orders: readonly PairOrder[], cells: number, nextInList: boolean): string | null {
+  // Two cells alternate under a rotation: no neighbour is kept, and a fixed order is each pair's own finding.
+  const seen = orders.filter((o) => o.rounds >= 2 && o.rightAfter > 0);
+  if (seen.length === 0 || cells <= 2) return null;
+  const counts = seen.map((o) => `${o.variant} right after ${o.baseline} in ${o.rightAfter} of ${o.rounds} rounds`);
+  return (
+    `Order: the interleaved rotation only shifts who goes first, so each variant mostly runs right after its ` +
+    `baseline (here ${counts.join(', ')}` +
+    (nextInList ? `; a rotation of ${cells} cells does so in ${cells - 1} of every ${cells}` : '') +
+    `), and what a baseline leaves on the host (warm caches, CPU or disk state) falls mostly on its variant: ` +
+    `"order": "randomized" in the experiment would vary it.`
   );
 }
 

@@ -13,6 +13,7 @@ import {
   confoundersTable,
   orderBiasText,
   pairOrderCaveat,
+  rotationOrderText,
   pairOrderCell,
   repeatOrderTable,
   type Confounders,
@@ -26,7 +27,7 @@ import {
   scopeSentence,
   type LocalCaveats,
 } from '../local-caveats';
-import { ratioVerdict, repeatsToResolve } from '../stats';
+import { ratioVerdict, repeatsToResolve, studentTQuantile, type Sample } from '../stats';
 import { analyzePrice } from './price';
 import type { ReportSection, TableBlock } from '../model';
 import { pairByTime, pairedRatioCi, roundsToResolve, type PairedRatio } from '../duet-pairs';
@@ -123,6 +124,48 @@ export interface AbFindings {
   readonly priced: boolean;
   /** The experiment runs a round's cells at once but this run ran them one at a time (--scale small). */
   readonly ranOneAtATime: boolean;
+  /** The experiment's engine where its description says it differs from the original study's; else null. */
+  readonly engineChange: string | null;
+  /** The run-to-run QPS noise pooled over the compared steps, and what it lets a planned run resolve; or null. */
+  readonly pooled: PooledNoise | null;
+}
+
+interface PooledNoise {
+  /** sqrt of the (n - 1)-weighted mean of each step's squared run-to-run CV of QPS. */
+  readonly cv: number;
+  readonly steps: number;
+  /** Repeats a side the figure is for: the experiment's most rounds, at least 3. */
+  readonly repeats: number;
+  /** The smallest ratio away from 100% that `repeats` a side find 80% of the time at 95% confidence. */
+  readonly resolves: number;
+}
+
+/**
+ * One planning figure from the noise of every compared step at once (a few repeats a step make each
+ * step's own CV, and so its repeats-to-resolve, too rough to plan by): the pooled CV, and the
+ * difference n repeats a side resolve at it, on the log scale as repeatsToResolve:
+ * (t(0.975, 2n - 2) + t(0.8, 2n - 2)) * cv * sqrt(2 / n).
+ * @internal exported for its tests (a test seam)
+ */
+export function pooledNoise(samples: readonly Sample[], repeats: number): PooledNoise | null {
+  const used = samples.filter((s) => s.n >= 2 && s.mean > 0 && Number.isFinite(s.sd));
+  const df = used.reduce((a, s) => a + s.n - 1, 0);
+  if (used.length === 0 || df === 0) return null;
+  const cv = Math.sqrt(used.reduce((a, s) => a + (s.n - 1) * (s.sd / s.mean) ** 2, 0) / df);
+  const n = Math.max(2, repeats);
+  const t = studentTQuantile(0.975, 2 * n - 2) + studentTQuantile(0.8, 2 * n - 2);
+  return { cv, steps: used.length, repeats: n, resolves: Math.exp(t * cv * Math.sqrt(2 / n)) - 1 };
+}
+
+/**
+ * "Aurora MySQL 3.10.4 (MySQL 8.0.42 compatible), not the study's Aurora MySQL 2.10.0 (MySQL 5.7
+ * compatible)": from the experiment's description ("Deviation from the original engine: the study
+ * ran X ... Engine: Y"), so the Answer says what the Appendix alone said.
+ */
+function engineChange(description: string): string | null {
+  const was = /Deviation from the original engine: the study ran ([^,;]+?\))/.exec(description)?.[1];
+  const now = /\bEngine: ([^,;]+?\))/.exec(description)?.[1];
+  return was !== undefined && now !== undefined ? `${now}, not the study's ${was}` : null;
 }
 
 /** Whether steps of two different cells ran at the same time, from the lake's step start and end times. */
@@ -391,6 +434,15 @@ export function analyzeAb(ctx: Context): AbFindings | null {
     priced: (analyzePrice(ctx)?.ratios.length ?? 0) > 0,
     // --scale small stores maxConcurrency 1 (core/experiment/scale.ts), so the design's "at once" is read
     // from the experiment's text.
+    engineChange: engineChange(ctx.data.spec?.description ?? ''),
+    pooled: pooledNoise(
+      ctx.groups
+        .filter((g) => !inSweep(ctx, g) && azs.some((az) => az.rows.some((r) => r.step === stepLabel(g))))
+        .map((g) => estimate(ctx, g, 'qps'))
+        .filter((e) => e.source === 'repeats' && e.sample !== null)
+        .map((e) => e.sample!),
+      Math.max(3, ((r) => (typeof r === 'number' ? r : (r?.max ?? 3)))(ctx.data.spec?.repeats)),
+    ),
     ranOneAtATime:
       /-small$/.test(ctx.data.run.spec_name) &&
       /\bat once\b/.test(ctx.data.spec?.description ?? '') &&
@@ -448,8 +500,10 @@ function abStepSentences(f: AbFindings): string[] {
  * What the comparisons within the noise would need: "2 repeats cannot resolve this; about 22 would
  * (read-only t32), more than 1,000 (write-only t64)".
  */
-function unresolvedText(open: readonly AbRatio[], duet: boolean): string {
+function unresolvedText(open: readonly AbRatio[], duet: boolean, same: boolean, all: boolean): string {
   if (open.length === 0) return '';
+  // One server twice has no true difference: a "size to resolve" would be its noise, not a plan.
+  if (same) return all ? ', as expected of one server twice' : '';
   const unit = duet ? 'rounds' : 'repeats';
   const runs = Math.min(...open.map((r) => r.runs ?? 0));
   const needs = open.map((r) => {
@@ -482,6 +536,15 @@ function identical(f: AbFindings, variant: string, baseline: string): boolean {
 function abSentences(f: AbFindings): string[] {
   const out: string[] = [];
   const p = `p${f.latencyPercentile}`;
+  const listed = uniqueInOrder(f.azs.flatMap((az) => az.rows.map((r) => r.variant)));
+  const rotation =
+    f.order === 'interleaved'
+      ? rotationOrderText(
+          f.pairOrder,
+          listed.length,
+          f.pairOrder.every((o) => listed.indexOf(o.variant) === listed.indexOf(o.baseline) + 1),
+        )
+      : null;
   for (const az of f.azs) {
     for (const variant of uniqueInOrder(az.ratios.map((r) => r.variant))) {
       const ratios = az.ratios.filter((r) => r.variant === variant);
@@ -517,9 +580,10 @@ function abSentences(f: AbFindings): string[] {
               : `beyond the run-to-run noise: ` +
                 beyond.map((r) => `${r.step} (${verdictText(r.qps, true)})`).join(', ') +
                 (open.length > 0 ? '; the rest within it' : '')) +
-            unresolvedText(open, f.order === 'duet') +
-            (identical(f, variant, az.baseline) && open.length > 0
-              ? '; they are the same server here, so what more repeats resolved would be this machine, not the class'
+            unresolvedText(open, f.order === 'duet', identical(f, variant, az.baseline), beyond.length === 0) +
+            (identical(f, variant, az.baseline) && beyond.length > 0
+              ? '; one server twice here, so what is beyond the noise is this machine (chance or the run order), ' +
+                'not the class'
               : '');
       const latencyVerdict =
         slower.length > 0
@@ -528,7 +592,8 @@ function abSentences(f: AbFindings): string[] {
             '.'
           : '';
       const order = f.pairOrder.find((o) => o.variant === variant && o.baseline === az.baseline);
-      const caveat = order !== undefined ? pairOrderCaveat(order, f.order) : null;
+      // An interleaved run's order is the rotation's, said once after the pairs (rotationOrderText).
+      const caveat = order !== undefined && rotation === null ? pairOrderCaveat(order, f.order) : null;
       out.push(
         `${az.az !== null ? `AZ ${az.az}, ` : ''}${variant} vs ${az.baseline} (QPS, ${p}): ${parts.join(', ')}, ` +
           `${verdict}.${latencyVerdict}` +
@@ -536,6 +601,7 @@ function abSentences(f: AbFindings): string[] {
       );
     }
   }
+  if (rotation !== null && out.length > 0) out[out.length - 1] = `${out[out.length - 1]} ${rotation}`;
   if (f.azSpread.length > 0) {
     const shown = f.azSpread.filter((s) => s.qps.estimate !== null);
     const beyond = f.azSpread.filter(
@@ -638,7 +704,7 @@ export function abSection(f: AbFindings): ReportSection {
       head: [
         'step',
         'variant',
-        'class',
+        f.caveats.local ? 'class (emulated)' : 'class',
         'TPS (95% CI)',
         'QPS (95% CI)',
         `${pctName} (95% CI)`,
@@ -663,7 +729,7 @@ export function abSection(f: AbFindings): ReportSection {
   if (f.azSpread.length > 0)
     tables.push({
       title: 'Same class, different AZ (QPS)',
-      head: ['class', 'step', 'AZ ratio', 'QPS ratio (95% CI)'],
+      head: [f.caveats.local ? 'class (emulated)' : 'class', 'step', 'AZ ratio', 'QPS ratio (95% CI)'],
       rows: f.azSpread.map((s) => [s.instanceClass, s.step, s.azs, ratioCell(s.qps, true)]),
       numeric: [3],
     });
@@ -680,6 +746,8 @@ export function abSection(f: AbFindings): ReportSection {
   const duet = f.order === 'duet';
   // The run-order column where some pair ran one after the other in 2+ rounds (not at once, as a duet runs).
   const ordered = f.pairOrder.some((o) => o.rounds >= 2);
+  // Locally one server on both sides of every pair: no repeat count follows from an observed size that is noise.
+  const allSame = f.azs.every((az) => az.ratios.every((r) => identical(f, r.variant, r.baseline)));
   const answerRows = f.azs.flatMap((az) =>
     az.ratios.map((r) => [
       az.az ?? '-',
@@ -689,7 +757,12 @@ export function abSection(f: AbFindings): ReportSection {
       ratioCell(r.tps, true),
       ratioCell(r.latency, false),
       widthText(r.qps),
-      (r.toResolve ?? 'resolved') + (farText(az, r) !== '' ? ' †' : ''),
+      ...(allSame
+        ? []
+        : [
+            (identical(f, r.variant, r.baseline) ? '- (same server)' : (r.toResolve ?? 'resolved')) +
+              (farText(az, r) !== '' ? ' †' : ''),
+          ]),
       ...(ordered
         ? [pairOrderCell(f.pairOrder.find((o) => o.variant === r.variant && o.baseline === r.baseline))]
         : []),
@@ -698,7 +771,7 @@ export function abSection(f: AbFindings): ReportSection {
   // The author's table: per AZ, each class's absolute QPS, TPS and pNN with their intervals.
   const absolute: TableBlock = {
     title: `Per AZ: QPS, TPS and p${f.latencyPercentile} per class (95% intervals)`,
-    head: ['AZ', 'step', 'variant', 'class', 'QPS', 'TPS', pctName],
+    head: ['AZ', 'step', 'variant', f.caveats.local ? 'class (emulated)' : 'class', 'QPS', 'TPS', pctName],
     rows: f.azs.flatMap((az) =>
       az.rows.map((r) => [
         az.az ?? '-',
@@ -741,7 +814,18 @@ export function abSection(f: AbFindings): ReportSection {
   );
   if (!anyBeyond) spread.push(...all.filter((l) => l.startsWith('Each comparison at the 95% level')));
   findings.push(...spread);
-  const opening = [...(scope !== null ? [scope] : []), ...all.filter((l) => !spread.includes(l))];
+  // The engine the AWS run would use, where it is not the study's: in the Answer, not only the Appendix.
+  const engine = f.engineChange !== null ? `On AWS the engine is ${f.engineChange}.` : null;
+  // One server twice: its noise is the finding, as one pooled figure to plan by.
+  const noise =
+    sameServer && f.pooled !== null
+      ? `This machine's run-to-run QPS noise, pooled over ${f.pooled.steps} variant steps: CV ` +
+        `${pct(f.pooled.cv, 1)}; at that noise ${f.pooled.repeats} repeats a side would resolve a difference of ` +
+        `about ${pct(f.pooled.resolves, 0)} (80% of the time, at 95% confidence).`
+      : null;
+  const extraLead = [engine, noise].filter((x): x is string => x !== null).join(' ');
+  const lead = scope !== null ? `${scope}${extraLead !== '' ? ` ${extraLead}` : ''}` : extraLead || null;
+  const opening = [...(lead !== null ? [lead] : []), ...all.filter((l) => !spread.includes(l))];
   if (f.clientBound !== null) opening.push(f.clientBound);
   // On different servers a difference that goes one way at every step is what a real one looks like;
   // on one server (locally, an A/A test) it can only be the order or drift.
@@ -795,7 +879,7 @@ export function abSection(f: AbFindings): ReportSection {
                   'TPS',
                   `p${f.latencyPercentile} (lower is better)`,
                   'QPS 95% CI width',
-                  duet ? 'rounds to resolve QPS' : 'repeats a side to resolve QPS',
+                  ...(allSame ? [] : [duet ? 'rounds to resolve QPS' : 'repeats a side to resolve QPS']),
                   ...(ordered ? ['run order, every round'] : []),
                 ],
                 rows: answerRows,
@@ -808,8 +892,17 @@ export function abSection(f: AbFindings): ReportSection {
                       'noise only); "within noise": it includes 100%.'
                     : 'Ratio: of the means over the repeats (each a fresh server); its interval: Welch on the log ' +
                       'of that ratio (delta method), so it is lopsided around the ratio; "within noise": it ' +
-                      'includes 100%. Repeats to resolve: per side, for a difference of the observed ' +
-                      'size to be found 80% of the time at 95% confidence, given the run-to-run spread measured.',
+                      'includes 100%. ' +
+                      (allSame
+                        ? 'No repeats-to-resolve column: locally both sides of each pair are one server, whose ' +
+                          'true difference is 0, so an observed difference is noise and no repeat count follows ' +
+                          'from it.'
+                        : 'Repeats to resolve: per side, for a difference of the observed size to be found 80% ' +
+                          'of the time at 95% confidence, given the run-to-run spread measured' +
+                          (f.azs.some((az) => az.ratios.some((r) => identical(f, r.variant, r.baseline)))
+                            ? '; "- (same server)": locally both sides are one server, whose true difference ' +
+                              'is 0, so no repeat count follows from the observed size.'
+                            : '.')),
                   WIDTH_NOTE,
                   ...(f.azs.some((az) => az.ratios.some((r) => farText(az, r) !== '')) ? [FAR_NOTE] : []),
                   ...(ordered

@@ -89,6 +89,8 @@ export interface PriceFindings {
   /** Where each other region's prices come from (the price file's `source`), when it says. */
   readonly regionSources: Readonly<Record<string, string>>;
   readonly pricesAsOf: string;
+  /** The price basis in one phrase with one date: "us-east-1 on-demand list prices, collected 2026-11-21". */
+  readonly basis: string;
   readonly fallbackNote: string | null;
   readonly variants: readonly VariantPrice[];
   readonly rows: readonly PriceRow[];
@@ -98,6 +100,8 @@ export interface PriceFindings {
   /** Thread sweeps priced over the thread counts their score uses (the unsteady ones left out). */
   readonly scoredOnly: readonly string[];
   readonly local: boolean;
+  /** Locally, the groups of variants that ran as the same server (local-caveats.ts): their ratio is the price list. */
+  readonly sameServer: readonly (readonly string[])[];
   /** Per compared pair, whether its cells ran in the same order in every round (ab-confounders.ts). */
   readonly pairOrder: readonly PairOrder[];
 }
@@ -240,6 +244,9 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
       Object.entries(ctx.prices.regions).flatMap(([r, p]) => (p.source !== undefined ? [[r, p.source]] : [])),
     ),
     pricesAsOf: pricesAsOfText(ctx.prices),
+    basis:
+      `${lookup.region} on-demand list prices, ` +
+      (ctx.prices.collectedOn !== undefined ? `collected ${ctx.prices.collectedOn}` : `as of ${ctx.prices.pricesAsOf}`),
     fallbackNote: lookup.fallbackNote ?? null,
     variants,
     rows,
@@ -247,6 +254,7 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
     sweptAtRates: [...sweptAtRates],
     scoredOnly: [...unscoredOf.entries()].filter(([, u]) => u.length > 0).map(([w]) => w),
     local: ctx.data.run.backend === 'local',
+    sameServer: caveats.local ? caveats.sameServer : [],
     pairOrder: analyzePairOrder(
       ctx,
       uniqueInOrder(ratios.map((r) => `${r.variant}\u0000${r.baseline}`)).map((k) => {
@@ -255,6 +263,47 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
       }),
     ),
   };
+}
+
+/** Locally the same server on both sides (an A/A test): their transactions per unit of money are the price list. */
+function samePair(f: PriceFindings, a: string, b: string): boolean {
+  return f.sameServer.some((g) => g.includes(a) && g.includes(b));
+}
+
+/** Point estimates as a spread: "110.5%", "from 104.9% to 114.0%". */
+function spreadText(values: readonly number[]): string {
+  if (values.length === 1) return pct(values[0], 1);
+  return `from ${pct(Math.min(...values), 1)} to ${pct(Math.max(...values), 1)}`;
+}
+
+/**
+ * Of A/A price-performance findings, whether their intervals hold 1 / price ratio (what equal
+ * throughput reads): "all 6 intervals hold it", "4 of 6 intervals hold it (write-only t64 misses it)".
+ */
+function expectedHeldText(ratios: readonly PricePerformance[]): string {
+  const judged = ratios.filter((r) => r.pricePerformance.interval?.covers === 'run-to-run');
+  if (judged.length === 0) return 'with no run-to-run interval to judge them by';
+  const misses = judged.filter((r) => {
+    const i = r.pricePerformance.interval!;
+    const expected = 1 / r.priceRatio;
+    return expected < i.low || expected > i.high;
+  });
+  const n = judged.length;
+  const which = n === 1 ? 'its interval' : `${misses.length === 0 ? 'all ' : ''}${n} intervals`;
+  if (misses.length === 0) return `${which} holding it`;
+  return (
+    `${n - misses.length} of ${n} intervals holding it (${misses.map((r) => r.step).join(', ')} ` +
+    `${misses.length === 1 ? 'misses' : 'miss'} it: this machine's noise or the run order, not the class)`
+  );
+}
+
+/** bareText for the same server on both sides, where 1 / price ratio is already said: where the noise is read. */
+function bareSameText(f: PriceFindings, points: number, priceRatio: number): string {
+  if (f.sweptAtRates.length === 0) return bareText(f, points);
+  return (
+    ` (point estimates from the capacities; their noise: the capacity ratios' intervals in the Answer's ` +
+    `capacity table, divided by ${pct(priceRatio, 1)})`
+  );
 }
 
 /** Why a per-money point has no interval here, and where its noise is read. */
@@ -282,6 +331,8 @@ function winnerSentence(f: PriceFindings, ctx: Context): string | null {
       .sort((a, b) => b.perMoney! - a.perMoney!);
     const [top, next] = ranked;
     if (top === undefined || next === undefined) continue;
+    // The same server twice: the lead is the price list's, so no winner is named (the pair lines say why).
+    if (samePair(f, top.variant, next.variant)) continue;
     // The pair's one-step price-performance finding (S1's per-AZ pairs), when the run has one.
     const pair = f.ratios.filter(
       (r) =>
@@ -358,6 +409,34 @@ function powerText(f: PriceFindings, beyond: readonly PricePerformance[]): strin
   );
 }
 
+/**
+ * A pair that ran as the same server: no winner, only the price list. "AZ a: r6g-a is priced at 89.5% of
+ * r5-a per hour; here they are the same server, so equal throughput reads 111.8% per USD; the steps read ..."
+ */
+function samePairSentence(f: PriceFindings, az: string | null, v: VariantPrice, base: VariantPrice): string {
+  const priceRatio = v.hourly! / base.hourly!;
+  const steps = f.ratios.filter((r) => r.az === az && r.variant === v.variant && r.baseline === base.variant);
+  const per = uniqueInOrder(f.rows.map((r) => r.workload)).flatMap((w) => {
+    const ofW = steps.filter((r) => r.workload === w && r.pricePerformance.estimate !== null);
+    if (ofW.length > 0) return [`${w} ${spreadText(ofW.map((r) => r.pricePerformance.estimate!))}`];
+    const a = f.rows.find((r) => r.workload === w && r.variant === v.variant)?.perMoney ?? null;
+    const b = f.rows.find((r) => r.workload === w && r.variant === base.variant)?.perMoney ?? null;
+    return a !== null && b !== null && b > 0 ? [`${w} ${pct(a / b, 1)}`] : [];
+  });
+  const bare = steps.length === 0 && per.length > 0;
+  return (
+    (az !== null ? `AZ ${az}: ` : '') +
+    `${v.variant} is priced at ${pct(priceRatio, 1)} of ${base.variant} per hour; here they are the same ` +
+    `server, so equal throughput reads ${pct(1 / priceRatio, 1)} per ${f.currency} (1 / ${pct(priceRatio, 1)}), ` +
+    `whatever the classes` +
+    (per.length > 0
+      ? `; measured (point estimates): ${per.join(', ')}` +
+        (bare ? bareSameText(f, per.length, priceRatio) : `, ${expectedHeldText(steps)}`)
+      : '') +
+    '.'
+  );
+}
+
 /** "AZ a: r6g-a costs 89.5% of r5-a per hour; its transactions per USD are ..." per later variant of each AZ. */
 function priceSentences(f: PriceFindings, ctx: Context): string[] {
   const out: string[] = [];
@@ -367,6 +446,10 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
     for (const other of inAz.slice(1)) {
       const v = f.variants.find((x) => x.variant === other.name)!;
       if (v.hourly === null || base.hourly === null) continue;
+      if (samePair(f, v.variant, base.variant)) {
+        out.push(samePairSentence(f, az, v, base));
+        continue;
+      }
       // Said once after the list: points with no interval cannot be judged against the noise.
       const bare = { points: 0 };
       const per = uniqueInOrder(f.rows.map((r) => r.workload))
@@ -408,6 +491,7 @@ function priceSentences(f: PriceFindings, ctx: Context): string[] {
  * One sentence: the price ratio against the performance ratios, and whether price-performance differs beyond the noise.
  */
 function pricePerformanceSentence(f: PriceFindings): string {
+  if (f.ratios.every((r) => r.identical)) return samePriceSentence(f);
   const pairs = uniqueInOrder(f.ratios.map((r) => `${r.variant}/${r.baseline}`));
   const priceRatios = uniqueInOrder(f.ratios.map((r) => pct(r.priceRatio, 1)));
   const perf = f.ratios.map((r) => r.performance.estimate).filter((x): x is number => x !== null);
@@ -458,6 +542,44 @@ function pricePerformanceSentence(f: PriceFindings): string {
     `; ${pairs.length === 1 ? 'its' : 'their'} performance ` +
     `(TPS) is ${range} of the baseline's; ${verdict}.` +
     (f.local ? ' (Local run: the performance is this machine’s.)' : '')
+  );
+}
+
+/**
+ * The Answer's price line when every compared pair is the same server (a local A/A run): no per-money
+ * winner can show, only the price list (equal throughput reads 1 / price ratio) plus the A/A noise.
+ */
+function samePriceSentence(f: PriceFindings): string {
+  const pairs = uniqueInOrder(f.ratios.map((r) => `${r.variant}/${r.baseline}`));
+  const priceRatios = uniqueInOrder(f.ratios.map((r) => r.priceRatio));
+  const named = pairs.length === 1 ? pairs[0]! : `${pairs.slice(0, -1).join(', ')} and ${pairs[pairs.length - 1]}`;
+  const elsewhere = f.otherRegions.flatMap((region) => {
+    const ratios = uniqueInOrder(f.regionRatios.filter((r) => r.region === region).map((r) => pct(r.ratio, 1)));
+    return ratios.length > 0 ? [`${ratios.join(' / ')} at ${region}`] : [];
+  });
+  const basis = `${f.basis}${elsewhere.length > 0 ? `; ${elsewhere.join('; ')}` : ''}`;
+  const expected =
+    priceRatios.length === 1
+      ? `at a price ratio of ${pct(priceRatios[0], 1)} (${basis}) equal throughput reads ` +
+        `${pct(1 / priceRatios[0]!, 1)} (1 / ${pct(priceRatios[0], 1)})`
+      : `equal throughput reads 1 / the price ratio (${basis}): ` +
+        pairs
+          .map((p) => {
+            const r = f.ratios.find((x) => `${x.variant}/${x.baseline}` === p)!;
+            return `${pct(1 / r.priceRatio, 1)} for ${p}`;
+          })
+          .join(', ');
+  const measured = f.ratios.map((r) => r.pricePerformance.estimate).filter((x): x is number => x !== null);
+  const one = priceRatios.length === 1 ? pct(priceRatios[0], 1) : 'the price ratio';
+  return (
+    `Price: no per-${f.currency} winner can show here: ${named} ${pairs.length === 1 ? 'is' : 'are each'} one ` +
+    `server twice, so transactions per ${f.currency} are the price list plus A/A noise: ${expected}` +
+    (measured.length > 0
+      ? `; the ${measured.length} step${measured.length === 1 ? '' : 's'}' point estimates read ` +
+        `${spreadText(measured)} ` +
+        `(each interval: the TPS ratio's divided by ${one}), ${expectedHeldText(f.ratios)}`
+      : '') +
+    '.'
   );
 }
 
@@ -513,13 +635,26 @@ export function priceRegionDeviation(f: PriceFindings): string | null {
   );
 }
 
-/** What the table's TPS is: a rate sweep's capacity, else the mean over the workload's steps. */
-function priceTpsText(f: PriceFindings, workloads: readonly string[]): string {
+/** How many DB instances each variant's price counts: "1 each (the writer)", "r5-a 3 (writer + 2 readers), ...". */
+function instancesText(f: PriceFindings): string {
+  const of = (n: number, each = ''): string =>
+    n === 1
+      ? `1 DB instance${each} (the writer, no readers)`
+      : `${n} DB instances${each} (writer + ${n - 1} reader${n === 2 ? '' : 's'})`;
+  const counts = uniqueInOrder(f.variants.map((v) => v.instances));
+  if (counts.length === 1) return of(counts[0]!, ' each');
+  return f.variants.map((v) => `${v.variant} ${of(v.instances)}`).join(', ');
+}
+
+/** What the table's TPS is: a rate sweep's capacity, else the mean over the workload's steps (or its one step). */
+function priceTpsText(f: PriceFindings, workloads: readonly string[], steps: (w: string) => number): string {
   const swept = workloads.filter((w) => f.sweptAtRates.includes(w));
   if (swept.length === 0)
     return f.scoredOnly.length > 0
       ? "TPS: mean over each workload's scored thread counts, the steps its score uses"
-      : "TPS: mean over each workload's steps";
+      : workloads.every((w) => steps(w) === 1)
+        ? "TPS: each workload's one step"
+        : "TPS: mean over each workload's steps";
   if (swept.length === workloads.length)
     return 'TPS: each workload’s capacity in the rate sweep, not a mean over its offered rates';
   return `TPS: the capacity for ${swept.join(', ')} (rate sweeps), else the mean over the workload's steps`;
@@ -542,6 +677,11 @@ function regionRatioTable(f: PriceFindings): TableBlock {
 
 export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
   const workloads = uniqueInOrder(f.rows.map((r) => r.workload));
+  // Steps per workload of one variant (the first priced): one step needs no "mean over" in the title.
+  const stepsOf = (w: string): number =>
+    uniqueInOrder(
+      ctx.groups.filter((g) => g.workload === w && g.variant === f.variants[0]?.variant).map((g) => g.stepId),
+    ).length;
   const rows = f.rows.map((r) => {
     const v = f.variants.find((x) => x.variant === r.variant)!;
     return [
@@ -556,9 +696,9 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
     ];
   });
   const notes = [
-    `Price per hour of each variant's DB instances (writer + readers) for its engine: ${f.region} on-demand ` +
-      `prices ${f.pricesAsOf} from prices/aws-prices.json, the same figures as plan --aws (override with ` +
-      `--prices); clients are the load generator and are not counted.`,
+    `Price: ${f.basis} (prices/aws-prices.json, the same figures as plan --aws; override with --prices), per ` +
+      `hour of each variant's DB instances for its engine: ${instancesText(f)}; clients are the load ` +
+      `generator and are not counted. Transactions per ${f.currency}: TPS × 3600 s/h ÷ ${f.currency}/hour.`,
   ];
   if (f.fallbackNote !== null) notes.push(f.fallbackNote);
   const unconfirmed = f.variants
@@ -579,8 +719,10 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
     );
   if (f.local)
     notes.push(
-      'Local run: the throughput was measured on this machine, not on the priced classes; the table shows the ' +
-        'method, not the classes’ value.',
+      'Local run: "priced as" names what the price is for, not what ran: the throughput was measured on this ' +
+        'machine' +
+        (f.sameServer.length > 0 ? ', the same server for each variant, so the column differs by the price list' : '') +
+        '; the table shows the method, not the classes’ value.',
     );
   const winner = winnerSentence(f, ctx);
   const findings = [...(winner !== null ? [winner] : []), ...priceSentences(f, ctx)];
@@ -591,11 +733,11 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
     findings,
     tables: [
       {
-        title: `Transactions per ${f.currency} (${priceTpsText(f, workloads)})`,
+        title: `Transactions per ${f.currency} (${priceTpsText(f, workloads, stepsOf)})`,
         head: [
           'workload',
           'variant',
-          'engine and class',
+          f.local ? 'priced as' : 'engine and class',
           `${f.currency}/hour`,
           'TPS',
           `transactions per ${f.currency}`,
@@ -643,8 +785,8 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
                 ]),
                 numeric: [3, 4, 5],
                 notes: [
-                  `Price: on-demand DB instance price per hour (${f.region}); the price-performance interval ` +
-                    `is the performance interval divided by the price ratio. In the chart an interval wholly right ` +
+                  `Price-performance: the performance ratio and its interval divided by the price ratio (per ` +
+                    `hour, the price section's basis). In the chart an interval wholly right ` +
                     `of its red bar (the price ratio) is more transactions per ${f.currency} beyond the noise.` +
                     (f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''),
                 ],

@@ -1,0 +1,99 @@
+/**
+ * S1's A/B Answer on a planted local A/A run (every server the same MariaDB): no repeats-to-resolve
+ * figure from an observed size that is noise, the class column marked emulated, and the engine the
+ * AWS run would use said in the Answer, not only in the Appendix.
+ */
+import { resolve } from 'node:path';
+import { loadPrices } from '../../core/plan/cost';
+import { buildReport } from '../../core/report/report';
+import { pooledNoise } from '../../core/report/studies/ab';
+import type { Report } from '../../core/report/model';
+import type { NoiseModel } from '../../bench/noise-model';
+import { experiment, plantedRunData } from '../helpers/planted-lakes';
+
+const prices = loadPrices(resolve(__dirname, '../..'));
+
+/** Little noise (0.5% a run): identical servers stay within it. */
+const quiet: NoiseModel = {
+  runs: { sigma: 0.005, phi: 0, df: 100 },
+  intervals: { sigma: 0.005, phi: 0, df: 100 },
+  levels: {},
+};
+
+const report = (runId: string): Report =>
+  buildReport(
+    plantedRunData(experiment('graviton-vs-intel'), () => ({ tps: 1000, latPctMs: 40 }), {
+      seed: 3,
+      runId,
+      scale: 'small',
+      noise: quiet,
+    }),
+    prices,
+  );
+
+describe("S1's A/B Answer on a local A/A run", () => {
+  it('gives no repeats a side to resolve a difference between one server and itself', () => {
+    // Act
+    const r = report('aa-resolve');
+    // Assert: the per-AZ lines and the ratio table.
+    const azLines = (r.answer?.lines ?? []).filter((l) => /^AZ [ab], /.test(l));
+    expect(azLines).toHaveLength(2);
+    for (const l of azLines) {
+      expect(l).not.toMatch(/would take|a side|cannot resolve/);
+      // "as expected of one server twice", or where chance put one beyond the noise, that it is this machine's.
+      expect(l).toMatch(/as expected of one server twice|one server twice here, so what is beyond the noise is this/);
+    }
+    const ratios = r.answer!.tables.find((t) => t.title.startsWith('Per AZ: each variant over the baseline'))!;
+    expect(ratios.head.some((h) => /to resolve/.test(h))).toBe(false);
+    expect(ratios.notes!.join(' ')).toContain('No repeats-to-resolve column: locally both sides of each pair');
+  });
+
+  it('marks the class column emulated in every local table', () => {
+    // Act
+    const r = report('aa-class');
+    // Assert
+    const tables = [...r.answer!.tables, ...r.sections.find((s) => s.id === 'ab')!.tables];
+    const withClass = tables.filter((t) => t.head.some((h) => h.startsWith('class')));
+    expect(withClass.length).toBeGreaterThanOrEqual(3);
+    for (const t of withClass) expect(t.head).toContain('class (emulated)');
+  });
+
+  it("says the interleaved rotation's order bias once for every pair, not as one AZ's", () => {
+    // Act: 4 cells a round, rotated: each r6g runs right after its r5 in most rounds.
+    const text = (report('aa-order').answer?.lines ?? []).join('\n');
+    // Assert
+    expect(text).toContain('Order: the interleaved rotation only shifts who goes first');
+    expect(text).toMatch(/here r6g-a right after r5-a in \d of \d rounds, r6g-b right after r5-b in \d of \d rounds/);
+    expect(text).toContain('a rotation of 4 cells does so in 3 of every 4');
+    expect(text.match(/Order: /g)).toHaveLength(1);
+    expect(text).not.toContain('fell on r6g-b each time');
+  });
+
+  it("gives one planning figure from the machine's pooled noise, not one per step", () => {
+    // Arrange: two steps of 3 repeats, each with a CV of exactly 4% (sd 40 on a mean of 1000).
+    const samples = [
+      { mean: 1000, sd: 40, n: 3 },
+      { mean: 2000, sd: 80, n: 3 },
+    ];
+    // Act
+    const p = pooledNoise(samples, 3)!;
+    // Assert: (t(0.975, 4) + t(0.8, 4)) * 0.04 * sqrt(2/3) = (2.776 + 0.941) * 0.0327 on the log scale.
+    expect(p.cv).toBeCloseTo(0.04, 10);
+    expect(p.steps).toBe(2);
+    expect(p.resolves).toBeCloseTo(Math.exp((2.7764 + 0.941) * 0.04 * Math.sqrt(2 / 3)) - 1, 3);
+    const lead = report('aa-pooled').answer?.lines[0] ?? '';
+    expect(lead).toMatch(
+      /This machine's run-to-run QPS noise, pooled over 12 variant steps: CV [\d.]+%; at that noise 3 repeats a side /,
+    );
+  });
+
+  it('says in the Answer which engine the AWS run uses, where it is not the study’s', () => {
+    // Act
+    const first = report('aa-engine').answer?.lines[0] ?? '';
+    // Assert
+    expect(first).toContain(
+      "On AWS the engine is Aurora MySQL 3.10.4 (MySQL 8.0.42 compatible), not the study's Aurora MySQL 2.10.0 " +
+        '(MySQL 5.7 compatible).',
+    );
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * Price-performance of a local A/A run (every server the same MariaDB on this machine), on planted
+ * runs (test/helpers/planted-lakes.ts): no per-USD winner is named, the ratio is read as the price
+ * list (1 / price ratio) plus the A/A noise, the price basis is said once with one date, and the
+ * instances each price counts are said.
+ */
+import { resolve } from 'node:path';
+import { loadPrices } from '../../core/plan/cost';
+import { buildReport, renderTerminal } from '../../core/report/report';
+import type { Report } from '../../core/report/model';
+import type { NoiseModel } from '../../bench/noise-model';
+import { experiment, plantedRunData, type Truth } from '../helpers/planted-lakes';
+
+const prices = loadPrices(resolve(__dirname, '../..'));
+
+/** Little noise (0.5% a run), so what the report says follows from the planted truth. */
+const quiet: NoiseModel = {
+  runs: { sigma: 0.005, phi: 0, df: 100 },
+  intervals: { sigma: 0.005, phi: 0, df: 100 },
+  levels: {},
+};
+
+const report = (name: string, truth: Truth, runId: string): Report =>
+  buildReport(plantedRunData(experiment(name), truth, { seed: 1, runId, scale: 'small', noise: quiet }), prices);
+
+const priceLines = (r: Report): readonly string[] => r.sections.find((s) => s.id === 'price')?.findings ?? [];
+
+describe('price-performance of a local A/A run', () => {
+  it('names no per-USD winner and reads the ratio as 1 / the price ratio plus A/A noise (S1, two AZs)', () => {
+    // Arrange: identical servers: equal TPS, so per USD r6g reads 1 / (1.038 / 1.16) = 111.8%.
+    const r = report('graviton-vs-intel', () => ({ tps: 1000, latPctMs: 40 }), 'aa-price-s1');
+    // Assert: the Answer's price line.
+    const line = (r.answer?.lines ?? []).find((l) => l.startsWith('Price:')) ?? '';
+    expect(line).toContain('no per-USD winner can show here');
+    expect(line).toContain('equal throughput reads 111.8% (1 / 89.5%)');
+    expect(line).toContain('us-east-1 on-demand list prices, collected 2026-11-21; 92.6% at cn-northwest-1');
+    expect(line).toMatch(/the 6 steps' point estimates read (from )?[\d.]+%( to [\d.]+%)? \(each interval: /);
+    expect(line).toContain("(each interval: the TPS ratio's divided by 89.5%), all 6 intervals holding it");
+    // The section's per-AZ lines: the price list, not a class "better" per dollar.
+    const lines = priceLines(r);
+    expect(lines).toHaveLength(2);
+    for (const l of lines) {
+      expect(l).toMatch(/^AZ [ab]: r6g-[ab] is priced at 89\.5% of r5-[ab] per hour; here they are the same server/);
+      expect(l).toContain('equal throughput reads 111.8% per USD');
+      expect(l).not.toMatch(/\bbetter\b|costs/);
+    }
+  });
+
+  it('says the price basis once with one date and how many instances each price counts', () => {
+    // Act
+    const text = renderTerminal(report('graviton-vs-intel', () => ({ tps: 1000, latPctMs: 40 }), 'aa-basis'));
+    // Assert
+    expect(text.match(/collected 2026-11-21/g)).toHaveLength(2); // the Answer's line and the table's note
+    expect(text).not.toContain('as of 2025-2026');
+    expect(text).toContain('1 DB instance each (the writer, no readers)');
+    expect(text).toContain('TPS × 3600 s/h ÷ USD/hour');
+    expect(text).toContain("Transactions per USD (TPS: each workload's one step)");
+    expect(text).toMatch(/│ priced as +│/);
+  });
+
+  it('names no "most transactions per USD" winner between identical servers in one AZ', () => {
+    // Arrange: nightly-regression: r6g-large and r7g-large in one AZ, the same server locally.
+    const r = report('nightly-regression', () => ({ tps: 1000, latPctMs: 40 }), 'aa-winner');
+    // Assert
+    const lines = priceLines(r);
+    expect(lines.some((l) => l.startsWith('Most transactions per'))).toBe(false);
+    expect(lines.some((l) => /here they are the same server, so equal throughput reads [\d.]+% per USD/.test(l))).toBe(
+      true,
+    );
+  });
+});
