@@ -1,6 +1,7 @@
 /**
  * S5's words: one name per concept ("capacity" = the highest rate achieved; the rates offered are multiples
- * of the "unlimited-rate TPS"), and price-performance without an interval said to take its noise from the capacities.
+ * of the "unlimited-rate TPS"), and price-performance of one server twice said as the price list plus noise,
+ * with where the noise is read.
  */
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
@@ -24,10 +25,10 @@ describe('S5 words on an A/A sweep', () => {
       // Assert
       expect(out).not.toMatch(/\dx capacity/);
       expect(out).toMatch(/@0\.5x unlimited-rate TPS/);
-      const price = out.split('\n').find((l) => /its transactions per USD are/.test(l))!;
-      // A workload's point with no interval of its own says once where its noise is read: the capacities'.
-      const bare = /USD are [^(]*\d% of /.test(price) || /\d%, /.test(price);
-      if (bare) expect(price).toMatch(/point estimates? from the capacities: their noise is the capacity ratios'/);
+      const price = out.split('\n').find((l) => /is priced at .* per hour/.test(l))!;
+      // One server twice: the per-USD figures are the price list plus noise, said with where the noise is read.
+      expect(price).toMatch(/here they are the same server, so equal throughput reads 111\.8% per USD/);
+      expect(price).toMatch(/point estimates\b.*(intervals? holding it|their noise: the capacity ratios' intervals)/);
       expect(price).not.toMatch(/\b(worse|better|faster|slower)\b/);
     }
   });
