@@ -79,7 +79,7 @@ interface SweepVariantFinding {
   readonly points: readonly SweepPointFinding[];
   readonly peakThreads: number | null;
   readonly peakTps: number | null;
-  /** The first thread count past the peak below 90% of it. */
+  /** The first thread count past the peak below 90% of it whose interval is below 100% (shownFall). */
   readonly fallOffThreads: number | null;
   /** That point over the peak, with an interval from the repeats when there are 2+ a side. */
   readonly fallOff: RatioFinding | null;
@@ -466,6 +466,49 @@ function maxConnectionsOf(ctx: Context): number | null {
   return ok.length === 0 ? null : Math.max(...ok);
 }
 
+/**
+ * The fall-off past the peak, judged at every point past it: the first point below 90% of the peak
+ * whose interval lies below 100% (or that failed); when none does, the first below 90% (no fall shown).
+ * A point at 89.6% whose interval reaches 100% must not hide a later one at 28%.
+ */
+function shownFall(
+  ctx: Context,
+  peak: StepGroup | undefined,
+  kept: readonly { g: StepGroup; tps: number | null }[],
+  peakTps: number | null,
+): { threads: number; ratio: RatioFinding } | null {
+  if (peak === undefined || peakTps === null) return null;
+  return judgedFall(
+    peak.threads,
+    peakTps,
+    kept.map((k) => ({
+      threads: k.g.threads,
+      tps: k.tps,
+      ratio: () => ratioOf(estimate(ctx, k.g, 'tps'), estimate(ctx, peak, 'tps')),
+    })),
+  );
+}
+
+/** @internal exported for its tests: the fall-off rule over points past the peak, each with its ratio to it. */
+export function judgedFall(
+  peakThreads: number,
+  peakTps: number,
+  points: readonly { threads: number; tps: number | null; ratio: () => RatioFinding }[],
+): { threads: number; ratio: RatioFinding } | null {
+  const below = points
+    .filter((p) => p.threads > peakThreads && (p.tps === null || p.tps < FALL_SHARE * peakTps))
+    .sort((x, y) => x.threads - y.threads)
+    .map((p) => ({ threads: p.threads, ratio: p.ratio() }));
+  return below.find((b) => b.ratio.interval === null || b.ratio.interval.high < 1) ?? below[0] ?? null;
+}
+
+/** A fall-off is a point below this share of the peak (sweep.ts's default drop of 10%). */
+const FALL_SHARE = 0.9;
+
+/** Digits for a share of the peak: one where a whole percent would round a point under 90% up to it. */
+const fallDigits = (x: number | null): number =>
+  x !== null && x < FALL_SHARE && Math.round(x * 100) >= FALL_SHARE * 100 ? 1 : 0;
+
 export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
   const keys = uniqueInOrder(ctx.groups.map(sweepKey)).filter(
     (k) => uniqueInOrder(ctx.groups.filter((g) => sweepKey(g) === k).map((g) => g.threads)).length >= MIN_SWEEP_THREADS,
@@ -536,17 +579,14 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
         })),
       );
       const peak = vg.find((g) => g.threads === a.peakThreads);
-      const fall = vg.find((g) => g.threads === a.fallOffThreads);
+      const fall = shownFall(ctx, peak, kept.map(({ g, i }) => ({ g, tps: points[i]!.tps.value })), a.peakThroughput);
       variants.push({
         variant: v.name,
         points,
         peakThreads: a.peakThreads,
         peakTps: a.peakThroughput,
-        fallOffThreads: a.fallOffThreads,
-        fallOff:
-          peak !== undefined && fall !== undefined
-            ? ratioOf(estimate(ctx, fall, 'tps'), estimate(ctx, peak, 'tps'))
-            : null,
+        fallOffThreads: fall?.threads ?? null,
+        fallOff: fall?.ratio ?? null,
         lastShareOfPeak: a.lastShareOfPeak,
         errorPoints: vg.map((g) => errorPointOf(g, leftOut(g))).filter((e): e is SweepErrorPoint => e !== null),
       });
@@ -701,13 +741,13 @@ function fallOffText(v: SweepVariantFinding, s: ThreadSweepFinding): string {
   // An interval reaching 100% does not show a fall: "is at", never "falls to" (the table says so too).
   if (f.interval !== null && f.interval.high >= 1)
     return (
-      `${v.variant} peaks at ${v.peakThreads} threads and is at ${ratioText(f, 0)}` +
+      `${v.variant} peaks at ${v.peakThreads} threads and is at ${ratioText(f, fallDigits(f.estimate))}` +
       (verdict === null ? '*' : '') +
       ` of the peak at ${v.fallOffThreads}, an interval that includes 100%: no fall shown`
     );
   // One run's interval cannot judge a fall-off (the sentence says so): the ratio alone, no direction word.
   return (
-    `${v.variant} peaks at ${v.peakThreads} threads and falls to ${ratioText(f, 0)}` +
+    `${v.variant} peaks at ${v.peakThreads} threads and falls to ${ratioText(f, fallDigits(f.estimate))}` +
     (verdict === null ? '*' : '') +
     ` of the peak at ${v.fallOffThreads}` +
     (verdict === null ? '' : `, ${verdict}`)
@@ -1151,7 +1191,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
           : excludedPastPeak(v, s)
             ? 'none among scored'
             : 'none',
-        v.fallOff !== null ? ratioCell(v.fallOff, true, 0) : '-',
+        v.fallOff !== null ? ratioCell(v.fallOff, true, fallDigits(v.fallOff.estimate)) : '-',
         v.lastShareOfPeak !== null ? pct(v.lastShareOfPeak, 0) : '-',
       ]);
       for (const e of v.errorPoints)
@@ -1186,7 +1226,8 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       rows: findingRows,
       numeric: [2, 3, 4, 6],
       notes: [
-        'Fall-off: the first thread count past the peak below 90% of it. ' +
+        'Fall-off: the first thread count past the peak below 90% of it whose interval is below 100% (every ' +
+          'point past the peak is judged; when none is, the first below 90%, no fall shown). ' +
           fallOffIntervalNote(f) +
           'Errors: failed steps, reconnects, or sysbench errors above 0.1 per 100 committed ' +
           'transactions; those points are kept and marked, not dropped.',
