@@ -2,7 +2,11 @@
  * S2's fall-off is judged at every point past the peak: a first point just under 90% whose interval
  * reaches 100% must not hide a later collapse, and a share just under 90% never prints as 90%.
  */
+import { resolve } from 'node:path';
+import { loadPrices } from '../../core/plan/cost';
 import type { RatioFinding } from '../../core/report/findings';
+import { buildReport } from '../../core/report/report';
+import { experiment, plantedRunData, recordedNoise } from '../helpers/planted-lakes';
 import { judgedFall, threadSweepSection, type ThreadSweepFindings } from '../../core/report/studies/thread-sweep';
 
 const withinRun = (estimate: number, low: number, high: number): RatioFinding => ({
@@ -100,5 +104,27 @@ describe('S2 fall-off past the peak', () => {
     // Assert
     expect(row[5]).toMatch(/^89\.6% /);
     expect(section.findings.join(' ')).toContain('falls to 89.6%');
+  });
+});
+
+describe("S2's fall past 512 threads on a machine that saturates first", () => {
+  it('says not testable, why, and which run tests it, in a table shown open', () => {
+    // Arrange: every variant peaks at 8 threads and falls (a machine of few CPUs); 512 threads not run
+    const recorded = recordedNoise();
+    const quiet = { ...recorded, intervals: { ...recorded.intervals, sigma: recorded.intervals.sigma / 10 } };
+    const curve: Record<number, number> = { 2: 1000, 8: 1600, 64: 1200, 256: 900, 1024: 400 };
+    const data = plantedRunData(experiment('thread-sweep'), (_c, st) => ({ tps: curve[st.threads] ?? 1000 }), {
+      seed: 3,
+      runId: 's2-saturated',
+      noise: quiet,
+    });
+    // Act
+    const r = buildReport(data, loadPrices(resolve(__dirname, '../..')));
+    const table = r.answer!.tables.find((t) => t.title === 'What the study found, and this run')!;
+    const fall = table.rows.find((x) => x[0] === 'without a thread pool, throughput falls past 512 threads')![1]!;
+    // Assert: not "see the fall-off table"
+    expect(fall).toMatch(/^not testable here: 512 threads not run, and on this machine.* every variant peaks by/);
+    expect(fall).toContain('with a thread pool or without; the AWS run');
+    expect(table.folded).toBeUndefined();
   });
 });
