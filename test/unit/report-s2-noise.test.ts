@@ -116,3 +116,14 @@ describe('S2 noise and ranking', () => {
     expect(sweep.findings.some((l) => l.startsWith('read-write: '))).toBe(true);
   });
 });
+
+describe("S2's appendix", () => {
+  it('names a self-managed variant by its EC2 class, as the price table does', () => {
+    // Act
+    const variants = report().meta.find(([k]) => k === 'variants')![1];
+    // Assert
+    expect(variants).toContain('self-managed-pool (EC2 r6g.2xlarge)');
+    expect(variants).not.toMatch(/self-managed-[a-z-]+ \(db\./);
+    expect(variants).toContain('rds-mysql (db.r6g.2xlarge)');
+  });
+});
