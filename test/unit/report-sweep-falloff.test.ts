@@ -128,3 +128,44 @@ describe("S2's fall past 512 threads on a machine that saturates first", () => {
     expect(table.folded).toBeUndefined();
   });
 });
+
+describe("S2's long steps", () => {
+  it('marks a thread count whose steps ran well past their plan, and says it is scored', () => {
+    // Arrange: the 1,024-thread steps took 10–13 s for 8 s planned
+    const base = findings(withinRun(0.7, 0.65, 0.75), 256);
+    const f: ThreadSweepFindings = {
+      ...base,
+      overall: [{ variant: 'rds-mysql', score: 100 }],
+      caveats: { ...base.caveats, longSteps: [{ threads: 1024, plannedS: 8, lowS: 10, highS: 13, steps: 6 }] },
+    };
+    // Act
+    const section = threadSweepSection(f);
+    const tps = section.tables.find((t) => t.title.startsWith('TPS per thread count'))!;
+    const score = section.answer!.tables.find((t) => t.title.startsWith('100-point score'))!;
+    // Assert
+    expect(tps.rows[0]!.at(-1)).toMatch(/ †$/);
+    expect(tps.rows[0]!.at(-2)).not.toContain('†');
+    const note =
+      '†: the 1,024-thread steps took 10–13 s for 8 s planned (connecting and draining threads): ' +
+      'not a steady state, yet in every score, peak and fall-off here.';
+    expect(tps.notes).toContain(note);
+    expect(score.notes).toContain(note);
+  });
+});
+
+describe("S2's score metric", () => {
+  it('says the committed-QPS score is scaled TPS and departs from sysbench’s QPS', () => {
+    // Arrange
+    const f: ThreadSweepFindings = {
+      ...findings(withinRun(0.7, 0.65, 0.75), 256),
+      overall: [{ variant: 'a', score: 1 }],
+    };
+    // Act
+    const score = threadSweepSection(f).answer!.tables.find((t) => t.title.startsWith('100-point score'))!;
+    // Assert
+    expect(score.notes!.join(' ')).toContain(
+      'not sysbench’s QPS, the study’s metric, which also counts the statements of rolled-back transactions',
+    );
+    expect(score.notes!.join(' ')).toContain('its mean TPS scaled, and ranks as TPS does');
+  });
+});

@@ -1280,6 +1280,20 @@ function runOrderNote(ctx: Context, f: ThreadSweepFindings): string {
         'order (results --sql over steps.started_at gives each step’s start).';
 }
 
+/**
+ * The note for thread counts whose steps took well past their planned time (connecting and draining
+ * threads): their mean is not a steady state's, yet each is in the score, the peak and the fall-off.
+ */
+function longNote(f: ThreadSweepFindings): string[] {
+  const ls = f.caveats.longSteps.filter((l) => f.sweeps.some((s) => !s.unscored.includes(l.threads)));
+  if (ls.length === 0) return [];
+  return [
+    `†: the ${ls.map((l) => thousands(l.threads)).join('- and ')}-thread steps took ` +
+      ls.map((l) => `${l.lowS.toFixed(0)}–${l.highS.toFixed(0)} s for ${l.plannedS} s planned`).join(', ') +
+      ' (connecting and draining threads): not a steady state, yet in every score, peak and fall-off here.',
+  ];
+}
+
 /** What the fall-off column's intervals are, for the kinds the table holds. */
 function fallOffIntervalNote(f: ThreadSweepFindings): string {
   const covers = new Set(f.sweeps.flatMap((s) => s.variants.map((v) => v.fallOff?.interval?.covers ?? 'none')));
@@ -1306,6 +1320,8 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
   );
   const bars = (e: Estimated): [number, number] | null =>
     e.interval === null || e.value === null ? null : [Math.max(0, e.interval.low), e.interval.high];
+  // A thread count whose steps ran well past their planned time: scored, yet not a steady state (marked †).
+  const long = (t: number): boolean => f.caveats.longSteps.some((l) => l.threads === t);
   f.sweeps.forEach((s, i) => {
     const series = (metric: 'tps' | 'qps' | 'latency'): XYSeries[] =>
       s.variants.map((v) => ({
@@ -1397,7 +1413,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
           const p = v.points.find((x) => x.threads === t);
           if (p === undefined) return '-';
           if (p.tps.value === null) return p.leftOut ? LEFT_OUT_TEXT : p.failed ? 'failed' : '-';
-          return rangeText(p.tps) + (p.unsteady.length > 0 ? ' ~' : '') + p.clientBound;
+          return rangeText(p.tps) + (p.unsteady.length > 0 ? ' ~' : long(t) ? ' †' : '') + p.clientBound;
         }),
       ]);
     }
@@ -1443,6 +1459,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       ...(f.sweeps.some((x) => x.variants.some((v) => v.points.some((p) => p.unsteady.length > 0)))
         ? [`~: not a steady state (${UNSTEADY_RULE}); see the score's title for what is scored.`]
         : []),
+      ...longNote(f),
     ],
   });
   const coversText = (r: RatioFinding): string =>
@@ -1505,10 +1522,13 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             numeric: f.sweeps.map((_, i) => i + 1).concat([f.sweeps.length + 1]),
             notes: [
               ...leftOutScoreNote(f),
+              ...longNote(f),
               'A failed thread count counts as 0; a client-bound one left out is not scored. ' +
                 'QPS: committed transactions’ queries (TPS x ' +
                 f.sweeps.map((x) => `${x.label} ${fixed(x.queriesPerTransaction, 0)}`).join(', ') +
-                '; sysbench’s QPS counts rolled-back statements too).',
+                '), not sysbench’s QPS, the study’s metric, which also counts the statements of rolled-back ' +
+                'transactions and so rewards deadlocks; each workload’s score is therefore its mean TPS scaled, ' +
+                'and ranks as TPS does.',
             ],
           },
           ...(ratioRows.length > 0
