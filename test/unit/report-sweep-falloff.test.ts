@@ -169,3 +169,17 @@ describe("S2's score metric", () => {
     expect(score.notes!.join(' ')).toContain('its mean TPS scaled, and ranks as TPS does');
   });
 });
+
+describe("S2's charts", () => {
+  it('ticks the thread axis at the measured counts alone, not at every power of two', () => {
+    // Act
+    const charts = threadSweepSection(findings(withinRun(0.7, 0.65, 0.75), 256)).answer!.charts;
+    // Assert
+    for (const c of charts) {
+      const x = (c.option as { xAxis: Record<string, unknown> }).xAxis;
+      expect(x['axisLabel']).toMatchObject({ customValues: [2, 8, 64, 256, 1024] });
+      expect(x['axisTick']).toMatchObject({ customValues: [2, 8, 64, 256, 1024] });
+      expect([x['min'], x['max']]).toEqual([2, 1024]);
+    }
+  });
+});

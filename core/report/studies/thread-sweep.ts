@@ -1345,6 +1345,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
         series('tps'),
         {
           logX: true,
+          xTicks: f.threadCounts,
           styles,
         },
       ),
@@ -1358,6 +1359,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
         series('qps'),
         {
           logX: true,
+          xTicks: f.threadCounts,
           styles,
         },
       ),
@@ -1373,6 +1375,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
           logX: true,
           logY: true,
           logBase: 2,
+          xTicks: f.threadCounts,
           styles,
         },
       ),
