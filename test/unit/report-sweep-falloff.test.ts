@@ -183,3 +183,47 @@ describe("S2's charts", () => {
     }
   });
 });
+
+describe("S2's thread-pool evidence beyond the score", () => {
+  it('names the tail latency at the most threads and the deadlocks where per-connection first passes 0.1', () => {
+    // Arrange: pool p95 910 ms vs 3,640 at 1,024 threads; deadlocks at 256: pool below 0.1, per-connection 8.28
+    const base = findings(withinRun(0.7, 0.65, 0.75), 256);
+    const v0 = base.sweeps[0]!.variants[0]!;
+    const withLatency = (name: string, ms: number, dead: number | null) => ({
+      ...v0,
+      variant: name,
+      points: v0.points.map((p) => (p.threads === 1024 ? { ...p, latency: { value: ms, interval: null } } : p)),
+      errorPoints:
+        dead === null
+          ? []
+          : [
+              {
+                threads: 256,
+                kind: 'deadlocks' as const,
+                what: 'ran with errors',
+                errors: 9,
+                perTransaction: dead,
+                reconnects: 0,
+                error: null,
+              },
+            ],
+    });
+    const f: ThreadSweepFindings = {
+      ...base,
+      sweeps: [{ ...base.sweeps[0]!, variants: [withLatency('p', 910, null), withLatency('c', 3640, 0.0828)] }],
+      overall: [
+        { variant: 'p', score: 100 },
+        { variant: 'c', score: 99 },
+      ],
+      ranking: { best: 'p', second: 'c', ratio: withinRun(1.01, 0.9, 1.1), repeatsToResolve: null },
+      threadPool: [{ pool: 'p', perConnection: 'c', ratio: withinRun(1.01, 0.9, 1.1) }],
+    };
+    // Act
+    const row = threadSweepSection(f)
+      .answer!.tables.find((t) => t.title === 'What the study found, and this run')!
+      .rows.find((r) => r[0]!.startsWith('a thread pool'))![1]!;
+    // Assert
+    expect(row).toContain("visible here: at 1,024 threads the pool's p95 latency is 25% of one thread");
+    expect(row).toContain('deadlocks per 100 committed transactions: read-write at 256 threads p below 0.1 vs 8.28');
+  });
+});

@@ -1149,6 +1149,44 @@ function noiseRows(f: ThreadSweepFindings): string[][] {
 }
 
 /**
+ * What this run shows of the thread pool beyond its score, from the tables below: its tail latency at
+ * the most threads run, and its deadlocks where one thread per connection's first pass the threshold.
+ */
+function poolEvidence(f: ThreadSweepFindings): string | null {
+  const lat: number[] = [];
+  const dead: string[] = [];
+  const most = Math.max(0, ...f.threadCounts);
+  for (const s of f.sweeps)
+    for (const tp of f.threadPool) {
+      const [pool, per] = [tp.pool, tp.perConnection].map((n) => s.variants.find((v) => v.variant === n));
+      if (pool === undefined || per === undefined) continue;
+      const at = (v: SweepVariantFinding, t: number) => v.points.find((p) => p.threads === t)?.latency.value ?? null;
+      const [a, b] = [at(pool, most), at(per, most)];
+      if (a !== null && b !== null && b > 0) lat.push(a / b);
+      const first = per.errorPoints.filter((e) => e.kind === 'deadlocks').sort((x, y) => x.threads - y.threads)[0];
+      if (first === undefined) continue;
+      const mine = pool.errorPoints.find((e) => e.kind === 'deadlocks' && e.threads === first.threads);
+      if (mine !== undefined && (mine.perTransaction ?? 0) >= (first.perTransaction ?? 0)) continue;
+      dead.push(
+        `${s.label} at ${thousands(first.threads)} threads ${tp.pool} ` +
+          `${mine === undefined ? 'below 0.1' : per100(mine.perTransaction)} vs ${per100(first.perTransaction)}`,
+      );
+    }
+  const p = f.sweeps[0]?.latencyPercentile;
+  const parts = [
+    ...(lat.length > 0 && p !== undefined
+      ? [
+          `at ${thousands(most)} threads the pool's p${p} latency is ` +
+            `${[...new Set([Math.min(...lat), Math.max(...lat)].map((x) => pct(x, 0)))].join('–')} of one ` +
+            "thread per connection's",
+        ]
+      : []),
+    ...(dead.length > 0 ? [`deadlocks per 100 committed transactions: ${dead.join('; ')}`] : []),
+  ];
+  return parts.length === 0 ? null : `visible here: ${parts.join('; ')}`;
+}
+
+/**
  * The original study's findings, one row each, beside this run's answer from its own findings, or why
  * this run cannot test it. Every number is one the report's other tables show.
  */
@@ -1221,6 +1259,7 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
       [
         'a thread pool (Percona) 7–9% above MySQL without one',
         poolAnswer +
+          (poolEvidence(f) !== null ? `; ${poolEvidence(f)}` : '') +
           (local ? `; the AWS run, with 2+ repeats interleaved, tests it (MariaDB's pool for Percona's)` : ''),
       ],
       ['without a thread pool, throughput falls past 512 threads', fall],
