@@ -1154,7 +1154,7 @@ function noiseRows(f: ThreadSweepFindings): string[][] {
  */
 function poolEvidence(f: ThreadSweepFindings): string | null {
   const lat: number[] = [];
-  const dead: string[] = [];
+  const dead = new Map<string, string[]>();
   const most = Math.max(0, ...f.threadCounts);
   for (const s of f.sweeps)
     for (const tp of f.threadPool) {
@@ -1167,10 +1167,9 @@ function poolEvidence(f: ThreadSweepFindings): string | null {
       if (first === undefined) continue;
       const mine = pool.errorPoints.find((e) => e.kind === 'deadlocks' && e.threads === first.threads);
       if (mine !== undefined && (mine.perTransaction ?? 0) >= (first.perTransaction ?? 0)) continue;
-      dead.push(
-        `${s.label} at ${thousands(first.threads)} threads ${tp.pool} ` +
-          `${mine === undefined ? 'below 0.1' : per100(mine.perTransaction)} vs ${per100(first.perTransaction)}`,
-      );
+      const key = `${s.label} at ${thousands(first.threads)} threads`;
+      const own = mine === undefined ? 'below 0.1' : per100(mine.perTransaction);
+      dead.set(key, [...(dead.get(key) ?? []), `${tp.pool} ${own} vs ${per100(first.perTransaction)}`]);
     }
   const p = f.sweeps[0]?.latencyPercentile;
   const parts = [
@@ -1181,7 +1180,9 @@ function poolEvidence(f: ThreadSweepFindings): string | null {
             "thread per connection's",
         ]
       : []),
-    ...(dead.length > 0 ? [`deadlocks per 100 committed transactions: ${dead.join('; ')}`] : []),
+    ...(dead.size > 0
+      ? [`deadlocks per 100 committed transactions: ` + [...dead].map(([k, xs]) => `${k} ${xs.join(', ')}`).join('; ')]
+      : []),
   ];
   return parts.length === 0 ? null : `visible here: ${parts.join('; ')}`;
 }
@@ -1323,13 +1324,14 @@ function runOrderNote(ctx: Context, f: ThreadSweepFindings): string {
  * The note for thread counts whose steps took well past their planned time (connecting and draining
  * threads): their mean is not a steady state's, yet each is in the score, the peak and the fall-off.
  */
-function longNote(f: ThreadSweepFindings): string[] {
+function longNote(f: ThreadSweepFindings, marked: boolean): string[] {
   const ls = f.caveats.longSteps.filter((l) => f.sweeps.some((s) => !s.unscored.includes(l.threads)));
   if (ls.length === 0) return [];
   return [
-    `†: the ${ls.map((l) => thousands(l.threads)).join('- and ')}-thread steps took ` +
+    `${marked ? '†: t' : 'T'}he ${ls.map((l) => thousands(l.threads)).join('- and ')}-thread steps took ` +
       ls.map((l) => `${l.lowS.toFixed(0)}–${l.highS.toFixed(0)} s for ${l.plannedS} s planned`).join(', ') +
-      ' (connecting and draining threads): not a steady state, yet in every score, peak and fall-off here.',
+      ' (connecting and draining threads): not a steady state, yet in every score, peak and fall-off here' +
+      (marked ? '.' : ' (marked † in the TPS per thread count).'),
   ];
 }
 
@@ -1501,7 +1503,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       ...(f.sweeps.some((x) => x.variants.some((v) => v.points.some((p) => p.unsteady.length > 0)))
         ? [`~: not a steady state (${UNSTEADY_RULE}); see the score's title for what is scored.`]
         : []),
-      ...longNote(f),
+      ...longNote(f, true),
     ],
   });
   const coversText = (r: RatioFinding): string =>
@@ -1564,7 +1566,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             numeric: f.sweeps.map((_, i) => i + 1).concat([f.sweeps.length + 1]),
             notes: [
               ...leftOutScoreNote(f),
-              ...longNote(f),
+              ...longNote(f, false),
               'A failed thread count counts as 0; a client-bound one left out is not scored. ' +
                 'QPS: committed transactions’ queries (TPS x ' +
                 f.sweeps.map((x) => `${x.label} ${fixed(x.queriesPerTransaction, 0)}`).join(', ') +
