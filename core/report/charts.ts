@@ -104,6 +104,8 @@ export interface LineChartOptions {
   readonly ratioY?: boolean;
   /** The report's variant styles: a series named after a variant takes its style. */
   readonly styles?: VariantStyles;
+  /** On a log x axis, ticks and labels at these values alone (the measured ones), not at every power. */
+  readonly xTicks?: readonly number[];
 }
 
 /** Arrows at interval ends clipped at a ratio axis' edge, pointing the way the interval goes on. */
@@ -333,6 +335,15 @@ export function lineChart(
             nameLocation: 'middle',
             nameGap: 28,
             axisLabel: { hideOverlap: true },
+            ...(options.xTicks !== undefined && options.xTicks.length > 0
+              ? {
+                  min: Math.min(...options.xTicks),
+                  max: Math.max(...options.xTicks),
+                  axisTick: { customValues: [...options.xTicks] },
+                  axisLabel: { hideOverlap: true, customValues: [...options.xTicks] },
+                  splitLine: { show: false },
+                }
+              : {}),
           }
         : {
             type: 'value',

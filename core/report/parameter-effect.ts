@@ -113,7 +113,7 @@ function departures(ps: readonly ParameterInEffect[]): { variants: string[]; par
  * Options and System Variables", "Binary Logging Options and Variables"). A workload that commits nothing
  * (sysbench --skip-trx over SELECTs) is out of their reach.
  */
-const COMMIT_ONLY = new Set(['innodb_flush_log_at_trx_commit', 'sync_binlog']);
+export const COMMIT_ONLY: ReadonlySet<string> = new Set(['innodb_flush_log_at_trx_commit', 'sync_binlog']);
 
 export interface EffectScope {
   /** The parameters the study varies on purpose: named as the one studied, not a confounder. */

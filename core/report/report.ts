@@ -123,7 +123,10 @@ export function buildReport(data: RunData, prices: PriceTable, options: ContextO
       ctx.variants
         .map(
           (v) =>
-            `${v.name} (${v.instanceClass}${v.az ? `, AZ ${v.az}` : ''}` +
+            // A self-managed server is an EC2 instance: its class without the db. prefix.
+            `${v.name} (` +
+            (v.engine?.kind === 'self-managed' ? `EC2 ${v.instanceClass.replace(/^db\./, '')}` : v.instanceClass) +
+            (v.az ? `, AZ ${v.az}` : '') +
             (v.readers ? `, ${v.readers} reader${v.readers > 1 ? 's' : ''}` : '') +
             `)`,
         )

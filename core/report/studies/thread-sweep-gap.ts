@@ -27,7 +27,7 @@ export interface SystematicGap {
 }
 
 /** Whether a's TPS interval lies wholly above b's at every one of the thread counts. */
-function aboveEverywhere(s: GapSweep, a: string, b: string, threads: readonly number[]): boolean {
+export function aboveEverywhere(s: GapSweep, a: string, b: string, threads: readonly number[]): boolean {
   const at = (v: string, t: number): Estimated | undefined =>
     s.variants.find((x) => x.variant === v)?.points.find((p) => p.threads === t)?.tps;
   return threads.every((t) => {
