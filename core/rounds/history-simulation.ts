@@ -1,8 +1,9 @@
 /**
  * Seeded simulated nights of the history test (history-test.ts): each night every series gets a
  * history of `historyRuns` stable runs and tonight's rounds, all lognormal with the same sd, and
- * tonight shifted by `trueRatio`. A round runs every series; the night stops when no series
- * continues (or at the maximum). What a night costs and calls, for the bench and the tests.
+ * tonight shifted by `trueRatio` in the first `shiftedSeries` of them. A round runs every series;
+ * the night stops when no series continues (or at the maximum). What a night costs and calls, for
+ * the bench and the tests.
  */
 import { SeededRandom } from '../random';
 import { mean, sampleStddev } from '../stats/student-t';
@@ -12,8 +13,10 @@ import { normalDraw } from './normal';
 export interface NightAssumption {
   /** Series judged each night (variants x steps x metrics asked). */
   readonly series: number;
-  /** Tonight's true value over the history's, the same for every series. */
+  /** Tonight's true value over the history's in the shifted series. */
   readonly trueRatio: number;
+  /** How many of the series are shifted (the others stay at their history's level). Default all. */
+  readonly shiftedSeries?: number;
   /** sd of one run's (one round's) log value. */
   readonly logSd: number;
   readonly historyRuns: number;
@@ -26,10 +29,12 @@ export interface NightFigures {
   readonly expectedRounds: number;
   /** Share of nights that ran more than one round. */
   readonly moreThanOneRound: number;
-  /** Share of series called moved (a false alarm when trueRatio is 1, a detection otherwise). */
+  /** Share of the shifted series called moved (a false alarm when trueRatio is 1, a detection otherwise). */
   readonly movedShare: number;
-  /** Share of moved calls on the side of the truth (below 1 for a drop). */
+  /** Share of the shifted series called moved below their history (the side of a drop). */
   readonly movedBelowShare: number;
+  /** Share of the series not shifted called moved: false alarms. NaN when every series is shifted. */
+  readonly unshiftedMovedShare: number;
 }
 
 /** A history of n runs drawn from the same noise: its estimated level. */
@@ -40,33 +45,38 @@ function drawHistory(rng: SeededRandom, a: NightAssumption): HistoryLevel {
 
 export function simulateNights(a: NightAssumption): NightFigures {
   const rng = new SeededRandom(a.seed);
-  const shift = Math.log(a.trueRatio);
+  const shifted = a.shiftedSeries ?? a.series;
+  const shiftOf = (i: number) => (i < shifted ? Math.log(a.trueRatio) : 0);
   let rounds = 0;
   let more = 0;
   let moved = 0;
   let below = 0;
+  let falseAlarms = 0;
   for (let t = 0; t < a.trials; t++) {
     const histories = Array.from({ length: a.series }, () => drawHistory(rng, a));
     const values: number[][] = histories.map(() => []);
     for (let k = 1; ; k++) {
-      for (const v of values) v.push(shift + a.logSd * normalDraw(rng));
+      values.forEach((v, i) => v.push(shiftOf(i) + a.logSd * normalDraw(rng)));
       const looks = histories.map((h, i) => historyTest(values[i]!, h, a.test));
       if (k < a.test.maxRounds && looks.some((l) => l.call === 'continue')) continue;
       rounds += k;
       if (k > 1) more++;
-      for (const l of looks)
-        if (l.call === 'moved') {
+      looks.forEach((l, i) => {
+        if (l.call !== 'moved') return;
+        if (i >= shifted) falseAlarms++;
+        else {
           moved++;
           if (l.ratio < 1) below++;
         }
+      });
       break;
     }
   }
-  const calls = a.trials * a.series;
   return {
     expectedRounds: rounds / a.trials,
     moreThanOneRound: more / a.trials,
-    movedShare: moved / calls,
-    movedBelowShare: moved === 0 ? 0 : below / moved,
+    movedShare: moved / (a.trials * shifted),
+    movedBelowShare: below / (a.trials * shifted),
+    unshiftedMovedShare: falseAlarms / (a.trials * (a.series - shifted)),
   };
 }

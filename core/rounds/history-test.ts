@@ -38,7 +38,7 @@ export interface HistoryTestOptions {
  * 0.03: |z| above about 2.2 at the first look (t with a month of runs) continues, so a quiet night
  * of the nightly's six series runs one round in about nine nights of ten (bench/rounds-goal.ts).
  */
-const HISTORY_TEST_DEFAULTS = { alpha: 0.022, futility: 0.03 } as const;
+export const HISTORY_TEST_DEFAULTS = { alpha: 0.022, futility: 0.03 } as const;
 
 type HistoryCall = 'quiet' | 'moved' | 'continue';
 

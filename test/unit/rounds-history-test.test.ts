@@ -97,7 +97,16 @@ describe('simulated nights against a month of history (30 runs), at most 3 round
     const moved = simulateNights({ ...base, series: 1, trueRatio: 0.9, trials: n, seed: 2 });
     // Assert
     expect(moved.movedShare).toBeGreaterThan(0.6);
-    expect(moved.movedBelowShare).toBe(1);
+    expect(moved.movedBelowShare).toBe(moved.movedShare);
+  });
+
+  it("detects a drop of one of the nightly's six series alone, without alarming on the others", () => {
+    // Act
+    const n = 4000;
+    const one = simulateNights({ ...base, series: 6, shiftedSeries: 1, trueRatio: 0.9, trials: n, seed: 5 });
+    // Assert
+    expect(one.movedBelowShare).toBeGreaterThan(0.6);
+    expect(one.unshiftedMovedShare).toBeLessThanOrEqual(0.022 + slack(0.022, n * 5));
   });
 
   it("keeps the nightly's six series (2 variants x 3 steps) at most 1.2 rounds on a quiet night", () => {
