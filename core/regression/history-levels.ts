@@ -1,0 +1,60 @@
+/**
+ * TaskDeps.historyLevels: each series' stable history before a run, for the questions against
+ * history (core/workflow/tasks/history-round.ts). The history is the one `history` and
+ * ComputeVerdicts read (judge.ts readHistoryInput: the experiment's last HISTORY_DEFAULTS.window
+ * runs, rehearsals left out), without the run itself; a series' stable runs are those since its last
+ * change point (E-Divisive, as `history` finds them). Each run's value is its mean over its repeats,
+ * as the history plots it, so the sd is the run-to-run sd of that value.
+ */
+import type { RunContext } from '../backend';
+import { NotFoundError } from '../lake/results';
+import { mean, sampleStddev } from '../stats/student-t';
+import type { SeriesLevel } from '../workflow/tasks/round-types';
+import { buildHistory, HISTORY_DEFAULTS } from './history';
+import { readHistoryInput, type LakeOpener } from './judge';
+
+const TESTED: readonly SeriesLevel['metric'][] = ['tps', 'qps', 'latency'];
+
+export async function historyLevels(
+  open: LakeOpener,
+  run: Pick<RunContext, 'runId' | 'specName'>,
+): Promise<SeriesLevel[]> {
+  let input;
+  try {
+    input = await readHistoryInput(open, run.specName, { window: HISTORY_DEFAULTS.window });
+  } catch (e) {
+    // The experiment's first run: no history at all.
+    if (e instanceof NotFoundError) return [];
+    throw e;
+  }
+  const before = {
+    ...input,
+    runs: input.runs.filter((r) => r.run_id !== run.runId),
+    steps: input.steps.filter((s) => s.run_id !== run.runId),
+  };
+  if (before.runs.length === 0) return [];
+  const history = buildHistory(before);
+  // Only the series still going (those of the latest run): an older one measured something else.
+  return history.steps
+    .filter((s) => s.current)
+    .flatMap((s) =>
+      s.metrics
+        .filter((m) => (TESTED as readonly string[]).includes(m.metric))
+        .map((m): SeriesLevel => {
+          const from = m.changePoints.at(-1)?.runId;
+          const start = from === undefined ? 0 : s.points.findIndex((p) => p.runId === from);
+          const values = m.values.slice(Math.max(0, start)).filter((v): v is number => v !== null && v > 0);
+          const series = { ...s.key, metric: m.metric as SeriesLevel['metric'] };
+          const since = from === undefined ? '' : ` since the change point at run ${from}`;
+          if (values.length < HISTORY_DEFAULTS.minStableRuns)
+            return {
+              ...series,
+              why: `${values.length} stable run(s)${since}, fewer than ${HISTORY_DEFAULTS.minStableRuns}`,
+            };
+          const logs = values.map(Math.log);
+          const logSd = sampleStddev(logs);
+          if (!(logSd > 0)) return { ...series, why: `no spread over its ${values.length} stable runs` };
+          return { ...series, level: { logMean: mean(logs), logSd, df: logs.length - 1, runs: logs.length } };
+        }),
+    );
+}
