@@ -59,17 +59,22 @@ const SIGMA = Math.sqrt(Math.log(1 + CV ** 2));
 const PRIOR_DF = Number(values['prior-df']);
 const HISTORY_RUNS = Number(values['history-runs']);
 const HISTORY_MAX = Number(values['history-max-rounds']);
+/** Today's nightly: experiments/nightly-regression.json's repeats before it ran rounds. */
+const NIGHTLY_FIXED_REPEATS = 2;
 
 /** Fixed cost and per-round cost of an experiment, from its plan priced at 1 and 2 repeats. */
-function roundPrices(file: string): { fixed: number; perRound: number; today: number; repeats: number } {
+function roundPrices(
+  file: string,
+  todayRepeats?: number,
+): { fixed: number; perRound: number; today: number; repeats: number } {
   const { spec, scripts } = loadSpecFile(join(REPO, 'experiments', file), join(REPO, 'client', 'workloads'));
   const prices = loadPrices(REPO);
   const at = (repeats: number) =>
     estimatePlanCost(planRun({ ...spec, repeats }, { backend: 'aws', scripts }), prices).total!;
   const one = at(1);
   const perRound = at(2) - one;
-  // Today's fixed count: the most rounds the experiment may run.
-  const today = maxRepeats(spec);
+  // Today's fixed count: the most rounds the experiment may run, unless it already runs rounds.
+  const today = todayRepeats ?? maxRepeats(spec);
   return { fixed: one - perRound, perRound, today: at(today), repeats: today };
 }
 
@@ -197,7 +202,8 @@ function main(): void {
       stopped: o.reasons,
     };
   };
-  const nightly = roundPrices('nightly-regression.json');
+  // The nightly ran 2 fixed repeats before it was judged against its history after each round.
+  const nightly = roundPrices('nightly-regression.json', NIGHTLY_FIXED_REPEATS);
   const perMonth = runsPerMonth('cron(0 2 * * ? *)')!;
   const monthlyToday = perMonth * nightly.today;
   const nightlyQuestions = questionsOf(['read-only', 'read-write', 'write-only']);

@@ -6,12 +6,15 @@
  * change point (E-Divisive, as `history` finds them). Each run's value is its mean over its repeats,
  * as the history plots it, so the sd is the run-to-run sd of that value.
  */
+import type { AthenaClient } from '@aws-sdk/client-athena';
 import type { RunContext } from '../backend';
+import { AthenaLake } from '../backends/aws/athena-lake';
+import type { AwsBackendConfig } from '../backends/aws/config';
 import { NotFoundError } from '../lake/results';
 import { mean, sampleStddev } from '../stats/student-t';
 import type { SeriesLevel } from '../workflow/tasks/round-types';
 import { buildHistory, HISTORY_DEFAULTS } from './history';
-import { readHistoryInput, type LakeOpener } from './judge';
+import { readerOpener, readHistoryInput, type LakeOpener } from './judge';
 
 const TESTED: readonly SeriesLevel['metric'][] = ['tps', 'qps', 'latency'];
 
@@ -57,4 +60,20 @@ export async function historyLevels(
           return { ...series, level: { logMean: mean(logs), logSd, df: logs.length - 1, runs: logs.length } };
         }),
     );
+}
+
+/**
+ * TaskDeps.historyLevels on AWS: Athena over the lake with the stack's work group and Glue database,
+ * as athenaJudge reads it; without them every series is taken as without history (the run goes to
+ * its maximum, and its round line says why).
+ */
+export function athenaHistoryLevels(
+  config: AwsBackendConfig,
+  athena: AthenaClient,
+): (run: RunContext) => Promise<SeriesLevel[]> {
+  return async (run) => {
+    if (config.athenaWorkGroup === undefined || config.glueDatabase === undefined) return [];
+    const lake = new AthenaLake({ client: athena, workGroup: config.athenaWorkGroup, database: config.glueDatabase });
+    return historyLevels(readerOpener(lake), run);
+  };
 }
