@@ -100,7 +100,7 @@ async function stepRows(deps: TaskDeps, run: RunContext): Promise<StepRow[]> {
 
 const pct = (x: number): string => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '?');
 
-export const STOP_TEXT: Record<StopReason, string> = {
+const STOP_TEXT: Record<StopReason, string> = {
   resolved: 'every question resolved',
   'max-rounds': 'at the maximum rounds, not every question resolved',
   budget: 'the next round would pass budget.maxUsd',
@@ -145,6 +145,12 @@ function roundsSummary(j: RoundsJudged): string {
   const next =
     j.decision === 'continue' ? `next round $${j.nextRoundUsd.toFixed(2)}` : `stopped: ${STOP_TEXT[j.reason!]}`;
   return `round ${j.rounds} of ${j.minRounds}-${j.maxRounds}: ${questions}; ${next}`;
+}
+
+/** Why the rounds stopped, in words: the round line's and the manifest's `rounds` note. */
+export function stopText(j: RoundsJudged): string {
+  if (j.reason === undefined) return 'stopped before the judge decided';
+  return j.history !== undefined ? historyStopText(j) : STOP_TEXT[j.reason];
 }
 
 /** Why a run judged against history stopped. */
