@@ -71,9 +71,9 @@ const tonight = (tps: readonly number[]): StepRow[] =>
     }),
   );
 
-async function judged(rows: readonly StepRow[], round: number, withReader = true) {
+async function judged(rows: readonly StepRow[], round: number, withReader = true, over: Partial<RoundsConfig> = {}) {
   const backend = new InProcessBenchBackend();
-  await backend.lake.put(lakeKeys.workflow.rounds(run.runId), JSON.stringify(config));
+  await backend.lake.put(lakeKeys.workflow.rounds(run.runId), JSON.stringify({ ...config, ...over }));
   const prefix = lakeKeys.runTablePrefix('steps', run.dt, run.runId);
   await backend.lake.put(`${prefix}part-0.jsonl`, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const deps = {
@@ -163,6 +163,21 @@ describe('JudgeRound against history on planted lake rows', () => {
     expect(first.output.summary).toMatch(/1 unclear .*; next round \$1\.00$/);
     expect(last.output.decision).toBe('stop');
     expect(['quiet', 'moved']).toContain(last.record.history![0]!.call);
+  });
+
+  it('waits for the minimum rounds, and starts no round that would pass the budget', async () => {
+    // Arrange
+    plantHistory();
+    const level = await tpsLevel();
+    const { futility, alarm } = historyBounds(1, level.df, { maxRounds: 3 });
+    // Act
+    const quiet = await judged(tonight([1003]), 1, true, { minRounds: 2 });
+    const grey = await judged(tonight([tpsAtZ(level, (futility + alarm) / 2)]), 1, true, { budgetUsd: 1.5 });
+    // Assert
+    expect(quiet.output.decision).toBe('continue');
+    expect(quiet.record.history![0]!.call).toBe('quiet');
+    expect(grey.record).toMatchObject({ decision: 'stop', reason: 'budget' });
+    expect(grey.output.summary).toMatch(/stopped: the next round would pass budget\.maxUsd$/);
   });
 
   it('runs the maximum without a stable history yet, and says so', async () => {

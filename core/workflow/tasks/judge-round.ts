@@ -220,12 +220,12 @@ export async function judgeRoundTask(deps: TaskDeps, event: JudgeRoundEvent): Pr
       ? await judgeHistory(deps, run, config, against, rows, round)
       : judgeHorizons(deps, config, rows, round, spentUsd, nextRoundUsd);
   const history = 'history' in judged ? (judged.history as HistorySeriesState[]) : undefined;
-  // The budget stops a history run too: no round starts that would pass budget.maxUsd.
-  if (judged.decision === 'continue' && config.budgetUsd !== undefined && spentUsd + nextRoundUsd > config.budgetUsd)
-    Object.assign(judged, { decision: 'stop', reason: 'budget' });
   // A round whose rows are missing (its cells failed) counts as run: the loop is bounded by maxRounds.
-  const decision = round >= config.maxRounds ? 'stop' : judged.decision;
-  const reason = decision === 'stop' ? (judged.reason ?? 'max-rounds') : undefined;
+  const atMax = round >= config.maxRounds;
+  // No round starts that would pass budget.maxUsd (the horizons' judge says so itself; a history run here).
+  const overBudget = config.budgetUsd !== undefined && spentUsd + nextRoundUsd > config.budgetUsd;
+  const decision = atMax || overBudget ? 'stop' : judged.decision;
+  const reason = decision === 'stop' ? (judged.reason ?? (atMax ? 'max-rounds' : 'budget')) : undefined;
   const record: RoundsJudged = {
     rounds: round,
     minRounds: config.minRounds,
