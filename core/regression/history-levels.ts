@@ -4,7 +4,10 @@
  * ComputeVerdicts read (judge.ts readHistoryInput: the experiment's last HISTORY_DEFAULTS.window
  * runs, rehearsals left out), without the run itself; a series' stable runs are those since its last
  * change point (E-Divisive, as `history` finds them). Each run's value is its mean over its repeats,
- * as the history plots it, so the sd is the run-to-run sd of that value.
+ * as the history plots it. Tonight's rounds are single repeats, whose variance is the night-to-night
+ * part plus all of the within-night part, where a mean of r repeats has only 1/r of the latter: so
+ * the sd of one round is the run means' variance plus the pooled within-run variance times
+ * (1 - mean of 1/r) (a method-of-moments estimate; with one repeat a run it is the run means' sd).
  */
 import type { AthenaClient } from '@aws-sdk/client-athena';
 import type { RunContext } from '../backend';
@@ -13,8 +16,35 @@ import type { AwsBackendConfig } from '../backends/aws/config';
 import { NotFoundError } from '../lake/results';
 import { mean, sampleStddev } from '../stats/student-t';
 import type { SeriesLevel } from '../workflow/tasks/round-types';
-import { buildHistory, HISTORY_DEFAULTS } from './history';
+import { buildHistory, HISTORY_DEFAULTS, type HistoryInput } from './history';
 import { readerOpener, readHistoryInput, type LakeOpener } from './judge';
+import { metricValue, notJudgedReason, stepKeyText, type RegressionMetric, type StepKey } from './metrics';
+
+/** The pooled within-run variance of the repeats' log values, and the mean of 1/repeats, over the runs given. */
+function withinRuns(
+  input: HistoryInput,
+  key: StepKey,
+  metric: RegressionMetric,
+  runIds: ReadonlySet<string>,
+): { variance: number; meanInverseRepeats: number } {
+  const byRun = new Map<string, number[]>();
+  const k = stepKeyText(key);
+  for (const r of input.steps) {
+    if (!runIds.has(r.run_id) || stepKeyText(r) !== k || notJudgedReason(r) !== null) continue;
+    const v = metricValue(r, metric);
+    if (v !== null && v > 0) byRun.set(r.run_id, [...(byRun.get(r.run_id) ?? []), Math.log(v)]);
+  }
+  let ss = 0;
+  let df = 0;
+  let inverse = 0;
+  for (const logs of byRun.values()) {
+    const m = mean(logs);
+    ss += logs.reduce((a, x) => a + (x - m) ** 2, 0);
+    df += logs.length - 1;
+    inverse += 1 / logs.length;
+  }
+  return { variance: df > 0 ? ss / df : 0, meanInverseRepeats: byRun.size > 0 ? inverse / byRun.size : 1 };
+}
 
 const TESTED: readonly SeriesLevel['metric'][] = ['tps', 'qps', 'latency'];
 
@@ -46,7 +76,11 @@ export async function historyLevels(
         .map((m): SeriesLevel => {
           const from = m.changePoints.at(-1)?.runId;
           const start = from === undefined ? 0 : s.points.findIndex((p) => p.runId === from);
-          const values = m.values.slice(Math.max(0, start)).filter((v): v is number => v !== null && v > 0);
+          const stable = s.points
+            .map((p, i) => ({ runId: p.runId, value: m.values[i] ?? null }))
+            .slice(Math.max(0, start))
+            .filter((x): x is { runId: string; value: number } => x.value !== null && x.value > 0);
+          const values = stable.map((x) => x.value);
           const series = { ...s.key, metric: m.metric as SeriesLevel['metric'] };
           const since = from === undefined ? '' : ` since the change point at run ${from}`;
           if (values.length < HISTORY_DEFAULTS.minStableRuns)
@@ -55,7 +89,8 @@ export async function historyLevels(
               why: `${values.length} stable run(s)${since}, fewer than ${HISTORY_DEFAULTS.minStableRuns}`,
             };
           const logs = values.map(Math.log);
-          const logSd = sampleStddev(logs);
+          const within = withinRuns(before, s.key, m.metric, new Set(stable.map((p) => p.runId)));
+          const logSd = Math.sqrt(sampleStddev(logs) ** 2 + within.variance * (1 - within.meanInverseRepeats));
           if (!(logSd > 0)) return { ...series, why: `no spread over its ${values.length} stable runs` };
           return { ...series, level: { logMean: mean(logs), logSd, df: logs.length - 1, runs: logs.length } };
         }),

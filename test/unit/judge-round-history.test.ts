@@ -111,6 +111,19 @@ describe('historyLevels over a planted local lake', () => {
     expect(tps.level!.logSd).toBeLessThan(0.02);
   });
 
+  it("counts the within-night spread of a history of two-repeat runs in one round's sd", async () => {
+    // Arrange: every run's two repeats 3% either side of 1000, so the run means do not move at all.
+    for (let i = 0; i < 12; i++) {
+      const startedAt = new Date(Date.UTC(2026, 0, 1) + i * 86_400_000).toISOString();
+      writeLakeRun(lakeDir, `nightly-${String(i).padStart(3, '0')}`, startedAt, [{ tps: 1030 }, { tps: 970 }]);
+    }
+    // Act
+    const level = await tpsLevel();
+    // Assert: one repeat's log sd about its night's mean is 3%; the run means' sd alone is about 0.
+    expect(level.logSd).toBeGreaterThan(0.028);
+    expect(level.logSd).toBeLessThan(0.032);
+  });
+
   it('leaves out the run being judged, and has nothing for an experiment without runs', async () => {
     // Arrange
     plantHistory();
