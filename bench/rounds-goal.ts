@@ -6,6 +6,10 @@
  * Noise assumed: one round's ratio candidate/baseline lognormal with CV --cv (default 5%). S1's
  * author saw AZ a and AZ c disagree by up to 10%; read as two sds of a ratio that gives 5%. The
  * local recorded runs (bench/results/regression-local.json) show far more (a shared machine).
+ *
+ * The nightly against its own history (core/rounds/history-test.ts): every (variant, step) series'
+ * TPS tested after each round against --history-runs stable runs of the same noise (one variant's
+ * round: log sd of the ratio's over sqrt(2)), at most --history-max-rounds rounds.
  */
 import { maxRepeats } from '../core/experiment/rounds';
 import '../core/polyfills';
@@ -30,6 +34,8 @@ import {
 } from '../core/rounds/judge';
 import { roundsRange } from '../core/rounds/range';
 import { normalDraw } from '../core/rounds/normal';
+import { HISTORY_TEST_DEFAULTS } from '../core/rounds/history-test';
+import { simulateNights } from '../core/rounds/history-simulation';
 import { fitNoiseModel, type RecordedRun } from './noise-model';
 
 const REPO = findRepoRoot(__dirname);
@@ -40,6 +46,8 @@ const { values } = parseArgs({
     'max-rounds': { type: 'string', default: '6' },
     trials: { type: 'string', default: '4000' },
     'prior-df': { type: 'string', default: '30' },
+    'history-runs': { type: 'string', default: '30' },
+    'history-max-rounds': { type: 'string', default: '3' },
     record: { type: 'boolean', default: false },
   },
 });
@@ -49,17 +57,24 @@ const TRIALS = Number(values.trials);
 const SIGMA = Math.sqrt(Math.log(1 + CV ** 2));
 /** Degrees of freedom of the noise known from earlier runs (a month of nightly runs: about 30). */
 const PRIOR_DF = Number(values['prior-df']);
+const HISTORY_RUNS = Number(values['history-runs']);
+const HISTORY_MAX = Number(values['history-max-rounds']);
+/** Today's nightly: experiments/nightly-regression.json's repeats before it ran rounds. */
+const NIGHTLY_FIXED_REPEATS = 2;
 
 /** Fixed cost and per-round cost of an experiment, from its plan priced at 1 and 2 repeats. */
-function roundPrices(file: string): { fixed: number; perRound: number; today: number; repeats: number } {
+function roundPrices(
+  file: string,
+  todayRepeats?: number,
+): { fixed: number; perRound: number; today: number; repeats: number } {
   const { spec, scripts } = loadSpecFile(join(REPO, 'experiments', file), join(REPO, 'client', 'workloads'));
   const prices = loadPrices(REPO);
   const at = (repeats: number) =>
     estimatePlanCost(planRun({ ...spec, repeats }, { backend: 'aws', scripts }), prices).total!;
   const one = at(1);
   const perRound = at(2) - one;
-  // Today's fixed count: the most rounds the experiment may run.
-  const today = maxRepeats(spec);
+  // Today's fixed count: the most rounds the experiment may run, unless it already runs rounds.
+  const today = todayRepeats ?? maxRepeats(spec);
   return { fixed: one - perRound, perRound, today: at(today), repeats: today };
 }
 
@@ -187,7 +202,8 @@ function main(): void {
       stopped: o.reasons,
     };
   };
-  const nightly = roundPrices('nightly-regression.json');
+  // The nightly ran 2 fixed repeats before it was judged against its history after each round.
+  const nightly = roundPrices('nightly-regression.json', NIGHTLY_FIXED_REPEATS);
   const perMonth = runsPerMonth('cron(0 2 * * ? *)')!;
   const monthlyToday = perMonth * nightly.today;
   const nightlyQuestions = questionsOf(['read-only', 'read-write', 'write-only']);
@@ -204,6 +220,44 @@ function main(): void {
       detectionAt90Pct: moved.below1,
       movedExpectedRounds: moved.rounds,
       stoppedQuiet: quiet.reasons,
+    };
+  };
+  const series = nightlySeries();
+  const againstHistory = () => {
+    const night = (trueRatio: number, seed: number, shiftedSeries = series) =>
+      simulateNights({
+        series,
+        shiftedSeries,
+        trueRatio,
+        logSd: SIGMA / Math.SQRT2,
+        historyRuns: HISTORY_RUNS,
+        test: { maxRounds: HISTORY_MAX },
+        trials: TRIALS,
+        seed,
+      });
+    const quiet = night(1, 11);
+    const moved = night(0.9, 12);
+    // The harder case: one series drops 10%, the other five stay, so most nights stop at round one.
+    const alone = night(0.9, 13, 1);
+    const usd = perMonth * (nightly.fixed + quiet.expectedRounds * nightly.perRound);
+    return {
+      series,
+      historyRuns: HISTORY_RUNS,
+      maxRounds: HISTORY_MAX,
+      test: HISTORY_TEST_DEFAULTS,
+      quietExpectedRounds: quiet.expectedRounds,
+      quietMoreThanOneRound: quiet.moreThanOneRound,
+      monthlyUsd: usd,
+      shareOfToday: usd / monthlyToday,
+      goalMet: usd <= 0.6 * monthlyToday,
+      falseAlarm: quiet.movedShare,
+      detectionAt90Pct: moved.movedBelowShare,
+      movedExpectedRounds: moved.expectedRounds,
+      oneSeriesAt90Pct: {
+        detection: alone.movedBelowShare,
+        othersFalseAlarm: alone.unshiftedMovedShare,
+        expectedRounds: alone.expectedRounds,
+      },
     };
   };
   const today = { falseAlarm: 0, detectionAt90Pct: todaysCompare(nightly.repeats, 0.9, 7).below1 };
@@ -245,10 +299,22 @@ function main(): void {
       todaysCompare: today,
       ownRoundsOnly: nightlyFigures(false),
       withPriorNoise: nightlyFigures(true),
+      // Per series, as todaysCompare: the false alarm and detection of one (variant, step) TPS series.
+      againstHistory: againstHistory(),
     },
   };
   process.stdout.write(`${JSON.stringify(entry, null, 1)}\n`);
   if (values.record) record(entry);
+}
+
+/** The nightly's series a night judges: each variant's TPS in each step. */
+function nightlySeries(): number {
+  const { spec } = loadSpecFile(
+    join(REPO, 'experiments', 'nightly-regression.json'),
+    join(REPO, 'client', 'workloads'),
+  );
+  const steps = spec.workloads.reduce((n, w) => n + w.threads.length, 0);
+  return spec.variants.length * steps;
 }
 
 function localSigma(): number {

@@ -181,10 +181,11 @@ export function grantSweeperPermissions(role: iam.Role): void {
  *  - runner-jobs: the runner through SSM Run Command (jobs.ts), RunStep;
  *  - server-metrics: CloudWatch and Performance Insights (metrics.ts), RunStep and CollectLateMetrics;
  *  - cell-teardown: deleting a cell's resources (teardown.ts), TeardownCell;
- *  - lake-queries: Athena over the lake (athena.ts), FinishRun and ComputeVerdicts;
+ *  - lake-queries: Athena over the lake (athena.ts), FinishRun, ComputeVerdicts and JudgeRound;
  *  - lake-compaction: a run compacted to Parquet (athena-compaction.ts), FinishRun;
- *  - verdicts: the views the judging reads and the verdicts' alerts (athena-lake.ts, verdict-alerts.ts),
- * ComputeVerdicts. test/cdk/permissions.test.ts checks each
+ *  - lake-views: the views a history read creates first (athena-lake.ts), ComputeVerdicts and JudgeRound
+ *    (a question against history);
+ *  - verdicts: the verdicts' alerts (verdict-alerts.ts), ComputeVerdicts. test/cdk/permissions.test.ts checks each
  * function's role against what its own bundle calls, both ways.
  */
 type BackendPart =
@@ -197,6 +198,7 @@ type BackendPart =
   | 'cell-teardown'
   | 'lake-queries'
   | 'lake-compaction'
+  | 'lake-views'
   | 'verdicts';
 
 const TASK_PARTS: Readonly<Record<TaskName, readonly BackendPart[]>> = {
@@ -209,8 +211,8 @@ const TASK_PARTS: Readonly<Record<TaskName, readonly BackendPart[]>> = {
   'collect-late-metrics': ['lake', 'server-metrics'],
   'teardown-cell': ['lake', 'cell-teardown'],
   'finish-run': ['lake', 'lake-queries', 'lake-compaction'],
-  'compute-verdicts': ['lake', 'lake-queries', 'verdicts'],
-  'judge-round': ['lake'],
+  'compute-verdicts': ['lake', 'lake-queries', 'lake-views', 'verdicts'],
+  'judge-round': ['lake', 'lake-queries', 'lake-views'],
 };
 
 export interface TaskPermissionsProps extends BackendPermissionsProps, VerdictPermissionsProps {}
@@ -231,6 +233,7 @@ export function grantTaskPermissions(task: TaskName, role: iam.Role, props: Task
     'cell-teardown': () => grantCellTeardown(role),
     'lake-queries': () => grantLakeQueries(role, props),
     'lake-compaction': () => grantCompactionPermissions(role, props),
+    'lake-views': () => grantLakeViews(role, props),
     verdicts: () => grantVerdictPermissions(role, props),
   };
   for (const part of parts) grants[part]();
@@ -819,18 +822,13 @@ function lakeCatalog(role: iam.Role, databaseName: string): string[] {
 }
 
 /**
- * The ComputeVerdicts Task (core/regression/judge.ts, core/backends/aws/verdict-alerts.ts), beyond
- * the lake queries:
- *  - the CREATE OR REPLACE VIEW the lake reader runs first (core/backends/aws/athena-lake.ts
- *    ensureViews): glue:CreateTable and UpdateTable ("For any non-delete Athena action on a
- *    resource, you must include access to the parent of that resource", Athena User Guide,
- *    "Configure access to databases and tables in the AWS Glue Data Catalog");
- *  - cloudwatch:PutMetricData, which has no resource-level permission: limited by the
- *    cloudwatch:namespace condition key to the verdicts' namespace (Service Authorization Reference,
- *    Amazon CloudWatch);
- *  - events:PutEvents on the default event bus (resource type event-bus), sns:Publish on the topic.
+ * A history read through Athena (core/regression/judge.ts, history-levels.ts), beyond the lake
+ * queries: the CREATE OR REPLACE VIEW the lake reader runs first (core/backends/aws/athena-lake.ts
+ * ensureViews): glue:CreateTable and UpdateTable ("For any non-delete Athena action on a resource,
+ * you must include access to the parent of that resource", Athena User Guide, "Configure access to
+ * databases and tables in the AWS Glue Data Catalog").
  */
-function grantVerdictPermissions(role: iam.Role, props: VerdictPermissionsProps): void {
+function grantLakeViews(role: iam.Role, props: VerdictPermissionsProps): void {
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'CreateLakeViews',
@@ -838,6 +836,16 @@ function grantVerdictPermissions(role: iam.Role, props: VerdictPermissionsProps)
       resources: lakeCatalog(role, props.databaseName),
     }),
   );
+}
+
+/**
+ * The ComputeVerdicts Task's alerts (core/backends/aws/verdict-alerts.ts):
+ *  - cloudwatch:PutMetricData, which has no resource-level permission: limited by the
+ *    cloudwatch:namespace condition key to the verdicts' namespace (Service Authorization Reference,
+ *    Amazon CloudWatch);
+ *  - events:PutEvents on the default event bus (resource type event-bus), sns:Publish on the topic.
+ */
+function grantVerdictPermissions(role: iam.Role, props: VerdictPermissionsProps): void {
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'PutVerdictMetrics',

@@ -1,5 +1,5 @@
 /** What `plan --aws` says of a repeats range: the cost and time of the fewest, expected and most rounds. */
-import { namedQuestions, repeatRange } from '../experiment/rounds';
+import { isHistoryQuestion, namedQuestions, repeatRange, type NamedHorizonQuestion } from '../experiment/rounds';
 import type { Spec } from '../experiment/schema';
 import { formatMoney } from '../plan/cost';
 import type { Plan } from '../plan/types';
@@ -15,7 +15,16 @@ const ASSUMED_NOISE_CV = 0.05;
 export function roundsPlanLines(spec: Spec, plan: Plan, totalUsd: number | null): string[] {
   const { min, max } = repeatRange(spec);
   if (spec.questions === undefined || min === max) return [];
-  const questions = namedQuestions(spec).map((q) => ({ ...q, horizons: [...q.horizons] }));
+  const named = namedQuestions(spec);
+  if (named.some((q) => isHistoryQuestion(q)))
+    return [
+      `Rounds ${min}-${max} (each series is tested against its own stable history after every round):`,
+      `  one round when nothing moved, more only while a series is unclear; the maximum while a series has no ` +
+        `stable history yet; the figure above is the maximum`,
+    ];
+  const questions = named
+    .filter((q): q is NamedHorizonQuestion => !isHistoryQuestion(q))
+    .map((q) => ({ ...q, horizons: [...q.horizons] }));
   const horizon = Math.min(...questions.flatMap((q) => q.horizons));
   // A true difference of twice the smallest horizon: clear of it, yet not at once.
   const trueRatio = Math.max(0.5, 1 - (2 * horizon) / 100);

@@ -24,7 +24,7 @@ import { collectStepTask } from '../workflow/tasks/collect-step';
 import { interruptedSteps } from '../workflow/tasks/interrupted-steps';
 import { judgeRounds } from '../rounds/judge';
 import type { TaskDeps } from '../workflow/tasks/types';
-import { localJudge } from '../regression/judge-local';
+import { localHistoryLevels, localJudge } from '../regression/judge-local';
 import { toolInfo } from './tool-info';
 import { planNotesLine } from './plan-view';
 import { stopReason } from './stop-signals';
@@ -207,6 +207,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     preflight: (_plan, spec) => Promise.resolve(localRefusals(spec)),
     judgeRun: localJudge(options.lakeDir),
     judgeRounds,
+    historyLevels: localHistoryLevels(options.lakeDir),
   };
   let result: LocalExecutionResult;
   let overlaps: readonly HostRunOverlap[];

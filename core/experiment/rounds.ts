@@ -2,7 +2,7 @@
  * Rounds: a spec's repeats as a range and the questions that decide when to stop. A round is one
  * repeat of every variant, in the experiment's order. Type-only imports: schema.ts calls roundsIssues.
  */
-import type { Question, QuestionMetric, Spec } from './schema';
+import type { HistoryQuestion, HorizonQuestion, Question, QuestionMetric, Spec } from './schema';
 
 type RoundsSpec = Pick<Spec, 'repeats' | 'questions' | 'order' | 'variants' | 'workloads'>;
 
@@ -30,11 +30,15 @@ export function repeatsText(spec: Pick<Spec, 'repeats' | 'questions'>): string {
 export const ROUNDS_NOTE_PATH = 'rounds';
 
 /** A question with its id given or defaulted. */
-export interface NamedQuestion extends Question {
-  readonly id: string;
-}
+export type NamedQuestion = Question & { readonly id: string };
+export type NamedHorizonQuestion = HorizonQuestion & { readonly id: string };
+export type NamedHistoryQuestion = HistoryQuestion & { readonly id: string };
 
-function questionId(q: Pick<Question, 'id' | 'baseline' | 'candidate' | 'metric'>): string {
+export const isHistoryQuestion = <Q extends Question>(q: Q): q is Q & HistoryQuestion => q.against === 'history';
+
+function questionId(q: Question): string {
+  if (isHistoryQuestion(q))
+    return q.id ?? [q.variant, q.workload, q.metric].filter((x) => x !== undefined).join('-') + '-vs-history';
   return q.id ?? `${q.candidate}-vs-${q.baseline}-${q.metric}`;
 }
 
@@ -78,7 +82,31 @@ export function roundsIssues(spec: RoundsSpec): Issue[] {
   const variants = spec.variants.map((v) => v.name);
   const workloads = spec.workloads.map((w) => w.name);
   const seen = new Set<string>();
+  const history = isHistoryQuestion(spec.questions[0]!);
   spec.questions.forEach((q, i) => {
+    const id = questionId(q);
+    if (seen.has(id))
+      issues.push({ message: `duplicate question id "${id}": give each an "id"`, path: ['questions', i, 'id'] });
+    seen.add(id);
+    if (q.workload !== undefined && !workloads.includes(q.workload))
+      issues.push({
+        message: `no workload "${q.workload}" in this experiment (workloads: ${workloads.join(', ')})`,
+        path: ['questions', i, 'workload'],
+      });
+    // One stop rule a run: the history test's or the horizons' (their rounds are judged differently).
+    if (isHistoryQuestion(q) !== history)
+      issues.push({
+        message: 'questions against history and between variants do not mix in one experiment: use one kind',
+        path: ['questions', i, 'against'],
+      });
+    if (isHistoryQuestion(q)) {
+      if (q.variant !== undefined && !variants.includes(q.variant))
+        issues.push({
+          message: `no variant "${q.variant}" in this experiment (variants: ${variants.join(', ')})`,
+          path: ['questions', i, 'variant'],
+        });
+      return;
+    }
     for (const key of ['baseline', 'candidate'] as const) {
       if (!variants.includes(q[key]))
         issues.push({
@@ -88,15 +116,6 @@ export function roundsIssues(spec: RoundsSpec): Issue[] {
     }
     if (q.baseline === q.candidate)
       issues.push({ message: `compares "${q.baseline}" with itself`, path: ['questions', i, 'candidate'] });
-    if (q.workload !== undefined && !workloads.includes(q.workload))
-      issues.push({
-        message: `no workload "${q.workload}" in this experiment (workloads: ${workloads.join(', ')})`,
-        path: ['questions', i, 'workload'],
-      });
-    const id = questionId(q);
-    if (seen.has(id))
-      issues.push({ message: `duplicate question id "${id}": give each an "id"`, path: ['questions', i, 'id'] });
-    seen.add(id);
   });
   return issues;
 }

@@ -393,9 +393,10 @@ const repeatCount = z.number().int().min(1).max(100);
 const QUESTION_METRICS = ['tps', 'qps', 'p50', 'p90', 'p95', 'p99', 'tps_per_usd', 'qps_per_usd'] as const;
 export type QuestionMetric = (typeof QUESTION_METRICS)[number];
 
-const QuestionSchema = z
+const HorizonQuestionSchema = z
   .object({
     id: name.optional().describe('How the run and the report name it; default "<candidate>-vs-<baseline>-<metric>".'),
+    against: z.literal('variants').optional().describe('The default kind: the candidate against the baseline.'),
     baseline: name.describe('The variant the candidate is compared with.'),
     candidate: name,
     metric: z.enum(QUESTION_METRICS).describe('p50..p99: latency percentiles; *_per_usd: per dollar of the hour.'),
@@ -407,6 +408,26 @@ const QuestionSchema = z
       .describe('Differences worth knowing, in percent: [5] asks whether the ratio is below 95%, above 105%.'),
   })
   .strict();
+
+/** The metrics a history question may test, as `history` judges them (latency: the step's percentile). */
+const HISTORY_QUESTION_METRICS = ['tps', 'qps', 'latency'] as const;
+
+const HistoryQuestionSchema = z
+  .object({
+    id: name.optional().describe('How the run and the report name it; default "<metric>-vs-history".'),
+    against: z
+      .literal('history')
+      .describe(
+        "Each step of each variant tonight against the same series' stable runs before it (as `history` reads " +
+          'them): one round when nothing moved, more only while a series is unclear (core/rounds/history-test.ts).',
+      ),
+    metric: z.enum(HISTORY_QUESTION_METRICS).describe('latency: the percentile of the defaults (or the step).'),
+    variant: name.optional().describe("Only this variant's steps (default every variant)."),
+    workload: name.optional().describe("Only this workload's steps (default every workload)."),
+  })
+  .strict();
+
+const QuestionSchema = z.discriminatedUnion('against', [HorizonQuestionSchema, HistoryQuestionSchema]);
 
 export const SpecSchema = z
   .object({
@@ -604,3 +625,5 @@ export type SysbenchOptions = z.output<typeof SysbenchOptionsSchema>;
 export type WriteForwarding = z.output<typeof WriteForwardingSchema>;
 export type Target = (typeof TARGETS)[number];
 export type Question = z.output<typeof QuestionSchema>;
+export type HorizonQuestion = z.output<typeof HorizonQuestionSchema>;
+export type HistoryQuestion = z.output<typeof HistoryQuestionSchema>;

@@ -2,6 +2,8 @@
 import type { RunContext } from '../backend';
 import { withLake } from '../lake/duckdb';
 import type { VerdictsRow } from '../lake/rows';
+import type { SeriesLevel } from '../workflow/tasks/round-types';
+import { historyLevels } from './history-levels';
 import { judgeRun, type LakeOpener } from './judge';
 
 /** Each read opens the lake directory over the files its scope names. */
@@ -16,4 +18,9 @@ export function localJudge(
   now: () => Date = () => new Date(),
 ): (run: RunContext) => Promise<VerdictsRow[]> {
   return (run) => judgeRun(localLakeOpener(lakeDir), run, now());
+}
+
+/** TaskDeps.historyLevels of the local backend. */
+export function localHistoryLevels(lakeDir: string): (run: RunContext) => Promise<SeriesLevel[]> {
+  return (run) => historyLevels(localLakeOpener(lakeDir), run);
 }

@@ -47,6 +47,7 @@ export interface AwsFunctionParts {
   readonly judgeRun?: TaskDeps['judgeRun'];
   readonly compactRun?: NonNullable<TaskDeps['compactRun']>;
   readonly judgeRounds?: NonNullable<TaskDeps['judgeRounds']>;
+  readonly historyLevels?: NonNullable<TaskDeps['historyLevels']>;
 }
 
 export function awsFunctionTaskDeps(
@@ -72,5 +73,6 @@ export function awsFunctionTaskDeps(
     ...(parts.preflight ? { preflight: parts.preflight } : {}),
     ...(parts.compactRun ? { compactRun: parts.compactRun } : {}),
     ...(parts.judgeRounds ? { judgeRounds: parts.judgeRounds } : {}),
+    ...(parts.historyLevels ? { historyLevels: parts.historyLevels } : {}),
   };
 }

@@ -86,13 +86,14 @@ const PART_MODULES: readonly { part: string; modules: readonly string[]; tasks: 
   },
   {
     part: 'verdicts',
-    modules: [
-      'core/backends/aws/parts/verdict-alerts.ts',
-      'core/backends/aws/verdict-alerts.ts',
-      'core/regression/judge.ts',
-      'core/backends/aws/athena-lake.ts',
-    ],
+    modules: ['core/backends/aws/parts/verdict-alerts.ts', 'core/backends/aws/verdict-alerts.ts'],
     tasks: ['compute-verdicts'],
+  },
+  // A history read through Athena: ComputeVerdicts judges the run on it, JudgeRound tests a round against it.
+  {
+    part: 'history reads',
+    modules: ['core/regression/judge.ts', 'core/backends/aws/athena-lake.ts'],
+    tasks: ['compute-verdicts', 'judge-round'],
   },
 ];
 

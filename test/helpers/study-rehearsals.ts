@@ -109,8 +109,9 @@ function trimmedStudy(work: string, study: string, cells: ReadonlySet<string>): 
   const keptWorkloads = new Set(workloads.map((w) => w.name));
   const questions = (small.questions ?? []).filter(
     (q) =>
-      keptVariants.has(q.baseline) &&
-      keptVariants.has(q.candidate) &&
+      (q.against === 'history'
+        ? q.variant === undefined || keptVariants.has(q.variant)
+        : keptVariants.has(q.baseline) && keptVariants.has(q.candidate)) &&
       (q.workload === undefined || keptWorkloads.has(q.workload)),
   );
   const trimmed: Spec = {

@@ -1,7 +1,7 @@
 /** Questions and a repeats range: what validation refuses, by JSON path, and what it accepts. */
 import { SpecError, validateSpec, type SpecProblem } from '../../core/experiment/validate';
 import type { SpecInput } from '../../core/experiment/schema';
-import { repeatRange } from '../../core/experiment/rounds';
+import { namedQuestions, repeatRange } from '../../core/experiment/rounds';
 
 function base(): SpecInput {
   return {
@@ -66,5 +66,43 @@ describe('questions', () => {
     const spec = validateSpec({ ...base(), repeats: 3, questions: undefined }, 'x.json');
     expect(spec.repeats).toBe(3);
     expect(repeatRange(spec)).toEqual({ min: 3, max: 3 });
+  });
+});
+
+describe('questions against history', () => {
+  const nightly = (question: Record<string, unknown>): Record<string, unknown> => ({
+    ...base(),
+    repeats: { min: 1, max: 3 },
+    questions: [{ against: 'history', metric: 'tps', ...question }],
+  });
+
+  it('accepts one on every variant or on one variant and workload, with a default id', () => {
+    // Act
+    const every = validateSpec(nightly({}), 'x.json');
+    const one = validateSpec(nightly({ variant: 'a', workload: 'rw', metric: 'latency' }), 'x.json');
+    // Assert
+    expect(namedQuestions(every).map((q) => q.id)).toEqual(['tps-vs-history']);
+    expect(namedQuestions(one).map((q) => q.id)).toEqual(['a-rw-latency-vs-history']);
+  });
+
+  it.each([
+    ['variant', { variant: 'nope' }, 'questions[0].variant', /no variant "nope"/],
+    ['workload', { workload: 'other' }, 'questions[0].workload', /no workload "other"/],
+    ['metric', { metric: 'p95' }, 'questions[0].metric', /expected one of "tps", "qps", "latency"/],
+    ['horizons', { horizons: [5] }, 'questions[0]', /unknown field "horizons"/],
+    ['kind', { against: 'yesterday' }, 'questions[0].against', /.+/],
+  ])('refuses a bad %s, at its path', (_what, change, path, message) => {
+    // Act
+    const problems = problemsOf(nightly(change));
+    // Assert
+    expect(problems).toContainEqual({ path, message: expect.stringMatching(message) });
+  });
+
+  it('refuses mixing them with questions between variants', () => {
+    // Arrange
+    const doc = nightly({});
+    doc.questions = [...(doc.questions as object[]), base().questions![0]!];
+    // Act / Assert
+    expect(problemsOf(doc)).toEqual([{ path: 'questions[1].against', message: expect.stringMatching(/do not mix/) }]);
   });
 });

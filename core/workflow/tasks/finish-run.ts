@@ -9,7 +9,7 @@ import { causeText } from './cause-text';
 import { readJson } from './lake-json';
 import { need } from './need';
 import type { CellOutcome } from './teardown-cell';
-import { STOP_TEXT, type RoundsJudged } from './judge-round';
+import { stopText, type RoundsJudged } from './judge-round';
 import { ROUNDS_NOTE_PATH } from '../../experiment/rounds';
 import type { TaskDeps, TaskError } from './types';
 
@@ -109,7 +109,7 @@ const cellRound = (cellId: string): number => Number(/-r(\d+)$/.exec(cellId)?.[1
 
 /** The manifest's record of the rounds: how many ran of the range, and why they stopped. */
 function roundsNote(j: RoundsJudged): PlanNote {
-  const why = j.reason !== undefined ? STOP_TEXT[j.reason] : 'stopped before the judge decided';
+  const why = stopText(j);
   const resolved = j.questions.filter((q) => q.resolved).length;
   return {
     level: 'info',

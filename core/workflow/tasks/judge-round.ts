@@ -1,8 +1,14 @@
 /** JudgeRound: after each round, the questions judged on the run's step rows in the lake; another round or stop. */
 import type { RunContext } from '../../backend';
-import type { NamedQuestion } from '../../experiment/rounds';
+import {
+  isHistoryQuestion,
+  type NamedHistoryQuestion,
+  type NamedHorizonQuestion,
+  type NamedQuestion,
+} from '../../experiment/rounds';
 import { lakeKeys, type StepRow } from '../../lake/rows';
-import type { QuestionState, StopReason } from './round-types';
+import { historyRound } from './history-round';
+import type { HistorySeriesState, QuestionState, StopReason } from './round-types';
 import { readJson } from './lake-json';
 import { need } from './need';
 import { roundValues } from './round-values';
@@ -34,6 +40,8 @@ export interface RoundsJudged {
   readonly spentUsd: number;
   readonly nextRoundUsd: number;
   readonly questions: readonly QuestionState[];
+  /** Questions against history: each series' call (history-round.ts). */
+  readonly history?: readonly HistorySeriesState[];
 }
 
 export interface JudgeRoundEvent {
@@ -53,6 +61,30 @@ export interface JudgeRoundOutput {
   readonly summary: string;
 }
 
+/** The judge's answer for questions between variants (core/rounds/judge.ts, injected). */
+function judgeHorizons(
+  deps: TaskDeps,
+  config: RoundsConfig,
+  rows: readonly StepRow[],
+  round: number,
+  spentUsd: number,
+  nextRoundUsd: number,
+): { decision: 'continue' | 'stop'; reason?: StopReason; questions: QuestionState[] } {
+  const questions = config.questions.filter((q): q is NamedHorizonQuestion => !isHistoryQuestion(q));
+  const observations = Object.fromEntries(questions.map((q) => [q.id, roundValues(rows, q, round, config.hourlyUsd)]));
+  if (deps.judgeRounds === undefined) throw new Error('judge-round: these deps were built without the judge');
+  return deps.judgeRounds({
+    questions: questions.map((q) => ({ ...q, horizons: [...q.horizons] })),
+    observations,
+    minRounds: config.minRounds,
+    maxRounds: config.maxRounds,
+    confidence: config.confidence,
+    spentUsd,
+    nextRoundUsd,
+    ...(config.budgetUsd !== undefined ? { budgetUsd: config.budgetUsd } : {}),
+  });
+}
+
 async function stepRows(deps: TaskDeps, run: RunContext): Promise<StepRow[]> {
   const keys = (await deps.backend.lake.list(lakeKeys.runTablePrefix('steps', run.dt, run.runId))).filter((k) =>
     k.endsWith('.jsonl'),
@@ -68,14 +100,45 @@ async function stepRows(deps: TaskDeps, run: RunContext): Promise<StepRow[]> {
 
 const pct = (x: number): string => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '?');
 
-export const STOP_TEXT: Record<StopReason, string> = {
+const STOP_TEXT: Record<StopReason, string> = {
   resolved: 'every question resolved',
   'max-rounds': 'at the maximum rounds, not every question resolved',
   budget: 'the next round would pass budget.maxUsd',
 };
 
+/** "tps-vs-history: 6 series, 5 quiet, 1 unclear (write-only t16 [r6g-large] 96.1%, z -2.31)" */
+function historySummary(states: readonly HistorySeriesState[]): string {
+  const byQuestion = new Map<string, HistorySeriesState[]>();
+  for (const s of states) byQuestion.set(s.question, [...(byQuestion.get(s.question) ?? []), s]);
+  return [...byQuestion]
+    .map(([id, ss]) => {
+      const count = (call: HistorySeriesState['call'], text: string) => {
+        const n = ss.filter((s) => s.call === call).length;
+        return n > 0 ? [`${n} ${text}`] : [];
+      };
+      const named = ss
+        .filter((s) => s.call !== 'quiet')
+        .map((s) =>
+          s.call === 'no-history' ? `${s.series}: ${s.why}` : `${s.series} ${pct(s.ratio)}, z ${s.z.toFixed(2)}`,
+        );
+      const counts = [
+        ...count('quiet', 'quiet'),
+        ...count('moved', 'MOVED'),
+        ...count('continue', 'unclear'),
+        ...count('no-history', 'without a stable history'),
+      ];
+      return `${id}: ${ss.length} series, ${counts.join(', ')}${named.length > 0 ? ` (${named.join('; ')})` : ''}`;
+    })
+    .join('; ');
+}
+
 /** "round 2 of 2-10: a-vs-b-tps 92.1% (88.0%-96.2%) resolved; next round $4.12" */
 function roundsSummary(j: RoundsJudged): string {
+  if (j.history !== undefined) {
+    const next =
+      j.decision === 'continue' ? `next round $${j.nextRoundUsd.toFixed(2)}` : `stopped: ${historyStopText(j)}`;
+    return `round ${j.rounds} of ${j.minRounds}-${j.maxRounds}: ${historySummary(j.history)}; ${next}`;
+  }
   const questions = j.questions
     .map((q) => `${q.id} ${pct(q.ratio)} (${pct(q.lower)}-${pct(q.upper)}) ${q.resolved ? 'resolved' : 'unclear'}`)
     .join('; ');
@@ -84,31 +147,85 @@ function roundsSummary(j: RoundsJudged): string {
   return `round ${j.rounds} of ${j.minRounds}-${j.maxRounds}: ${questions}; ${next}`;
 }
 
+/** Why the rounds stopped, in words: the round line's and the manifest's `rounds` note. */
+export function stopText(j: RoundsJudged): string {
+  if (j.reason === undefined) return 'stopped before the judge decided';
+  return j.history !== undefined ? historyStopText(j) : STOP_TEXT[j.reason];
+}
+
+/** Why a run judged against history stopped. */
+function historyStopText(j: RoundsJudged): string {
+  if (j.reason === 'resolved') return 'every series quiet or moved against its history';
+  if (j.reason === 'budget') return STOP_TEXT.budget;
+  const missing = (j.history ?? []).filter((s) => s.call === 'no-history').length;
+  return missing > 0
+    ? `at the maximum rounds: ${missing} series without a stable history yet, so run to the maximum`
+    : 'at the maximum rounds, the last look decided';
+}
+
+/** The questions' states of a history round: a question is resolved when none of its series is open. */
+function historyQuestionStates(
+  questions: readonly NamedHistoryQuestion[],
+  states: readonly HistorySeriesState[],
+  round: number,
+): QuestionState[] {
+  return questions.map((q) => {
+    const own = states.filter((s) => s.question === q.id);
+    const worst = own.reduce<HistorySeriesState | undefined>(
+      (w, s) => (Number.isFinite(s.z) && (w === undefined || Math.abs(s.z) > Math.abs(w.z)) ? s : w),
+      undefined,
+    );
+    const ratio = worst?.ratio ?? Number.NaN;
+    const open = own.some((s) => s.call === 'continue' || s.call === 'no-history');
+    return { id: q.id, rounds: round, ratio, lower: ratio, upper: ratio, resolved: !open, sides: [] };
+  });
+}
+
+/** The judge's answer for questions against history: stop when no series is open, at the minimum at least. */
+async function judgeHistory(
+  deps: TaskDeps,
+  run: RunContext,
+  config: RoundsConfig,
+  questions: readonly NamedHistoryQuestion[],
+  rows: readonly StepRow[],
+  round: number,
+): Promise<{
+  decision: 'continue' | 'stop';
+  reason?: StopReason;
+  questions: QuestionState[];
+  history: HistorySeriesState[];
+}> {
+  // Without a reader (a function built without one) every series is without history: run the maximum.
+  const levels = deps.historyLevels === undefined ? [] : await deps.historyLevels(run);
+  const history = historyRound(questions, rows, levels, round, config.maxRounds).map((s) =>
+    deps.historyLevels === undefined && s.call === 'no-history' ? { ...s, why: 'this function reads no history' } : s,
+  );
+  const states = historyQuestionStates(questions, history, round);
+  if (round >= config.minRounds && states.every((q) => q.resolved))
+    return { decision: 'stop', reason: 'resolved', questions: states, history };
+  return { decision: 'continue', questions: states, history };
+}
+
 export async function judgeRoundTask(deps: TaskDeps, event: JudgeRoundEvent): Promise<JudgeRoundOutput> {
   need(event, ['run', 'round'], 'judge-round');
   const { run, round } = event;
   const config = await readJson<RoundsConfig>(deps, lakeKeys.workflow.rounds(run.runId));
   if (config === undefined) throw new Error(`judge-round: no rounds configuration in the lake for run ${run.runId}`);
   const rows = await stepRows(deps, run);
-  const observations = Object.fromEntries(
-    config.questions.map((q) => [q.id, roundValues(rows, q, round, config.hourlyUsd)]),
-  );
   const spentUsd = config.roundUsd.slice(0, round).reduce((a, b) => a + b, 0);
   const nextRoundUsd = config.roundUsd[round] ?? 0;
-  if (deps.judgeRounds === undefined) throw new Error('judge-round: these deps were built without the judge');
-  const judged = deps.judgeRounds({
-    questions: config.questions.map((q) => ({ ...q, horizons: [...q.horizons] })),
-    observations,
-    minRounds: config.minRounds,
-    maxRounds: config.maxRounds,
-    confidence: config.confidence,
-    spentUsd,
-    nextRoundUsd,
-    ...(config.budgetUsd !== undefined ? { budgetUsd: config.budgetUsd } : {}),
-  });
+  const against = config.questions.filter((q): q is NamedHistoryQuestion => isHistoryQuestion(q));
+  const judged: { decision: 'continue' | 'stop'; reason?: StopReason; questions: QuestionState[] } =
+    against.length > 0
+      ? await judgeHistory(deps, run, config, against, rows, round)
+      : judgeHorizons(deps, config, rows, round, spentUsd, nextRoundUsd);
+  const history = 'history' in judged ? (judged.history as HistorySeriesState[]) : undefined;
   // A round whose rows are missing (its cells failed) counts as run: the loop is bounded by maxRounds.
-  const decision = round >= config.maxRounds ? 'stop' : judged.decision;
-  const reason = decision === 'stop' ? (judged.reason ?? 'max-rounds') : undefined;
+  const atMax = round >= config.maxRounds;
+  // No round starts that would pass budget.maxUsd (the horizons' judge says so itself; a history run here).
+  const overBudget = config.budgetUsd !== undefined && spentUsd + nextRoundUsd > config.budgetUsd;
+  const decision = atMax || overBudget ? 'stop' : judged.decision;
+  const reason = decision === 'stop' ? (judged.reason ?? (atMax ? 'max-rounds' : 'budget')) : undefined;
   const record: RoundsJudged = {
     rounds: round,
     minRounds: config.minRounds,
@@ -118,6 +235,7 @@ export async function judgeRoundTask(deps: TaskDeps, event: JudgeRoundEvent): Pr
     spentUsd,
     nextRoundUsd,
     questions: judged.questions,
+    ...(history !== undefined ? { history } : {}),
   };
   await deps.backend.lake.put(lakeKeys.workflow.roundsJudged(run.runId), JSON.stringify(record));
   const next = decision === 'continue' ? round + 1 : round;

@@ -36,3 +36,29 @@ export interface RoundsJudgeOutput {
   reason?: StopReason;
   questions: QuestionState[];
 }
+
+/** A series' stable history (core/rounds/history-test.ts HistoryLevel), as TaskDeps.historyLevels reads it. */
+export interface SeriesLevel {
+  readonly variant: string;
+  readonly workload: string;
+  readonly threads: number;
+  readonly rate: number;
+  readonly target: string;
+  readonly metric: 'tps' | 'qps' | 'latency';
+  /** Absent when the series has too few stable runs to test against; `why` says so. */
+  readonly level?: { readonly logMean: number; readonly logSd: number; readonly df: number; readonly runs: number };
+  readonly why?: string;
+}
+
+/** One series of a history question after a round: the test's call, or why it has none. */
+export interface HistorySeriesState {
+  readonly question: string;
+  /** "read-write t16 [r7g-large]" */
+  readonly series: string;
+  readonly rounds: number;
+  /** Tonight over the history (geometric means); NaN without a history. */
+  readonly ratio: number;
+  readonly z: number;
+  readonly call: 'quiet' | 'moved' | 'continue' | 'no-history';
+  readonly why?: string;
+}

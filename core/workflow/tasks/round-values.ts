@@ -3,12 +3,12 @@
  * A round's value is the geometric mean over the steps both variants ran, so its ratio is the
  * geometric mean of the per-step ratios.
  */
-import { lowerIsBetter, type NamedQuestion } from '../../experiment/rounds';
+import { lowerIsBetter, type NamedHorizonQuestion } from '../../experiment/rounds';
 import type { StepRow } from '../../lake/rows';
 import type { RoundValues } from './round-types';
 
 /** A step's value of the metric, summed over its clients (latency: the worst client's). */
-function stepValue(rows: readonly StepRow[], q: NamedQuestion, hourlyUsd: number | undefined): number | null {
+function stepValue(rows: readonly StepRow[], q: NamedHorizonQuestion, hourlyUsd: number | undefined): number | null {
   const metric = q.metric.replace(/_per_usd$/, '');
   if (lowerIsBetter(q.metric)) {
     const column = `lat_${metric}_ms` as 'lat_p50_ms' | 'lat_p90_ms' | 'lat_p95_ms' | 'lat_p99_ms';
@@ -30,7 +30,7 @@ const geomean = (xs: readonly number[]): number => Math.exp(xs.reduce((a, x) => 
  */
 export function roundValues(
   rows: readonly StepRow[],
-  q: NamedQuestion,
+  q: NamedHorizonQuestion,
   rounds: number,
   hourlyUsd: Readonly<Record<string, number>> = {},
 ): RoundValues[] {

@@ -6,7 +6,7 @@ import type { Backend, RunContext } from '../../backend';
 import type { VerdictsRow } from '../../lake/rows';
 import type { Plan, PlanNote } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';
-import type { RoundsJudgeInput, RoundsJudgeOutput } from './round-types';
+import type { RoundsJudgeInput, RoundsJudgeOutput, SeriesLevel } from './round-types';
 
 export interface TaskDeps {
   readonly backend: Backend;
@@ -41,6 +41,12 @@ export interface TaskDeps {
    * statistics sit above the workflow. Undefined: JudgeRound refuses (a function built without it).
    */
   readonly judgeRounds?: (input: RoundsJudgeInput) => RoundsJudgeOutput;
+  /**
+   * Each series' stable history before the run, for questions against history
+   * (core/regression/history-levels.ts, over the lake as judgeRun reads it). Undefined: every series
+   * is taken as without history, and the run goes to its maximum rounds.
+   */
+  readonly historyLevels?: (run: RunContext) => Promise<readonly SeriesLevel[]>;
 }
 
 /** A Catch's error payload; Cause is the error message locally and a JSON string on Lambda. */
