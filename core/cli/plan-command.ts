@@ -47,7 +47,9 @@ export async function planAction(file: string, opts: PlanFlags, context: PlanCon
   const extra = await planCostLines(prepared.spec, plan, repoRoot, opts.prices ? resolve(opts.prices) : undefined);
   if (backend === 'aws') {
     const { planVcpuLine } = await import('../backends/aws/vcpu-quota');
-    extra.push(planVcpuLine(plan), ...(await nightlyPlanLines(file, plan, opts.prices, context)));
+    const { quietNightShare } = await import('./rounds-plan');
+    const quiet = quietNightShare(prepared.spec);
+    extra.push(planVcpuLine(plan), ...(await nightlyPlanLines(file, plan, opts.prices, context, quiet)));
     const { roundsPlanLines } = await import('./rounds-plan');
     const { estimatePlanCost, loadPrices } = await import('../plan/cost');
     const table = loadPrices(repoRoot, opts.prices ? resolve(opts.prices) : undefined);
@@ -70,11 +72,13 @@ async function nightlyPlanLines(
   plan: Plan,
   prices: string | undefined,
   context: PlanContext,
+  quietShare: number | null,
 ): Promise<string[]> {
   const nightly = await context.nightly();
   if (resolve(file) !== resolve(context.repoRoot, nightly.experiment)) return [];
   const { estimatePlanCost, formatMoney, loadPrices } = await import('../plan/cost');
   const { nightlyCostLines } = await import('../plan/nightly-cost');
   const cost = estimatePlanCost(plan, loadPrices(context.repoRoot, prices ? resolve(prices) : undefined));
-  return nightlyCostLines(nightly, cost.total, cost.currency, cost.pricesAsOf, (v) => formatMoney(v, cost.currency));
+  const format = (v: number) => formatMoney(v, cost.currency);
+  return nightlyCostLines(nightly, cost.total, cost.currency, cost.pricesAsOf, format, quietShare);
 }

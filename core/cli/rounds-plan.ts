@@ -4,6 +4,7 @@ import type { Spec } from '../experiment/schema';
 import { formatMoney } from '../plan/cost';
 import type { Plan } from '../plan/types';
 import { roundsRange } from '../rounds/range';
+import { simulateNights } from '../rounds/history-simulation';
 
 /**
  * The assumed noise: a round's ratio varies 5% (coefficient of variation) from round to round, the
@@ -11,17 +12,58 @@ import { roundsRange } from '../rounds/range';
  */
 const ASSUMED_NOISE_CV = 0.05;
 
+/** A history question's assumed history: a month of nightly runs, each series' run-to-run sd (ratio CV / sqrt 2). */
+const HISTORY_RUNS = 30;
+const HISTORY_LOG_SD = ASSUMED_NOISE_CV / Math.SQRT2;
+
+/** Expected rounds of a night when nothing moved: every series (variant x step) tested against its history. */
+function quietNightRounds(spec: Spec, maxRounds: number): number {
+  const steps = spec.workloads.reduce((n, w) => n + w.threads.length * Math.max(1, w.rates.length), 0);
+  const figures = simulateNights({
+    series: spec.variants.length * steps,
+    trueRatio: 1,
+    logSd: HISTORY_LOG_SD,
+    historyRuns: HISTORY_RUNS,
+    test: { maxRounds },
+    trials: 400,
+    seed: 1,
+  });
+  return figures.expectedRounds;
+}
+
+/**
+ * The share of the plan's cost (priced at the maximum rounds) a night when nothing moved is expected to
+ * cost, for a spec whose questions are against its history; null for any other spec.
+ */
+export function quietNightShare(spec: Spec): number | null {
+  const { min, max } = repeatRange(spec);
+  if (spec.questions === undefined || min === max || !namedQuestions(spec).some((q) => isHistoryQuestion(q)))
+    return null;
+  return Math.max(min, quietNightRounds(spec, max)) / max;
+}
+
 /** Lines for a spec with questions and a range of repeats; none otherwise. totalUsd: the plan's cost at max. */
 export function roundsPlanLines(spec: Spec, plan: Plan, totalUsd: number | null): string[] {
   const { min, max } = repeatRange(spec);
   if (spec.questions === undefined || min === max) return [];
   const named = namedQuestions(spec);
-  if (named.some((q) => isHistoryQuestion(q)))
+  const roundS = plan.estimate.wallTimeS / max;
+  const roundUsd = totalUsd === null ? null : totalUsd / max;
+  const at = (rounds: number) => {
+    const usd = roundUsd === null ? '?' : formatMoney(roundUsd * rounds, 'USD');
+    const n = rounds.toFixed(rounds % 1 === 0 ? 0 : 1);
+    return `${n} round${n === '1' ? '' : 's'} ${usd}, ${((roundS * rounds) / 3600).toFixed(1)} h`;
+  };
+  if (named.some((q) => isHistoryQuestion(q))) {
+    const quiet = quietNightRounds(spec, max);
     return [
       `Rounds ${min}-${max} (each series is tested against its own stable history after every round):`,
+      `  minimum ${at(min)}; expected on a night when nothing moved ${at(Math.max(min, quiet))}; maximum ${at(max)}`,
       `  one round when nothing moved, more only while a series is unclear; the maximum while a series has no ` +
-        `stable history yet; the figure above is the maximum`,
+        `stable history yet. Expected assumes ${HISTORY_RUNS} stable runs and a run-to-run noise of ` +
+        `${(HISTORY_LOG_SD * 100).toFixed(1)}% a series; the figure above is the maximum`,
     ];
+  }
   const questions = named
     .filter((q): q is NamedHorizonQuestion => !isHistoryQuestion(q))
     .map((q) => ({ ...q, horizons: [...q.horizons] }));
@@ -37,12 +79,6 @@ export function roundsPlanLines(spec: Spec, plan: Plan, totalUsd: number | null)
     trueRatio,
     trials: 400,
   });
-  const roundS = plan.estimate.wallTimeS / max;
-  const roundUsd = totalUsd === null ? null : totalUsd / max;
-  const at = (rounds: number) => {
-    const usd = roundUsd === null ? '?' : formatMoney(roundUsd * rounds, 'USD');
-    return `${rounds.toFixed(rounds % 1 === 0 ? 0 : 1)} rounds ${usd}, ${((roundS * rounds) / 3600).toFixed(1)} h`;
-  };
   return [
     `Rounds ${min}-${max} (the run stops once every question is resolved):`,
     `  minimum ${at(range.min)}; expected ${at(range.expected)}; maximum ${at(range.max)}`,

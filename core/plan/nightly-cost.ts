@@ -80,6 +80,8 @@ export function nightlyCostLines(
   currency: string,
   pricesAsOf: string,
   format: (value: number) => string,
+  /** The share of perRun a night when nothing moved costs, when the runs stop early (rounds-plan.ts). */
+  quietShare: number | null = null,
 ): string[] {
   const state = schedule.enabled ? 'on' : 'off in cdk.json (set aurora-bench.nightly.enabled to true to deploy it)';
   const head = `Nightly schedule ${schedule.cron} ${schedule.timeZone} (cdk.json aurora-bench.nightly, ${state}):`;
@@ -88,8 +90,15 @@ export function nightlyCostLines(
     return [`${head} monthly cost not estimated: runs per month of this cron expression not counted here`];
   if (perRun === null)
     return [`${head} ${runs.toFixed(1)} runs a month; monthly cost unknown (a price is missing, above)`];
+  const basis = `${currency}, the on-demand prices above, ${pricesAsOf}`;
+  if (quietShare !== null)
+    return [
+      `${head} ${runs.toFixed(1)} runs a month x ${format(perRun * quietShare)} a run when nothing moved = ` +
+        `about ${format(runs * perRun * quietShare)} a month (at most ${format(runs * perRun)}, every run at its ` +
+        `maximum rounds; ${basis})`,
+    ];
   return [
     `${head} ${runs.toFixed(1)} runs a month x ${format(perRun)} a run = about ${format(runs * perRun)} a ` +
-      `month (${currency}, the on-demand prices above, ${pricesAsOf})`,
+      `month (${basis})`,
   ];
 }
