@@ -278,6 +278,10 @@ function main(): void {
     s1: {
       prices: s1,
       trueRatio: 0.92,
+      // A lower bound for any method: even with the noise known exactly, a 95% interval about the truth
+      // lies below the 95% horizon only after this many rounds (the half-width 1.96 sigma / sqrt(n)
+      // under the gap ln(0.95 / 0.92)). Half of today's cost buys 1.5 rounds.
+      roundsToClearHorizonAtKnownNoise: Math.ceil(((1.96 * SIGMA) / Math.log(0.95 / 0.92)) ** 2),
       fixedRepeatsCoverage: fixedCoverage(s1.repeats, 3),
       // What `plan --aws` would print: rounds from the minimum to the maximum, expected at this noise.
       roundsRange: roundsRange({
