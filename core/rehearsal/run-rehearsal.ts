@@ -58,12 +58,11 @@ async function rehearse(
   const { plan } = pre;
   const control = await startControlPlane(options, pre, claim, state, lagS, log);
   const { config, raw } = control;
-  const emulated = await startEmulations(options, pre, claim, control, state, lagS, log);
-  const deps = await options.buildTaskDeps(config, emulated.clients);
-  const sandbox = await startTaskSandbox(options, pre, claim, control, emulated.clients, state);
+  const { clients, rds, agent } = await startEmulations(options, pre, claim, control, state, lagS, log);
+  const deps = await options.buildTaskDeps(config, clients);
+  const sandbox = await startTaskSandbox(options, pre, claim, control, clients, state);
   const runRow = new RunRowCopy(raw.s3, config, options.lakeDir, log);
-  const executed = await runWorkflow(options, pre, deps, sandbox, emulated.rds, runRow, state, log);
-  const { clients, rds, agent } = emulated;
+  const executed = await runWorkflow(options, pre, deps, sandbox, rds, runRow, state, log);
   const result = await settleUnsuccessful(options, plan, deps, clients, config, executed, state.safetyNetDeleted, log);
   state.leftBehind.push(...(await leftBehind(control.moto.endpoint, plan.region, rds, agent)));
   await runRow.done();
