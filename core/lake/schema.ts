@@ -42,7 +42,7 @@ const RUNS = {
    * Where the run ran (RunBackend); import: hand-run sysbench logs brought in by `aurora-bench import`
    * (core/cli/import-logs.ts); aws-rehearsal: `run --aws-rehearsal`, the AWS path against moto and
    * MariaDB/PostgreSQL stand-ins on this machine (set on the lake copy the rehearsal leaves,
-   * core/rehearsal/run-rehearsal.ts), which an AWS experiment's history leaves out (core/regression/load.ts).
+   * core/rehearsal/lake-copy.ts), which an AWS experiment's history leaves out (core/regression/load.ts).
    */
   backend: 'string',
   region: 'string',

@@ -297,7 +297,7 @@ export class RdsEmulation {
 
   /**
    * What an instance's MariaDB stand-in was asked to run with: the prepare check compares the
-   * server with these rather than with the parameter groups' Aurora values (run-rehearsal.ts hands them
+   * server with these rather than with the parameter groups' Aurora values (run-workflow.ts hands them
    * to the workflow as CheckCellReady's backendState `requestedParameters`).
    */
   appliedParameters(instanceId: string): Record<string, string> | undefined {

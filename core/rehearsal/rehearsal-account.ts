@@ -21,7 +21,7 @@ export interface SandboxRoute {
 }
 
 export class RehearsalAccount {
-  /** The standing infrastructure's configuration, by what it was created for (runRehearsal's key). */
+  /** The standing infrastructure's configuration, by what it was created for (standing-config.ts's key). */
   private readonly configs = new Map<string, AwsBackendConfig>();
   private warm: { readonly key: string; readonly sandbox: LambdaSandbox } | undefined;
   private route: SandboxRoute | undefined;

@@ -53,7 +53,7 @@ import { CloudWatchPublisher } from '../../core/rehearsal/cloudwatch-publisher';
 import { MOTO_CREDENTIALS } from '../../core/rehearsal/moto-server';
 import { ProcessTracker } from '../../core/rehearsal/process-tracker';
 import { MASTER_USER_PRIVILEGES, RdsEmulation, type ClusterMembers } from '../../core/rehearsal/rds-emulation';
-import { catalogueCheck } from '../../core/rehearsal/run-rehearsal';
+import { catalogueCheck } from '../../core/rehearsal/catalogue-check';
 import { SsmAgentEmulation } from '../../core/rehearsal/ssm-agent';
 import type { MotoServer } from '../aws/moto';
 import { rehearsalFile } from '../helpers/rehearsal-file';

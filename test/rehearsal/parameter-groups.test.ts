@@ -20,7 +20,7 @@ import { planRun } from '../../core/plan/plan';
 import type { CellPlan } from '../../core/plan/types';
 import { ProcessTracker } from '../../core/rehearsal/process-tracker';
 import { RdsEmulation } from '../../core/rehearsal/rds-emulation';
-import { catalogueCheck } from '../../core/rehearsal/run-rehearsal';
+import { catalogueCheck } from '../../core/rehearsal/catalogue-check';
 import {
   createStandingInfrastructure,
   CREDENTIALS,

@@ -1,0 +1,43 @@
+/**
+ * The rehearsal's folder and its run id. The run claims its id in the local run root as a local run
+ * does (registry.ts): a live run of the id is refused, and what a rehearsal killed with SIGKILL
+ * leaves (its record, rehearsal-record.ts), `cleanup` settles, recording the run's end in the lake
+ * it was to be copied into.
+ */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { claimRunDir, defaultRunRoot, runDirOf } from '../backends/local/registry';
+import { RehearsalRecorder } from '../backends/local/rehearsal-record';
+import { lakeKeys } from '../lake/rows';
+import type { Plan } from '../plan/types';
+import { ProcessTracker } from './process-tracker';
+import { makeRehearsalFolder } from './rehearsal-folder';
+import type { RehearsalOptions } from './rehearsal-options';
+
+export interface RunClaim {
+  /** The rehearsal's folder: every file it writes, removed at the end. */
+  readonly dir: string;
+  /** The run's directory in the run root, removed once the folder is. */
+  readonly runDir: string;
+  /** Where the run's lake is copied (RehearsalOptions.lakeDir, or a folder in `dir`). */
+  readonly lakeDir: string;
+  readonly recorder: RehearsalRecorder;
+  /** Every process the rehearsal starts, recorded as it starts. */
+  readonly tracker: ProcessTracker;
+}
+
+export async function claimRun(options: RehearsalOptions, plan: Plan): Promise<RunClaim> {
+  const dir = await makeRehearsalFolder();
+  const runRoot = options.runRoot ?? defaultRunRoot();
+  const runDir = runDirOf(runRoot, plan.runId);
+  const lakeDir = options.lakeDir ?? join(dir, 'lake');
+  try {
+    await claimRunDir(runRoot, plan.runId, { lakeRoot: lakeDir, runKey: lakeKeys.run(plan.dt, plan.runId) });
+  } catch (e) {
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
+  const recorder = new RehearsalRecorder(runDir, dir);
+  const tracker = new ProcessTracker((tracked) => recorder.setProcesses(tracked));
+  return { dir, runDir, lakeDir, recorder, tracker };
+}
