@@ -22,7 +22,7 @@ import type { Context } from './context';
 import { averageAcu, capacityOf, cellIoRequests, cellsOf, seconds, type AuroraUsage } from './aurora-usage';
 
 /** One cell's bill, in the findings' currency; null: not priced (or, for EC2, not recorded). */
-export interface BillRow {
+interface BillRow {
   readonly cellId: string;
   /** What the compute is (class and instance-hours, or ACU-hours), as the bill describes it. */
   readonly computeWhat: string;

@@ -23,10 +23,10 @@ import {
 } from './aurora-usage';
 
 /** The step a row is about: its workload, threads, rate and target. */
-export type ServerlessStep = Pick<StepResult, 'workload' | 'threads' | 'rate' | 'offered_tps' | 'target'>;
+type ServerlessStep = Pick<StepResult, 'workload' | 'threads' | 'rate' | 'offered_tps' | 'target'>;
 
 /** One variant on one step: each figure's mean and 95% interval over its repeats (null: none measured). */
-export interface ServerlessRow {
+interface ServerlessRow {
   readonly step: ServerlessStep;
   readonly variant: VariantRef;
   readonly tps: ConfidenceInterval;
@@ -39,7 +39,7 @@ export interface ServerlessRow {
 }
 
 /** A Serverless v2 variant against a provisioned one on the same step. */
-export interface ServerlessComparison {
+interface ServerlessComparison {
   readonly step: ServerlessStep;
   readonly serverless: VariantRef;
   readonly provisioned: VariantRef;
@@ -71,6 +71,8 @@ interface Samples {
   readonly acu: number[];
 }
 
+const noSamples = (): Samples => ({ tps: [], p95: [], p99: [], lags: [], perMillion: [], acu: [] });
+
 const stepLabel = (s: ServerlessStep): string =>
   `${s.workload} ` +
   `t${s.threads}` +
@@ -92,24 +94,12 @@ export function analyzeServerless(ctx: Context, usage: AuroraUsage): ServerlessF
     const engine = cellEngine(plan, cell);
     for (const s of steps) {
       if (s.tps === null || s.tps <= 0 || (s.status !== 'ok' && s.status !== 'overloaded')) continue;
-      const step: ServerlessStep = {
-        workload: s.workload,
-        threads: s.threads,
-        rate: s.rate,
-        offered_tps: s.offered_tps,
-        target: s.target,
-      };
+      const { workload, threads, rate, offered_tps, target } = s;
+      const step: ServerlessStep = { workload, threads, rate, offered_tps, target };
       const key = stepLabel(step);
       const entry = byKey.get(key) ?? { step, perVariant: new Map<string, Samples>() };
       byKey.set(key, entry);
-      const vs = entry.perVariant.get(cell.variant.name) ?? {
-        tps: [],
-        p95: [],
-        p99: [],
-        lags: [],
-        perMillion: [],
-        acu: [],
-      };
+      const vs = entry.perVariant.get(cell.variant.name) ?? noSamples();
       entry.perVariant.set(cell.variant.name, vs);
       vs.tps.push(s.tps);
       if (s.lat_p95_ms != null) vs.p95.push(s.lat_p95_ms);

@@ -28,7 +28,7 @@ import {
 } from './aurora-usage';
 
 /** Both configurations priced per hour at the measured I/O rate, and where they cost the same. */
-export interface StoragePricing {
+interface StoragePricing {
   readonly standardHourly: number;
   readonly ioOptimizedHourly: number;
   readonly ioOptimizedCheaper: boolean;
@@ -39,7 +39,7 @@ export interface StoragePricing {
 }
 
 /** One variant (its cells together): null figures were not measured or not priced. */
-export interface StorageRow {
+interface StorageRow {
   readonly variant: VariantRef;
   readonly configured: NonNullable<CellPlan['variant']['storage']>;
   readonly measured: { readonly ioPerTx: number; readonly tps: number } | null;
