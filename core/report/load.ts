@@ -7,7 +7,7 @@ import { findRun, stepResults, type RunInfo, type StepResult } from '../lake/res
 import type { VerdictsRow } from '../lake/rows';
 import type { Plan } from '../plan/types';
 import type { Spec } from '../experiment/schema';
-import { loadAuroraUsage, type AuroraUsage } from './aurora-choices-section';
+import { loadAuroraUsage, type AuroraUsage } from './aurora-usage';
 
 interface IntervalTotal {
   readonly cell_id: string;
@@ -64,7 +64,7 @@ export interface RunData {
   readonly metrics: readonly MetricMean[];
   /** The run's verdicts against its experiment's history (the verdicts table), when it was judged. */
   readonly verdicts?: readonly VerdictsRow[];
-  /** Serverless v2 capacity and cluster volume I/O datapoints (core/report/aurora-choices-section.ts). */
+  /** Serverless v2 capacity and cluster volume I/O datapoints (core/report/aurora-usage.ts). */
   readonly auroraUsage?: AuroraUsage;
   /** The readers' replica lag datapoints in time order: what a step that reads a replica started from. */
   readonly replicaLag?: readonly ReplicaLagSample[];

@@ -38,7 +38,7 @@ export interface ReportSection {
     | 'change-points'
     | 'trends'
     | 'verdicts'
-    // core/report/aurora-choices-section.ts
+    // core/report/serverless-section.ts, storage-section.ts, bill-section.ts
     | 'serverless'
     | 'storage'
     | 'bill';

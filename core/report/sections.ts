@@ -14,7 +14,10 @@ import type { ReportSection } from './model';
 import { latencySection } from './latency-section';
 import { serverMetricsSection } from './server-metrics-section';
 import { analyzeVerdicts, renderVerdicts } from './verdicts-section';
-import { billSection, NO_AURORA_USAGE, serverlessSection, storageSection } from './aurora-choices-section';
+import { NO_AURORA_USAGE } from './aurora-usage';
+import { analyzeServerless, renderServerless } from './serverless-section';
+import { analyzeStorage, renderStorage } from './storage-section';
+import { analyzeBill, renderBill } from './bill-section';
 import type { Context } from './context';
 import { abSection, analyzeAb } from './studies/ab';
 import { analyzePrice, priceSection } from './studies/price';
@@ -41,6 +44,9 @@ function sectionOnly(
 }
 
 const entry = <F>(e: SectionEntry<F>): SectionEntry<unknown> => e as SectionEntry<unknown>;
+
+/** The run's Serverless v2 capacity and volume I/O datapoints (none loaded: a local run's). */
+const usageOf = (ctx: Context) => ctx.data.auroraUsage ?? NO_AURORA_USAGE;
 
 // ---------------------------------------------------------------------------------------------
 // Failures
@@ -90,9 +96,9 @@ const SECTIONS: readonly SectionEntry<unknown>[] = [
   entry({ id: 'rate', analyze: analyzeRate, render: rateSection }),
   entry(sectionOnly('latency', latencySection)),
   entry(sectionOnly('server-metrics', serverMetricsSection)),
-  entry(sectionOnly('serverless', (ctx) => serverlessSection(ctx, ctx.data.auroraUsage ?? NO_AURORA_USAGE))),
-  entry(sectionOnly('storage', (ctx) => storageSection(ctx, ctx.data.auroraUsage ?? NO_AURORA_USAGE))),
-  entry(sectionOnly('bill', (ctx) => billSection(ctx, ctx.data.auroraUsage ?? NO_AURORA_USAGE))),
+  entry({ id: 'serverless', analyze: (ctx) => analyzeServerless(ctx, usageOf(ctx)), render: renderServerless }),
+  entry({ id: 'storage', analyze: (ctx) => analyzeStorage(ctx, usageOf(ctx)), render: renderStorage }),
+  entry({ id: 'bill', analyze: (ctx) => analyzeBill(ctx, usageOf(ctx)), render: renderBill }),
   entry({ id: 'failures', analyze: analyzeFailures, render: renderFailures }),
   entry({ id: 'verdicts', analyze: analyzeVerdicts, render: renderVerdicts }),
 ];
