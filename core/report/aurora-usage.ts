@@ -11,7 +11,6 @@ import type { Context } from './context';
 
 /**
  * One CloudWatch datapoint of a Serverless v2 instance's capacity or of the cluster volume's I/O.
- * @internal exported for its tests (a test seam)
  */
 export interface UsagePoint {
   readonly cell_id: string;
@@ -63,7 +62,6 @@ export function capacityOf(usage: AuroraUsage, cellId: string, stepId: string): 
  * The scaling lag of a step: seconds from its start to the first capacity datapoint of the writer
  * (the instance with the highest peak) that reaches 90% of the step's peak, at CloudWatch's
  * one-minute resolution. null without datapoints or when nothing scaled (peak equals the first value).
- * @internal exported for its tests (a test seam)
  */
 export function scalingLagS(step: Pick<StepResult, 'started_at'>, points: readonly UsagePoint[]): number | null {
   if (points.length === 0) return null;

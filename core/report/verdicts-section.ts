@@ -115,6 +115,7 @@ export function renderVerdicts(f: VerdictsFindings): ReportSection {
   };
 }
 
+/** The section at once. @internal exported for its tests (a test seam) */
 export function verdictsSection(ctx: Context): ReportSection | null {
   const findings = analyzeVerdicts(ctx);
   return findings === null ? null : renderVerdicts(findings);

@@ -54,7 +54,7 @@ export interface HistoryLook {
   readonly movedAt?: number;
 }
 
-/** The bounds of the look after round k of maxRounds, on |z|. */
+/** The bounds of the look after round k of maxRounds, on |z|. @internal exported for its tests (a test seam) */
 export function historyBounds(k: number, df: number, options: HistoryTestOptions): { futility: number; alarm: number } {
   const alpha = options.alpha ?? HISTORY_TEST_DEFAULTS.alpha;
   const alarm = studentTQuantile(1 - lookAlpha(alpha, k, options.maxRounds, 1) / 2, df);

@@ -40,7 +40,6 @@ export interface PriorNoise {
 /**
  * The alpha the look after round n spends, of K planned, the first look at round `first`. Earlier
  * rounds give no variance, so their share moves to the first look. Past K nothing is left.
- * @internal exported for its tests (a test seam)
  */
 export function lookAlpha(alpha: number, n: number, maxRounds: number, first = 2): number {
   if (n < first || n > maxRounds) return 0;

@@ -13,7 +13,24 @@ import { billCell, storageBreakEven } from '../../core/plan/bill';
 import { estimatePlanCost, loadPrices, regionPrices } from '../../core/plan/cost';
 import { planRun } from '../../core/plan/plan';
 import { localShape, serverlessStandIn } from '../../core/backends/local/instance-classes';
-import { auroraChoicesSections, scalingLagS, type UsagePoint } from '../../core/report/aurora-choices-section';
+import { NO_AURORA_USAGE, scalingLagS, type AuroraUsage, type UsagePoint } from '../../core/report/aurora-usage';
+import type { Context } from '../../core/report/context';
+import type { ReportSection } from '../../core/report/model';
+import { analyzeServerless, renderServerless } from '../../core/report/serverless-section';
+import { analyzeStorage, renderStorage } from '../../core/report/storage-section';
+import { analyzeBill, renderBill } from '../../core/report/bill-section';
+
+/** The three Aurora-choices sections that apply, in the report's order. */
+function auroraChoicesSections(ctx: Context, usage: AuroraUsage = NO_AURORA_USAGE): ReportSection[] {
+  const serverless = analyzeServerless(ctx, usage);
+  const storage = analyzeStorage(ctx, usage);
+  const bill = analyzeBill(ctx, usage);
+  return [
+    serverless && renderServerless(serverless, ctx),
+    storage && renderStorage(storage, ctx),
+    bill && renderBill(bill, ctx),
+  ].filter((s): s is ReportSection => s !== null);
+}
 import { makeContext } from '../../core/report/sections';
 import { runData, stepResult } from '../helpers/step-results';
 
