@@ -225,7 +225,7 @@ export function latencySection(ctx: Context): ReportSection | null {
         `is ${bound ? 'at most ' : ''}${shownRatio(widest)}× ${tied.length > 1 ? 'their' : 'its'} ` +
         `p50 (${fixed(widest.p50)} ms)` +
         (next !== undefined ? ` (next: ${next.g.variant} ${next.label}, ${fixed(ratio(next), 2)}×)` : '') +
-        `${fewEvents(tied.map((x) => x.rows))}` +
+        fewEvents(tied.map((x) => x.rows)) +
         `${tied.length === 1 ? stallNote(ctx, widest.g, widest.p99) : ''}.`,
     );
     // A single slowest transaction further out than any p99: where it was (the max is exact, not a bucket).
