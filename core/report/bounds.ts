@@ -100,19 +100,23 @@ export interface BoundResult {
 
 /**
  * The verdict rule in words, once: its steps in the order classifyBound tries them (the first that holds
- * decides). Each BoundResult.rule names the step that decided with its figures. "Busy" and "client-bound"
- * are defined here and nowhere else.
+ * decides), a line each. Each BoundResult.rule names the step that decided with its figures. "Busy",
+ * "saturated" and "client-bound" are defined here and nowhere else.
  */
-export const BOUND_RULE =
-  'Verdict (the first rule that holds): 1. CPU-bound: server CPU >= 90%. 2. Network-bound: transmit or receive ' +
-  ">= 90% of the class's network limit (it holds each way at once). 3. More clients moved at least the gain " +
-  'threshold more: with the one client busy (its client CPU% >= 70, a chosen cutoff like the gain threshold) ' +
-  'the one client was the limit: client-bound if the runner found it saturated, else single-connection-limited ' +
-  '(a one-connection client) or one-client-limited; with it not busy, unclear if the gain is ' +
-  "within the repeats' noise or the host CPUs were >= 90% busy; else no limit reached (its load was too small). " +
-  '4. Host CPU >= 90% (local runs): unclear if other runs shared the host or no larger client count tested it; ' +
-  'else host-bound (more clients moved less than the threshold). 5. A busy client with no larger client count: ' +
-  'unclear (more clients were not tried). 6. Otherwise no limit reached.';
+export const BOUND_RULES: readonly string[] = [
+  '1. CPU-bound: server CPU >= 90%.',
+  "2. Network-bound: transmit or receive >= 90% of the class's network limit (it holds each way at once).",
+  '3. More clients moved at least the gain threshold more and the one client was busy (its client CPU% >= 70, ' +
+    'a chosen cutoff like the gain threshold): client-bound if the runner found it saturated (its sysbench at ' +
+    '>= 90% of the cores it can use), else one-client-limited.',
+  '4. The same gain with the one client not busy: unclear if the host CPUs were >= 90% busy, else no limit ' +
+    'reached (its load was too small).',
+  "5. A gain of at least +15% but within the repeats' noise: unclear.",
+  '6. Host CPU >= 90% (local runs): unclear if other runs shared the host or no larger client count was tried, ' +
+    'else host-bound (more clients moved less than the threshold).',
+  '7. A busy client with no larger client count: unclear (more clients were not tried).',
+  '8. Otherwise: no limit reached.',
+];
 
 export function bytesPerSToGbps(bytesPerS: number): number {
   return (bytesPerS * 8) / 1e9;

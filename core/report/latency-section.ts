@@ -214,11 +214,18 @@ export function latencySection(ctx: Context): ReportSection | null {
     const shown = (x: { p50: number; p99: number }): string => `${fixed(x.p50)}/${fixed(x.p99)}`;
     const tied = spread.filter((x) => shown(x) === shown(widest));
     const who = tied.map((x) => `${x.g.variant} ${x.label}`);
+    // A step outside the tie whose ratio reads the same at one decimal: two decimals tell them apart.
+    const ratio = (x: { p50: number; p99: number }): number => x.p99 / x.p50;
+    const next = spread.find((x) => !tied.includes(x) && num(ratio(x), 1) === num(ratio(widest), 1));
+    const shownRatio = (x: { p50: number; p99: number }): string =>
+      next !== undefined ? fixed(ratio(x), 2) : num(ratio(x), 1);
     findings.push(
       `Widest tail${tied.length > 1 ? `, a tie of ${tied.length}` : ''}: ${who.join(' and ')}, ` +
         `p99 ${bound ? 'at most ' : ''}${fixed(widest.p99)} ms ` +
-        `is ${bound ? 'at most ' : ''}${num(widest.p99 / widest.p50, 1)}× ${tied.length > 1 ? 'their' : 'its'} ` +
-        `p50 (${fixed(widest.p50)} ms)${fewEvents(tied.map((x) => x.rows))}` +
+        `is ${bound ? 'at most ' : ''}${shownRatio(widest)}× ${tied.length > 1 ? 'their' : 'its'} ` +
+        `p50 (${fixed(widest.p50)} ms)` +
+        (next !== undefined ? ` (next: ${next.g.variant} ${next.label}, ${fixed(ratio(next), 2)}×)` : '') +
+        fewEvents(tied.map((x) => x.rows)) +
         `${tied.length === 1 ? stallNote(ctx, widest.g, widest.p99) : ''}.`,
     );
     // A single slowest transaction further out than any p99: where it was (the max is exact, not a bucket).

@@ -30,7 +30,14 @@ function planted(): RunData {
       return {
         ...x,
         events: two ? 346 : 176,
-        ...(tied ? lat(45.79, 63.32, 65) : two ? lat(46.63, 57.87, 112.14) : lat(44.98, 51.95, 57.41)),
+        ...(tied
+          ? lat(45.79, 63.32, 65)
+          : two
+            ? lat(46.63, 57.87, 112.14)
+            : // A near-tie, as the rehearsal's: 61.08 / 44.98 = 1.36, which reads 1.4 at one decimal too.
+              x.variant === 'r6i-4xlarge'
+              ? lat(44.98, 61.08, 64.05)
+              : lat(44.98, 51.95, 57.41)),
       };
     }),
   };
@@ -43,7 +50,8 @@ describe("S4's latency finding", () => {
     // Assert
     expect(findings[0]).toBe(
       "Widest tail, a tie of 2: r6i-xlarge scan-12-clients t1 (2 clients ran, slowest client's) and " +
-        'r6i-2xlarge scan-1-client t1, p99 63.32 ms is 1.4× their p50 (45.79 ms); about 173–176 transactions a ' +
+        'r6i-2xlarge scan-1-client t1, p99 63.32 ms is 1.38× their p50 (45.79 ms) (next: r6i-4xlarge ' +
+        'scan-1-client t1, 1.36×); about 173–176 transactions a ' +
         "client a run, so that p99 is about 2 slowest transactions of each: one short run's tail, not a measured " +
         'pattern.',
     );

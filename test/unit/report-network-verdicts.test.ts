@@ -38,8 +38,8 @@ function verdictFromColumns(cells: Record<string, string>): string {
   const busy = client !== null && client >= 70;
   if (server !== null && server >= 90) return 'cpu-bound';
   if (gain !== null && gain >= threshold) {
-    // The planted client is busy, never saturated: its one connection limited the point.
-    if (busy) return 'single-connection-limited';
+    // The planted client is busy, never saturated: the one client limited the point.
+    if (busy) return 'one-client-limited';
     return host !== null && host >= 90 ? 'unclear' : 'no limit reached';
   }
   if (gain !== null && gain >= 15) return 'unclear';
@@ -95,7 +95,7 @@ describe('S4 verdicts traceable to the shown columns', () => {
   });
 
   it('the cases above reach every local verdict but CPU-bound', () => {
-    expect([...seen].sort()).toEqual(['host-bound', 'no limit reached', 'single-connection-limited', 'unclear']);
+    expect([...seen].sort()).toEqual(['host-bound', 'no limit reached', 'one-client-limited', 'unclear']);
   });
 
   it('with other runs on the host, one load given different verdicts is unclear, and its rule says why', () => {
@@ -126,6 +126,9 @@ describe('S4 verdicts traceable to the shown columns', () => {
     expect(rx).toMatch(/so the table, the chart and the gain with more clients all use transmit/);
     expect(rx).toMatch(/the network-bound rule holds transmit to the limit/);
     expect(rx).not.toMatch(/transmit \+ receive/);
+    // The measured receive, once, not a bound hundreds of times larger.
+    expect(rx).toMatch(/^Receive Gbps left out: the server received [\d.]+(–[\d.]+)? KB\/s at every point/);
+    expect(rx).not.toMatch(/under 0\.005/);
     // The rule holds each direction to the limit, as AWS states it, not their sum.
     expect(table(r).notes!.join(' ')).toMatch(/Network-bound: transmit or receive >= 90% of the class's network limit/);
     // The transmit column is the server's transmit alone (receive not added), as its header says.
@@ -320,7 +323,7 @@ describe('S4 verdicts traceable to the shown columns', () => {
     expect(text).not.toMatch(/90% of its cores|saturated\)/);
   });
 
-  it('calls a busy one-connection client single-connection-limited, and only a saturated one client-bound', () => {
+  it('calls a busy, unsaturated client one-client-limited, naming no mechanism; a saturated one client-bound', () => {
     // Arrange: the one client at 78% of its core, 2 clients +90%; then the same with the runner's saturated flag.
     const busy = truth(0.9, 78, 59);
     const saturated: Truth = (cell, step) => ({ ...busy(cell, step), clientSaturated: step.clients === 1 });
@@ -331,19 +334,34 @@ describe('S4 verdicts traceable to the shown columns', () => {
       rowsOf(r)
         .filter((x) => x['Gbps with more clients'] !== '-')
         .map((x) => x.bound!);
-    expect(oneClient(b)).toEqual(Array(4).fill('single-connection-limited'));
+    expect(oneClient(b)).toEqual(Array(4).fill('one-client-limited'));
     expect(oneClient(s)).toEqual(Array(4).fill('client-bound'));
     const line = (r: Report): string => r.answer!.lines.find((l) => /\d+ of \d+ points/.test(l))!;
     expect(line(b)).toMatch(
       new RegExp(
-        '^Single-connection-limited \\(4 of 8 points: .*\\): more clients moved more with the one client busy by ' +
-          'the chosen cutoff but not saturated, so its one connection was the limit \\(rule 3\\)',
+        '^One-client-limited \\(4 of 8 points: .*\\): more clients moved more with the one client busy but not ' +
+          'saturated \\(rule 3\\): one client could not load the server; what held it back, its CPU or its wait ' +
+          'on each scan, is not measured',
       ),
     );
-    expect(line(b)).not.toMatch(/client-bound/i);
+    // No unshown mechanism is named as the limit: nothing showed the one connection was it.
+    expect(line(b)).not.toMatch(/client-bound|single-connection|its one connection was the limit/i);
     expect(line(s)).toMatch(
       /^Client-bound \(4 of 8 points: .*\): the one client was saturated and more clients moved more/,
     );
+    // Saturated is defined in numbers, once, in the verdict list.
+    const notes = table(b).notes!.join('\n');
+    expect([...notes.matchAll(/saturated \(its sysbench at >= 90% of the cores it can use\)/g)]).toHaveLength(1);
+  });
+
+  it('states the verdict rule as a numbered list, a line a rule', () => {
+    // Act
+    const notes = table(buildReport(planted(truth(0.6, 75, 70), 1), prices)).notes!;
+    // Assert: the header note, then rules 1 to 8 each on its own line, in order.
+    const i = notes.findIndex((n) => /^Verdict \(the first rule that holds\)/.test(n));
+    const listed = notes.slice(i + 1, i + 9).map((n) => /^ {2}(\d)\. /.exec(n)?.[1]);
+    expect(listed).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
+    expect(notes[i + 6]).toMatch(/^ {2}6\. Host CPU >= 90%/);
   });
 
   it('labels a scaled-down point by the clients that ran, and says the host ceiling stopped more clients', () => {
@@ -360,7 +378,7 @@ describe('S4 verdicts traceable to the shown columns', () => {
     // The host cells: 99 = 15 + 50 + 34 at 2 clients, the clients the larger share: the ceiling, mostly theirs.
     expect(line).toContain(
       "unclear (4 of 8 points: every class at 2 clients): the 2-client points hit this machine's " +
-        '2-CPU ceiling, mostly from the clients, so more clients could not be tried here',
+        '2-CPU ceiling, mostly from the clients, so more clients were not tried: the host was already full',
     );
   });
 

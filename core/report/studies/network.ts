@@ -3,7 +3,7 @@
  * client CPU, and whether each point is CPU-, network- or client-bound (core/report/bounds.ts).
  */
 import {
-  BOUND_RULE,
+  BOUND_RULES,
   bytesPerSToGbps,
   classifyBound,
   gainThreshold,
@@ -277,7 +277,8 @@ export function networkSection(ctx: Context): ReportSection | null {
           ? `about ${Math.max(...need)} repeats a point would resolve ${open.length === 1 ? 'it' : 'them'}.`
           : 'more than 100 repeats a point would be needed at this noise.');
   const notes = [
-    `${BOUND_RULE} The rule column shows the test that decided, with the figures of the columns beside it.`,
+    'Verdict (the first rule that holds): the rule column shows the test that decided, with its figures.',
+    ...BOUND_RULES.map((r) => `  ${r}`),
     gains1.some((x) => x.noise !== null && x.noise !== undefined)
       ? `Gain threshold: the larger of ${signed(MORE_CLIENTS_GAIN)} and the 95% noise of each gain from its ` +
         `repeats (the rule column shows which).${resolveNote}`
@@ -306,9 +307,9 @@ export function networkSection(ctx: Context): ReportSection | null {
     ...(showRx || !results.some((r) => r.rx !== null)
       ? []
       : [
-          "Receive Gbps left out: the server received under 0.005 Gbps at every point (the scans' queries " +
-            'only), so the table, the chart and the gain with more clients all use transmit; the network-bound ' +
-            'rule holds transmit to the limit.',
+          `Receive Gbps left out: the server received ${receivedText(results)} at every point (the scans' ` +
+            'queries only), so the table, the chart and the gain with more clients all use transmit; the ' +
+            'network-bound rule holds transmit to the limit.',
         ]),
   ];
   if (local)
@@ -424,6 +425,13 @@ export function networkSection(ctx: Context): ReportSection | null {
   };
 }
 
+/** The receive figures the table leaves out, once, in the unit that shows them (KB/s, 10^3 bytes). */
+function receivedText(results: readonly { rx: number | null }[]): string {
+  const kbs = results.flatMap((r) => (r.rx === null ? [] : [(r.rx * 1e6) / 8]));
+  const [lo, hi] = [fixed(Math.min(...kbs), 1), fixed(Math.max(...kbs), 1)];
+  return `${lo === hi ? lo : `${lo}–${hi}`} KB/s`;
+}
+
 /** Some read left the buffer pool: a hit ratio under 100% or a storage read (memory could then matter). */
 const cacheMissed = (ctx: Context): boolean =>
   ctx.data.metrics.some(
@@ -529,8 +537,8 @@ interface ClientShown {
 
 /**
  * A verdict's name. More clients moving more with the one client busy says the one client limited the point;
- * only a client the runner found saturated is client-bound, one merely busy (past a chosen cutoff) is limited
- * by its one connection, or by the one client.
+ * only a client the runner found saturated is client-bound, one merely busy (past a chosen cutoff) is
+ * one-client-limited: what in it held the point back is not measured.
  */
 const boundLabel = (b: BoundResult, c: ClientShown): string =>
   b.bound === 'none'
@@ -539,9 +547,7 @@ const boundLabel = (b: BoundResult, c: ClientShown): string =>
       ? 'unclear'
       : b.bound !== 'client' || c.saturated
         ? `${b.bound}-bound`
-        : c.connections === 1
-          ? 'single-connection-limited'
-          : 'one-client-limited';
+        : 'one-client-limited';
 
 /**
  * What each verdict means, by the rule that gives it: the thresholds are stated once, in the table's verdict
@@ -552,7 +558,7 @@ const KIND_TEXT: Record<BoundResult['bound'], string> = {
   network: "transmit or receive reached the class's limit (rule 2)",
   client: 'more clients moved more with the one client busy (rule 3)',
   none: 'no limit reached',
-  host: "this machine's CPUs were saturated and more clients did not move more (rule 4)",
+  host: "this machine's CPUs were saturated and more clients did not move more (rule 6)",
   unclear: 'unclear',
 };
 
@@ -560,8 +566,8 @@ const KIND_TEXT: Record<BoundResult['bound'], string> = {
 const clientText = (c: ClientShown): string =>
   c.saturated
     ? 'the one client was saturated and more clients moved more (rule 3)'
-    : `more clients moved more with the one client busy by the chosen cutoff but not saturated, so ` +
-      `${c.connections === 1 ? 'its one connection' : 'the one client'} was the limit (rule 3)`;
+    : 'more clients moved more with the one client busy but not saturated (rule 3): one client could not load ' +
+      'the server; what held it back, its CPU or its wait on each scan, is not measured';
 
 /**
  * The bound verdicts in one sentence, a clause per kind of bound: which points, and the rule that names
@@ -612,7 +618,8 @@ function unclearWhy(
   );
   const ceiling =
     `the ${clients}-client points hit this machine's ${machineCpus !== null ? `${machineCpus}-CPU ` : 'CPU '}` +
-    `ceiling${mostlyClients ? ', mostly from the clients' : ''}, so more clients could not be tried here`;
+    `ceiling${mostlyClients ? ', mostly from the clients' : ''}, so more clients were not tried: the host was ` +
+    'already full';
   const why = uniqueInOrder(
     points.map(({ bound: { rule: r } }) =>
       /other runs on the host/.test(r)
