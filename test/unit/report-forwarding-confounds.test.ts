@@ -27,6 +27,8 @@ interface Planned {
   readonly deadlocks?: number;
   /** The reader lag when the step started, ms. */
   readonly lagMs?: number;
+  /** The writer's CommitThroughput/s: its plain mean and its mean over the seconds the load filled. */
+  readonly commits?: { readonly avg: number; readonly steady: number };
   readonly extra?: Partial<StepResult>;
 }
 
@@ -98,8 +100,25 @@ function run(planned: readonly Planned[]): RunData {
     ...d,
     intervals,
     run: { ...d.run, backend: 'local' as const },
-    metrics: planned.flatMap((p, i) =>
-      p.deadlocks === undefined
+    metrics: planned.flatMap((p, i) => [
+      ...(p.commits === undefined
+        ? []
+        : [
+            {
+              cell_id: steps[i]!.cell_id,
+              step_id: steps[i]!.step_id,
+              role: 'writer',
+              instance_id: `${steps[i]!.cell_id}-writer`,
+              metric: 'CommitThroughput',
+              avg_value: p.commits.avg,
+              steady_value: p.commits.steady,
+              max_value: p.commits.steady * 1.1,
+              samples: 9,
+              source: 'local',
+              partial: false,
+            },
+          ]),
+      ...(p.deadlocks === undefined
         ? []
         : [
             {
@@ -114,8 +133,8 @@ function run(planned: readonly Planned[]): RunData {
               source: 'local',
               partial: false,
             },
-          ],
-    ),
+          ]),
+    ]),
     replicaLag: planned.flatMap((p, i) =>
       p.lagMs === undefined
         ? []
@@ -150,6 +169,35 @@ function analyzed(data: RunData) {
 }
 
 describe("S3's confounds on a local run", () => {
+  it("puts the writer's own commit ratio, over the seconds the load filled, beside each TPS ratio", () => {
+    // Arrange: the plain means read the reader steps low (their load starts late in the window); the steady
+    // means agree with sysbench: 1,184 / 1,247 = 95% at t32, 1,192 / 989 = 121% at t128.
+    const counted = planted.map((p, i) => ({
+      ...p,
+      commits: [
+        { avg: 1218, steady: 1247 },
+        { avg: 966, steady: 989 },
+        { avg: 1063, steady: 1184 },
+        { avg: 1008, steady: 1192 },
+        { avg: 3334, steady: 3707 },
+        { avg: 2726, steady: 3606 },
+      ][i]!,
+    }));
+    // Act
+    const { answer, section } = analyzed(run(counted));
+    // Assert
+    const rw = answer.split('\n').find((l) => l.startsWith('Reader over'))!;
+    expect(rw).toMatch(/rw 95%, 118% \(the writer's own commits\/s give 95%, 121%\)/);
+    const control = answer.split('\n').find((l) => l.startsWith('Write-only'))!;
+    expect(control).toMatch(/wo 98%, - \(the writer's own commits\/s give 97%\)/);
+    const study = section.answer!.tables.find((t) => t.title.startsWith('What the study found'))!;
+    const rwRow = study.rows.find((r) => r[0]!.startsWith('read-write'))!;
+    expect(rwRow[1]).toMatch(/t128 118% higher in this run\* \(server 121%\)/);
+    const byThreads = section.answer!.tables.find((t) => t.title.endsWith('TPS by threads'))!;
+    expect(byThreads.head).toContain("writer's own commits/s, reader/writer");
+    expect(byThreads.rows.map((r) => r[5])).toEqual(['95%', '121%', '97%']);
+  });
+
   it('says the emulation splits the transaction and cites the writer deadlocks by the rw verdict', () => {
     // Act
     const { answer } = analyzed(run(planted));

@@ -14,7 +14,12 @@ export type Cell = (r: RatioFinding, higherIsBetter: boolean) => string;
 export interface StudyInputs {
   readonly local: boolean;
   /** rw reader/writer at each thread count. */
-  readonly rw: readonly { readonly threads: number; readonly ratio: RatioFinding }[];
+  readonly rw: readonly {
+    readonly threads: number;
+    readonly ratio: RatioFinding;
+    /** The writer's own commits/s, reader step over writer step (forwarding-confounds.ts); null: not measured. */
+    readonly server?: number | null;
+  }[];
   readonly controls: readonly { readonly threads: number; readonly ratio: RatioFinding }[];
   /** Where the reader was higher, per thread count, in the Answer's words. */
   readonly shares: string | null;
@@ -118,7 +123,13 @@ const span = (rs: readonly RatioFinding[], cell: Cell): string => {
 export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
   const rows: [string, string, string][] = [];
   const perThreads = (xs: StudyInputs['rw']): string =>
-    xs.map((x) => `t${x.threads} ${pct(x.ratio.estimate, 0)} ${cell(x.ratio, true)}`).join('; ');
+    xs
+      .map(
+        (x) =>
+          `t${x.threads} ${pct(x.ratio.estimate, 0)} ${cell(x.ratio, true)}` +
+          (x.server != null ? ` (server ${pct(x.server, 0)})` : ''),
+      )
+      .join('; ');
   const rw = s.rw.filter((x) => x.ratio.estimate !== null);
   if (rw.length > 0)
     rows.push([

@@ -33,6 +33,8 @@ import {
 import {
   FIXED_ORDER_WORDS,
   controlOrderText,
+  serverRatio,
+  serverRatiosText,
   sideOf,
   splitTransactionSentence,
   writerAlwaysFirst,
@@ -56,6 +58,17 @@ function compact(r: RatioFinding, higherIsBetter: boolean): string {
   const v = verdictText(r, higherIsBetter);
   return c.endsWith(v) ? c.slice(0, c.length - v.length) + verdict(r, higherIsBetter) : c;
 }
+
+/**
+ * What the server-side column counts, and why it is not the server table's plain mean: in both steps of a pair
+ * every transaction commits once on the writer, and a reader step's load starts later in its window.
+ */
+const SERVER_RATIO_WORDS =
+  "writer's own commits/s: the writer's CommitThroughput in the reader step over the writer step's, over the " +
+  'seconds the load filled (without each window’s first and last datapoint and any below half the others’ ' +
+  'mean); in both steps every transaction commits once on the writer, so it checks sysbench’s ratio. The ' +
+  'server table’s plain means read a reader step low: its load starts later in its window (the emulation ' +
+  'first waits for the replica).';
 
 /** The within-run note in the words the cells use. */
 const WITHIN_RUN_WORDS =
@@ -599,6 +612,10 @@ function ratiosByThreads(pairs: readonly ForwardingPair[], threads: readonly num
     .join(', ');
 }
 
+/** One workload's pairs in the thread order the sentence lists them. */
+const byThreads = (pairs: readonly ForwardingPair[], threads: readonly number[]): ForwardingPair[] =>
+  threads.flatMap((t) => pairs.filter((p) => p.threads === t));
+
 const items = (pairs: readonly ForwardingPair[]) =>
   pairs.map((p) => ({ label: `${p.workload} t${p.threads}`, ratio: p.ratio }));
 
@@ -612,7 +629,8 @@ function controlSentence(controls: readonly ForwardingPair[], threads: readonly 
   const order = controlOrderText(controls, DRAINED_LAG_MS);
   return (
     `Write-only is the emulation's control: locally both of its steps send every statement to the writer: ` +
-    `${ratiosByThreads(controls, threads)}: ${differing(items(controls), true)}` +
+    `${ratiosByThreads(controls, threads)}${serverRatiosText(byThreads(controls, threads))}: ` +
+    `${differing(items(controls), true)}` +
     (order !== null ? `; but ${order}.` : '.') +
     (apart.length > 0
       ? ` A control cell "higher/lower in this run" with nothing to tell apart: this run's intervals understate ` +
@@ -694,6 +712,7 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
     out.push(
       `Reader${readerWrites(f)} over writer TPS at ${threads.join('/')} threads: ` +
         ratiosByThreads(stock, threads) +
+        serverRatiosText(byThreads(stock, threads)) +
         `: ${differing(items(stock), true)}.` +
         (f.localEmulation && rwStock.length > 0
           ? ' ' +
@@ -811,8 +830,10 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
   return studyTable(
     {
       local: f.localEmulation,
-      rw: f.pairs.filter((p) => p.readShare === null && !p.control && p.test === 'oltp_read_write'),
-      controls: f.pairs.filter((p) => p.control),
+      rw: f.pairs
+        .filter((p) => p.readShare === null && !p.control && p.test === 'oltp_read_write')
+        .map((p) => ({ ...p, server: serverRatio(p) })),
+      controls: f.pairs.filter((p) => p.control).map((p) => ({ ...p, server: serverRatio(p) })),
       shares:
         f.readShares.length > 0
           ? f.readShares.map(sharesInRun).join('; ') + scatteredText(f.readShares, ': scattered, no threshold')
@@ -915,19 +936,29 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   // The author's table: writer vs reader at 32/64/128 threads for the stock read-write and write-only mixes.
   const stock = f.pairs.filter((p) => p.readShare === null);
   const withControl = stock.some((p) => p.control);
+  const serverCounted = stock.some((p) => serverRatio(p) !== null);
   if (stock.length > 0)
     answerTables.push({
       title: `Writer vs reader${readerWrites(f)}, TPS by threads`,
-      head: ['workload', 'threads', 'writer TPS', 'reader TPS', 'reader/writer'],
+      head: [
+        'workload',
+        'threads',
+        'writer TPS',
+        'reader TPS',
+        'reader/writer',
+        ...(serverCounted ? ["writer's own commits/s, reader/writer"] : []),
+      ],
       rows: stock.map((p) => [
         pairName(p),
         String(p.threads),
         rangeText(p.writerTps),
         rangeText(p.readerTps),
         cell(p.ratio, true, 0),
+        ...(serverCounted ? [serverRatio(p) !== null ? pct(serverRatio(p), 0) : '-'] : []),
       ]),
-      numeric: [1, 2, 3, 4],
+      numeric: serverCounted ? [1, 2, 3, 4, 5] : [1, 2, 3, 4],
       notes: [
+        ...(serverCounted ? [SERVER_RATIO_WORDS] : []),
         ...(withControl
           ? [
               '(control): write-only; locally both of its steps send every statement to the writer, so its ' +
