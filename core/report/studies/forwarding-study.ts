@@ -25,6 +25,8 @@ export interface StudyInputs {
   readonly shares: string | null;
   /** The share grid's state: a threshold at some thread count, scattered cells, or every cell within noise. */
   readonly sharesState: 'threshold' | 'scattered' | 'within-noise' | null;
+  /** Each thread count's grid against the study's claim for it (forwarding.ts); null: no grid. */
+  readonly sharesVerdict?: string | null;
   readonly scaleOut: readonly {
     readonly vsWriter: RatioFinding | null;
     readonly vsOne: RatioFinding | null;
@@ -152,11 +154,16 @@ export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
   ]);
   if (s.shares !== null)
     rows.push([
-      'read share: the reader ahead from 70:30 at 32 threads, from 80:20 at 64 and 128',
+      // The study's own words: 32 threads "读比例在超过 7:3 之后，读节点的效率会相比写节点更高"; 64 and 128
+      // threads "读节点效率始终无法明显优于写节点".
+      'read share: at 32 threads the reader ahead once reads exceed 70:30 (“超过 7:3”); at 64 and 128 threads ' +
+        'the reader never clearly better than the writer (“始终无法明显优于写节点”)',
       s.shares,
-      s.sharesState === 'threshold'
-        ? 'compare the thresholds'
-        : s.sharesState === 'scattered'
+      s.sharesState === 'threshold' && s.sharesVerdict != null
+        ? s.sharesVerdict
+        : s.sharesState === 'threshold'
+          ? 'compare the thresholds'
+          : s.sharesState === 'scattered'
           ? 'not resolved: scattered cells, no threshold'
           : 'not resolved: within this run’s noise',
     ]);

@@ -112,6 +112,11 @@ interface ReadShareVerdict {
   readonly wins: readonly number[];
   /** The lowest share from which the reader wins at every higher share tried; null when it does not. */
   readonly winsFrom: number | null;
+  /**
+   * Not winsFrom, but the lowest win's cell has every higher share's interval around its figure (a win at 80:20,
+   * 90:10 at the same level with a wider interval): consistent with a threshold there; null otherwise.
+   */
+  readonly consistentFrom: number | null;
   readonly tried: readonly number[];
   readonly best: { readonly share: number; readonly ratio: RatioFinding } | null;
   /** Every share's interval includes 100%: the reader is not told apart from the writer at any. */
@@ -305,10 +310,23 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
       const best = pts
         .filter((p) => p.ratio.estimate !== null)
         .sort((a, b) => b.ratio.estimate! - a.ratio.estimate!)[0];
+      const lowest = pts.findIndex((p) => p.ratio.direction === 'higher');
+      const lowEst = lowest >= 0 ? pts[lowest]!.ratio.estimate : null;
+      const consistent =
+        from < 0 &&
+        lowEst !== null &&
+        pts
+          .slice(lowest + 1)
+          .every(
+            (p) =>
+              p.ratio.direction === 'higher' ||
+              (p.ratio.interval !== null && p.ratio.interval.low <= lowEst && lowEst <= p.ratio.interval.high),
+          );
       return {
         threads,
         wins,
         winsFrom: from >= 0 ? pts[from]!.readShare! : null,
+        consistentFrom: consistent ? pts[lowest]!.readShare! : null,
         tried: pts.map((p) => p.readShare!),
         best: best !== undefined ? { share: best.readShare!, ratio: best.ratio } : null,
         noneDiffers: pts.length > 0 && pts.every((p) => p.ratio.direction === 'within-noise'),
@@ -424,14 +442,37 @@ const pairName = (p: ForwardingPair): string => (p.control ? `${p.workload} (con
 
 const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
 
-/** One thread count's read shares as this run's intervals place them, in the grid's words. */
-function sharesInRun(v: ReadShareVerdict): string {
-  if (v.winsFrom !== null) return `from ${readShareLabel(v.winsFrom)} up (${v.threads} threads)`;
+/** One thread count's read shares as this run's intervals place them, in the grid's words, and what follows. */
+function shareWords(v: ReadShareVerdict): { text: string; tail: string } {
+  const top = Math.max(...v.tried);
+  if (v.winsFrom !== null)
+    return v.winsFrom === top && v.tried.length > 1
+      ? { text: `at ${readShareLabel(top)} only, the highest share tried`, tail: '' }
+      : { text: `from ${readShareLabel(v.winsFrom)} up`, tail: '' };
+  if (v.consistentFrom !== null) {
+    const rest = v.tried.filter((s) => s > v.consistentFrom! && !v.wins.includes(s));
+    return {
+      text: `at ${labels(v.wins)}, with ${labels(rest)} about level but not resolved`,
+      tail: `: consistent with a threshold at ${readShareLabel(v.consistentFrom)}`,
+    };
+  }
   if (v.wins.length > 0) {
     const not = v.tried.filter((s) => !v.wins.includes(s) && s > Math.min(...v.wins));
-    return `at ${labels(v.wins)} but not ${labels(not)} (${v.threads} threads)`;
+    return { text: `at ${labels(v.wins)} but not ${labels(not)}`, tail: '' };
   }
-  return `at no share (${v.threads} threads)`;
+  return { text: 'at no share', tail: '' };
+}
+
+/** Each distinct reading once, with the thread counts it holds for: "at 80:20 ... (32, 64 threads): ...". */
+function sharesInRun(shares: readonly ReadShareVerdict[]): string {
+  const groups: { text: string; tail: string; threads: number[] }[] = [];
+  for (const v of shares) {
+    const w = shareWords(v);
+    const g = groups.find((x) => x.text === w.text && x.tail === w.tail);
+    if (g) g.threads.push(v.threads);
+    else groups.push({ ...w, threads: [v.threads] });
+  }
+  return groups.map((g) => `${g.text} (${g.threads.join(', ')} threads)${g.tail}`).join('; ');
 }
 
 /**
@@ -442,9 +483,12 @@ function readShareSentence(shares: readonly ReadShareVerdict[]): string {
   return readShareWins(shares);
 }
 
+const isScattered = (v: ReadShareVerdict): boolean =>
+  v.wins.length > 0 && v.winsFrom === null && v.consistentFrom === null;
+
 /** Which thread counts' wins are scattered: a row with a threshold is not called scattered with the others. */
 function scatteredText(shares: readonly ReadShareVerdict[], words: string): string {
-  const scattered = shares.filter((v) => v.wins.length > 0 && v.winsFrom === null);
+  const scattered = shares.filter(isScattered);
   if (scattered.length === 0) return '';
   if (scattered.length === shares.length) return words;
   return `: at ${scattered.map((v) => v.threads).join(', ')} threads, ${words.replace(/^: /, '')}`;
@@ -455,7 +499,7 @@ function readShareWins(shares: readonly ReadShareVerdict[]): string {
     return (
       `Read share (reads:writes) from which the reader wins: 1 repeat cannot resolve the grid's ratios ` +
       `(run 2+ repeats to measure the run-to-run noise); in this run the reader was higher (interval above ` +
-      `100%) ${shares.map(sharesInRun).join(', ')}` +
+      `100%) ${sharesInRun(shares)}` +
       `${scatteredText(shares, ': scattered cells, not a threshold')}.`
     );
   const per = shares.map((v) => {
@@ -824,6 +868,29 @@ function globalInputs(f: ForwardingFindings, global: ConsistencyLevel) {
   };
 }
 
+/**
+ * The study against this run's grid: at 32 threads the reader ahead above 70:30 (the first share tried above it
+ * is the threshold it predicts), at 64 and 128 threads never clearly ahead (no win at any share).
+ */
+function studyShareVerdict(shares: readonly ReadShareVerdict[]): string {
+  const oneRun = !shares.every((v) => v.runToRun);
+  const parts = shares.map((v) => {
+    const from = v.winsFrom ?? v.consistentFrom;
+    if (v.threads <= 32) {
+      // "超过 7:3": the shares past the 70:30 column (≈70:30 itself is the study's 70:30, point_selects 10).
+      const predicted = v.tried.filter((s) => Math.round(s * 10) > 7).sort((a, b) => a - b)[0];
+      if (v.wins.length === 0) return `${v.threads} threads not resolved`;
+      return from !== null && from === predicted
+        ? `${v.threads} threads agrees`
+        : `${v.threads} threads contradicts`;
+    }
+    return v.wins.length === 0
+      ? `${v.threads} threads agrees`
+      : `${v.threads} threads contradicts (higher at ${labels(v.wins)})`;
+  });
+  return parts.join('; ') + (oneRun ? ' in this run (1 repeat)' : '');
+}
+
 function studyTableOf(f: ForwardingFindings): TableBlock {
   const global = f.consistency.find((c) => c.level.toUpperCase() === 'GLOBAL');
   const words = (r: RatioFinding, higherIsBetter: boolean): string => verdict(r, higherIsBetter);
@@ -836,16 +903,17 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
       controls: f.pairs.filter((p) => p.control).map((p) => ({ ...p, server: serverRatio(p) })),
       shares:
         f.readShares.length > 0
-          ? f.readShares.map(sharesInRun).join('; ') + scatteredText(f.readShares, ': scattered, no threshold')
+          ? sharesInRun(f.readShares) + scatteredText(f.readShares, ': scattered, no threshold')
           : null,
       sharesState:
         f.readShares.length === 0
           ? null
-          : f.readShares.some((v) => v.wins.length > 0 && v.winsFrom === null)
+          : f.readShares.some(isScattered)
             ? 'scattered'
-            : f.readShares.some((v) => v.winsFrom !== null)
+            : f.readShares.some((v) => v.winsFrom !== null || v.consistentFrom !== null)
               ? 'threshold'
               : 'within-noise',
+      sharesVerdict: f.readShares.length > 0 ? studyShareVerdict(f.readShares) : null,
       scaleOut: f.scaleOut.map((s) => ({
         vsWriter: s.ratio,
         vsOne: s.vsSingle,
