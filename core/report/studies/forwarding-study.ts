@@ -75,15 +75,16 @@ function scaleOutRun(rows: StudyInputs['scaleOut'], local: boolean): { run: stri
   const higher = rows.filter((x) => x.vsWriter?.direction === 'higher' && x.share !== null);
   if (higher.length === 0 || rows.some((x) => x.readShare === null)) return null;
   const low = higher.every((x) => x.readShare! <= 0.7);
-  const opposite = low && rows.some((x) => x.readShare! > 0.7 && x.vsWriter !== null && !apart(x.vsWriter));
+  // Higher only below 70:30 with the shares above it within the noise: no pattern, not the study's reversed.
+  const none = low && rows.some((x) => x.readShare! > 0.7 && x.vsWriter !== null && !apart(x.vsWriter));
   return {
     run:
       `higher in this run only at ${higher.map((x) => x.share).join(', ')}` +
-      (opposite ? ', not above 70:30: the opposite of the study’s pattern' : ''),
+      (none ? ', above 70:30 within its noise: no pattern resolved' : ''),
     verdict: local
       ? 'not comparable: on one machine a second reader adds no capacity'
-      : opposite
-        ? 'contradicts in this run'
+      : none
+        ? 'not resolved: no pattern'
         : 'see its table',
   };
 }
