@@ -147,8 +147,7 @@ describe("S3's answer", () => {
       step(`ps${ps}-reader`, 'reader', { threads: 64, tps: r }),
     ]);
     // A pair's own fourth figure, when given, is its wobble: a wider interval at one share than the others.
-    const wobbleOf = (s: StepResult): number =>
-      pairs.find(([ps]) => s.step_id.startsWith(`ps${ps}-`))?.[3] ?? wobble;
+    const wobbleOf = (s: StepResult): number => pairs.find(([ps]) => s.step_id.startsWith(`ps${ps}-`))?.[3] ?? wobble;
     const intervals = new Map(
       steps.map((s) => [
         `${s.cell_id}/${s.step_id}`,

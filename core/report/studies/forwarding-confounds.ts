@@ -100,7 +100,7 @@ const lags = (pairs: readonly SidedPair[], side: (p: SidedPair) => StepSide): st
   pairs.map((p) => lagS(side(p).lagAtStartMs)).join(' / ');
 
 /** A control pair whose steps started at different reader lags: the step order, not only the noise. */
-export function controlOrderText(pairs: readonly SidedPair[], drainedMs: number): string | null {
+export function controlOrderText(pairs: readonly SidedPair[], drainedMs: number, withDeadlocks = true): string | null {
   const lagged = pairs.some(
     (p) =>
       p.writerSide.lagAtStartMs !== null &&
@@ -108,7 +108,7 @@ export function controlOrderText(pairs: readonly SidedPair[], drainedMs: number)
       Math.abs(p.writerSide.lagAtStartMs - p.readerSide.lagAtStartMs) > drainedMs,
   );
   if (!lagged) return null;
-  const d = deadlocksText(pairs);
+  const d = withDeadlocks ? deadlocksText(pairs) : null;
   return (
     `its steps did not start alike: the reader was ${lags(pairs, (p) => p.writerSide)} s behind when the ` +
     `writer steps started, ${lags(pairs, (p) => p.readerSide)} s ` +

@@ -41,6 +41,10 @@ export interface StudyInputs {
     readonly checks: number;
   }[];
   readonly global: {
+    /** The most the replica lagged during GLOBAL's step, s; null: not measured. */
+    readonly globalLagMaxS?: number | null;
+    /** The lag under which a replica counts as drained, s. */
+    readonly drainedS?: number;
     readonly tps: RatioFinding | null;
     readonly avg: RatioFinding | null;
     readonly tail: RatioFinding | null;
@@ -105,8 +109,11 @@ function globalRow(g: NonNullable<StudyInputs['global']>, cell: Cell): [string, 
   if (parts.length === 0 && g.spread === null) return null;
   const spread =
     g.spread !== null ? `; p99/p50 GLOBAL ${fixed(g.spread.global, 1)}×, EVENTUAL ${fixed(g.spread.eventual, 1)}×` : '';
-  const verdict =
-    g.eventualBehindS !== null
+  // The claim is about lag: a GLOBAL step at a drained replica had none for its times to vary with.
+  const untested = g.globalLagMaxS != null && g.drainedS !== undefined && g.globalLagMaxS < g.drainedS;
+  const verdict = untested
+    ? `not tested: GLOBAL’s step ran at ${fixed(g.globalLagMaxS!, 2)} s lag at most`
+    : g.eventualBehindS !== null
       ? `not comparable: EVENTUAL’s step started ${fixed(g.eventualBehindS, 2)} s behind`
       : g.spread === null
         ? 'not resolved: no spread measured'
@@ -165,8 +172,8 @@ export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
         : s.sharesState === 'threshold'
           ? 'compare the thresholds'
           : s.sharesState === 'scattered'
-          ? 'not resolved: scattered cells, no threshold'
-          : 'not resolved: within this run’s noise',
+            ? 'not resolved: scattered cells, no threshold'
+            : 'not resolved: within this run’s noise',
     ]);
   const vsWriter = s.scaleOut.flatMap((x) => (x.vsWriter?.estimate != null ? [x.vsWriter] : []));
   const vsOne = s.scaleOut.flatMap((x) => (x.vsOne?.estimate != null ? [x.vsOne] : []));

@@ -613,9 +613,16 @@ function lagStates(levels: readonly ConsistencyLevel[], local: boolean): string 
     out.push(
       c.level.toUpperCase() === 'EVENTUAL'
         ? local
-          ? // One machine: the replica applies that backlog on the CPUs the step's queries use.
-            `${started(c)}, on the CPUs its queries use: its latency, and each level's difference from it, may ` +
-            `come from the order the steps ran in, not the level.`
+          ? // One machine: the replica applies that backlog on the CPUs the step's queries use. A lag that
+            // stays up through the step is the level's too: with no wait, nothing throttles its writes.
+            c.lagDuringMs !== null && c.lagDuringMs.mean > DRAINED_LAG_MS
+            ? `${started(c)}, on the CPUs its queries use, and stayed behind through its step ` +
+              `(${secs(c.lagDuringMs.mean)} mean; with no wait nothing throttles its writes, so that lag may be ` +
+              `the level's own): its latency, and each level's difference from it, may come from the order ` +
+              `the steps ran in or from the level, which this run cannot tell apart (run the levels in random ` +
+              `order, resting until the lag is 0).`
+            : `${started(c)}, on the CPUs its queries use: its latency, and each level's difference from it, ` +
+              `may come from the order the steps ran in, not the level.`
           : `${started(c)}: its reads do not wait, so its stale reads, not its latency, may come from the ` +
             `order the steps ran in, not the level.`
         : `${started(c)}: its reads waited for that lag too, so its latency difference from EVENTUAL may come ` +
@@ -654,6 +661,12 @@ function ratiosByThreads(pairs: readonly ForwardingPair[], threads: readonly num
           .join(', ')}`,
     )
     .join(', ');
+}
+
+/** The rw pairs' start lags where they differ: the step order weighs on this ratio as on the control's. */
+function rwOrderText(rw: readonly ForwardingPair[]): string {
+  const order = controlOrderText(rw, DRAINED_LAG_MS, false);
+  return order !== null ? ` Also ${order.replace(/^its steps/, 'its steps (rw)')}.` : '';
 }
 
 /** One workload's pairs in the thread order the sentence lists them. */
@@ -764,7 +777,8 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
             splitTransactionSentence(
               rwStock,
               rwStock.some((p) => p.ratio.direction === 'higher'),
-            )
+            ) +
+            rwOrderText(rwStock)
           : ''),
     );
   const fixedOrder = f.localEmulation && writerAlwaysFirst(f.pairs) ? FIXED_ORDER_WORDS : null;
@@ -816,8 +830,10 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
     };
     const p = `p${f.latencyPercentile}`;
     const levelText = (c: ConsistencyLevel): string =>
-      `${c.level} ${shown(c.tps)} TPS${against(c.tpsCost, true)}, ${shown(c.avgMs)} ms average` +
-      `${against(c.avgCost, false)}, ${shown(c.tailMs)} ms ${p}${against(c.tailCost, false)}`;
+      `${c.level} ${shown(c.tps)} TPS${against(c.tpsCost, true)}, ` +
+      // An average that is threads / TPS restates the TPS ratio: the table keeps it, the Answer does not.
+      (c.avgFromTps ? '' : `${shown(c.avgMs)} ms average${against(c.avgCost, false)}, `) +
+      `${shown(c.tailMs)} ms ${p}${against(c.tailCost, false)}`;
     const ev = f.consistency.find((c) => c.tailCost === null);
     const levels = [...(ev !== undefined ? [ev] : []), ...costs].map(levelText).join('; ');
     const staleText2 =
@@ -860,6 +876,8 @@ function globalInputs(f: ForwardingFindings, global: ConsistencyLevel) {
   const spread = global.spread !== null && ev?.spread != null ? { global: global.spread, eventual: ev.spread } : null;
   const behind = ev?.lagAtStartMs != null && ev.lagAtStartMs > DRAINED_LAG_MS ? ev.lagAtStartMs / 1000 : null;
   return {
+    globalLagMaxS: global.lagDuringMs !== null ? global.lagDuringMs.max / 1000 : null,
+    drainedS: DRAINED_LAG_MS / 1000,
     tps: global.tpsCost,
     avg: global.avgCost,
     tail: global.tailCost,
@@ -881,9 +899,7 @@ function studyShareVerdict(shares: readonly ReadShareVerdict[]): string {
       // "超过 7:3": the shares past the 70:30 column (≈70:30 itself is the study's 70:30, point_selects 10).
       const predicted = v.tried.filter((s) => Math.round(s * 10) > 7).sort((a, b) => a - b)[0];
       if (v.wins.length === 0) return `${v.threads} threads not resolved`;
-      return from !== null && from === predicted
-        ? `${v.threads} threads agrees`
-        : `${v.threads} threads contradicts`;
+      return from !== null && from === predicted ? `${v.threads} threads agrees` : `${v.threads} threads contradicts`;
     }
     return v.wins.length === 0
       ? `${v.threads} threads agrees`
