@@ -645,8 +645,50 @@ function localScope(): string {
   return (
     'Locally no write is forwarded: a reader step reads on the reader and the emulation runs its writes on ' +
     'the writer ("reader" below means that); Aurora’s forwarding cost (the reader-to-writer hop, the ' +
-    'writer’s forwarding sessions, aurora_fwd_writer_max_connections_pct, the idle timeout) and failover ' +
-    'cannot be shown here.'
+    'writer’s forwarding sessions) and failover cannot be shown here.'
+  );
+}
+
+/**
+ * The Answer's first line: where the reader was ahead of the writer (and behind), from the same directions the
+ * tables show, so the question has a one-line answer before the evidence.
+ */
+function headline(f: ForwardingFindings): string | null {
+  const plain = f.pairs.filter((p) => p.readShare === null && !p.control);
+  const list = (xs: string[]): string =>
+    xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+  const at = (dir: string): string[] => {
+    const groups: { label: string; threads: number[] }[] = [];
+    for (const v of f.readShares)
+      for (const r of v.ratios.filter((x) => x.ratio.direction === dir)) {
+        const label = readShareLabel(r.share);
+        const g = groups.find((x) => x.label === label);
+        if (g) g.threads.push(v.threads);
+        else groups.push({ label, threads: [v.threads] });
+      }
+    const shares = groups.map((g) => `${g.label} (${g.threads.join(', ')} threads)`);
+    return [
+      ...uniqueInOrder(plain.filter((p) => p.ratio.direction === dir).map((p) => p.workload)).map(
+        (w) =>
+          `${w} at ${plain
+            .filter((p) => p.workload === w && p.ratio.direction === dir)
+            .map((p) => p.threads)
+            .join(', ')} threads`,
+      ),
+      ...(shares.length > 0 ? [`read shares ${list(shares)}`] : []),
+    ];
+  };
+  if (plain.length === 0 && f.readShares.length === 0) return null;
+  const ahead = at('higher');
+  const behind = at('lower');
+  const oneRun = f.pairs.some((p) => p.ratio.interval?.covers === 'within-run');
+  const join = (xs: string[]): string => (xs.length === 2 ? `${xs[0]}, and ${xs[1]}` : list(xs));
+  return (
+    (ahead.length === 0
+      ? 'In this run the reader was not ahead of the writer at any setting'
+      : `In this run the reader was ahead of the writer only for ${join(ahead)}`) +
+    (behind.length > 0 ? `; behind for ${join(behind)}` : '') +
+    (oneRun ? ': one repeat, so none of it is resolved beyond this run’s noise.' : '.')
   );
 }
 
@@ -761,7 +803,10 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
       ],
       scaleOut: [],
     };
-  const out: string[] = f.localEmulation ? [localScope()] : [];
+  const head = headline(f);
+  // The one-line answer first, and the local scope with it: one bullet, so the Answer stays at five.
+  const out: string[] =
+    head !== null ? [head + (f.localEmulation ? ` ${localScope()}` : '')] : f.localEmulation ? [localScope()] : [];
   const stock = f.pairs.filter((p) => p.readShare === null && !p.control);
   const controls = f.pairs.filter((p) => p.control);
   const threads = uniqueInOrder([...stock, ...controls].map((p) => p.threads)).sort((a, b) => a - b);
