@@ -263,6 +263,17 @@ describe("S3's confounds on a local run", () => {
     expect(answer).not.toMatch(/ms average/);
   });
 
+  it("answers in one line first: where the reader was ahead and behind, from the tables' directions", () => {
+    // Act
+    const { answer } = analyzed(run(planted));
+    // Assert: rw t128 clear of 100% above (1,177 vs 994), rw t32 below (1,180 vs 1,237); one repeat.
+    const first = answer.split('\n')[0]!;
+    expect(first).toMatch(/^In this run the reader was ahead of the writer only for rw at 128 threads; behind for rw/);
+    expect(first).toMatch(
+      /; behind for rw at 32 threads: one repeat, so none of it is resolved beyond this run’s noise/,
+    );
+  });
+
   it("names the rw pairs' start lags as the step order, as for the control", () => {
     // Act
     const { answer } = analyzed(run(planted));
@@ -379,7 +390,7 @@ describe("S3's answer on a local run says each caveat once", () => {
     expect(answer).toMatch(/wo 98%, -: in this run/);
     const titles = [...section.tables, ...section.answer!.tables, ...section.answer!.charts].map((t) => t.title);
     expect(titles.filter((t) => /by the emulation/.test(t))).toEqual([]);
-    expect(answer).toMatch(/^Locally no write is forwarded: .*\("reader" below means that\)/);
+    expect(answer).toMatch(/^In this run the reader was .*\. Locally no write is forwarded: .*\("reader" below means/);
   });
 
   it('keeps every finding in the Answer the page shows open, the lag with the levels it explains', () => {
