@@ -112,7 +112,7 @@ function globalRow(g: NonNullable<StudyInputs['global']>, cell: Cell): [string, 
   // The claim is about lag: a GLOBAL step at a drained replica had none for its times to vary with.
   const untested = g.globalLagMaxS != null && g.drainedS !== undefined && g.globalLagMaxS < g.drainedS;
   const verdict = untested
-    ? `not tested: GLOBAL’s step ran at ${fixed(g.globalLagMaxS!, 2)} s lag at most`
+    ? `not tested: GLOBAL’s step ran at ${fixed(g.globalLagMaxS, 2)} s lag at most`
     : g.eventualBehindS !== null
       ? `not comparable: EVENTUAL’s step started ${fixed(g.eventualBehindS, 2)} s behind`
       : g.spread === null

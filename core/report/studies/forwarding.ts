@@ -729,7 +729,7 @@ function controlSentence(controls: readonly ForwardingPair[], threads: readonly 
   return (
     `Write-only is the emulation's control: locally both of its steps send every statement to the writer: ` +
     `${ratiosByThreads(controls, threads)}${serverRatiosText(byThreads(controls, threads))}: ` +
-    `${differing(items(controls), true)}` +
+    differing(items(controls), true) +
     (order !== null ? `; but ${order}.` : '.') +
     (apart.length > 0
       ? ` A control cell "higher/lower in this run" with nothing to tell apart: this run's intervals understate ` +
