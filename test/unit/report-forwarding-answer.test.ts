@@ -188,6 +188,11 @@ describe("S3's answer", () => {
     expect(row[0]).toContain('at 64 and 128 threads the reader never clearly better than the writer');
     expect(row[0]).not.toMatch(/from 80:20 at 64/);
     expect(row[2]).toBe('64 threads contradicts (higher at 80:20) in this run (1 repeat)');
+    // 50:50, the highest write share, at 100%: the study's "higher write share, better writer" is not seen.
+    expect(row[1]).toContain(
+      "; at 50:50, the highest write share, the reader was not below the writer (100% at 64 threads): the study's " +
+        'trend, the writer further ahead the higher the write share, not seen',
+    );
   });
 
   it('names a win only at the highest share tried as that, not "from it up"', () => {

@@ -953,6 +953,23 @@ function studyShareVerdict(shares: readonly ReadShareVerdict[]): string {
   return parts.join('; ') + (oneRun ? ' in this run (1 repeat)' : '');
 }
 
+/**
+ * The study's trend, "写比例越高，写节点的整体效率更高" (the higher the write share, the better the writer): its
+ * clearest test is the highest write share tried; no reader below the writer there is the trend not seen.
+ */
+function trendText(shares: readonly ReadShareVerdict[]): string {
+  const lowest = shares.map((v) => ({ threads: v.threads, r: v.ratios[0] })).filter((x) => x.r !== undefined);
+  if (lowest.length === 0 || lowest.some((x) => x.r!.ratio.direction === 'lower' || x.r!.ratio.estimate === null))
+    return '';
+  const label = readShareLabel(lowest[0]!.r!.share);
+  if (!lowest.every((x) => readShareLabel(x.r!.share) === label)) return '';
+  return (
+    `; at ${label}, the highest write share, the reader was not below the writer ` +
+    `(${lowest.map((x) => `${pct(x.r!.ratio.estimate, 0)} at ${x.threads}`).join(', ')} threads): the study's ` +
+    `trend, the writer further ahead the higher the write share, not seen`
+  );
+}
+
 function studyTableOf(f: ForwardingFindings): TableBlock {
   const global = f.consistency.find((c) => c.level.toUpperCase() === 'GLOBAL');
   const words = (r: RatioFinding, higherIsBetter: boolean): string => verdict(r, higherIsBetter);
@@ -965,7 +982,9 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
       controls: f.pairs.filter((p) => p.control).map((p) => ({ ...p, server: serverRatio(p) })),
       shares:
         f.readShares.length > 0
-          ? sharesInRun(f.readShares) + scatteredText(f.readShares, ': scattered, no threshold')
+          ? sharesInRun(f.readShares) +
+            scatteredText(f.readShares, ': scattered, no threshold') +
+            trendText(f.readShares)
           : null,
       sharesState:
         f.readShares.length === 0
