@@ -30,6 +30,12 @@ interface MetricMean {
   readonly samples: number;
   readonly source: string;
   /**
+   * The mean over the seconds the load filled: without the window's first and last datapoint and any below half
+   * the others' mean (null with fewer than 3). Each edge covers a second the load filled only in part (a step
+   * whose load starts late in its window has two), which a short step's mean cannot absorb.
+   */
+  readonly steady_value?: number | null;
+  /**
    * Some datapoints of the window never arrived (metric_windows.complete = false): the average
    * covers only the ones received, not the whole step.
    */
@@ -102,8 +108,14 @@ export async function loadRun(lake: LakeReader, runId?: string): Promise<RunData
   // An aggregate has no row order of its own, and DuckDB's and Trino's differ: the tables keep one.
   const means = await lake.query<Omit<MetricMean, 'partial'>>(
     `SELECT cell_id, step_id, role, instance_id, metric, AVG(value) AS avg_value, MAX(value) AS max_value,
-            COUNT(*) AS samples, MAX(source) AS source
-     FROM server_metrics WHERE run_id = ${quote(run.run_id)}
+            COUNT(*) AS samples, MAX(source) AS source,
+            AVG(CASE WHEN rn > 1 AND rn < n AND value >= inner_avg / 2 THEN value END) AS steady_value
+     FROM (SELECT *, AVG(CASE WHEN rn > 1 AND rn < n THEN value END)
+                       OVER (PARTITION BY cell_id, step_id, instance_id, metric) AS inner_avg
+           FROM (SELECT cell_id, step_id, role, instance_id, metric, value, source,
+                        ROW_NUMBER() OVER (PARTITION BY cell_id, step_id, instance_id, metric ORDER BY ts) AS rn,
+                        COUNT(*) OVER (PARTITION BY cell_id, step_id, instance_id, metric) AS n
+                 FROM server_metrics WHERE run_id = ${quote(run.run_id)}) AS e) AS m
      GROUP BY cell_id, step_id, role, instance_id, metric
      ORDER BY cell_id, step_id, role, instance_id, metric`,
   );

@@ -141,22 +141,77 @@ describe("S3's answer", () => {
   });
 
   /** One repeat per share at 64 threads; per-interval TPS swing by `wobble` in slow waves batch means keep. */
-  function shareRun(pairs: readonly (readonly [number, number, number])[], wobble: number): RunData {
+  function shareRun(pairs: readonly (readonly [number, number, number, number?])[], wobble: number): RunData {
     const steps = pairs.flatMap(([ps, w, r]) => [
       step(`ps${ps}-writer`, 'writer', { threads: 64, tps: w }),
       step(`ps${ps}-reader`, 'reader', { threads: 64, tps: r }),
     ]);
+    // A pair's own fourth figure, when given, is its wobble: a wider interval at one share than the others.
+    const wobbleOf = (s: StepResult): number => pairs.find(([ps]) => s.step_id.startsWith(`ps${ps}-`))?.[3] ?? wobble;
     const intervals = new Map(
       steps.map((s) => [
         `${s.cell_id}/${s.step_id}`,
         warmingIntervals(s.tps!).map((x, i) => ({
           ...x,
-          tps: s.tps! * (1 + wobble * (i % 8 < 4 ? -1 : 1) * (i < 20 ? 1 : 0.5)),
+          tps: s.tps! * (1 + wobbleOf(s) * (i % 8 < 4 ? -1 : 1) * (i < 20 ? 1 : 0.5)),
         })),
       ]),
     );
     return { ...runData(steps, spec), intervals };
   }
+
+  it('calls a win at 80:20 with 90:10 level but wider consistent with a threshold, against the study', () => {
+    // Arrange: one repeat at 64 threads; 80:20 112% with a narrow interval, 90:10 111% with a wide one.
+    const data = shareRun(
+      [
+        [4, 100, 100],
+        [6, 100, 101],
+        [16, 100, 112],
+        [36, 100, 111, 0.3],
+      ],
+      0.02,
+    );
+    // Act
+    const { f, section } = analyzed(data);
+    // Assert
+    expect(f.readShares[0]!.wins).toEqual([0.8]);
+    expect(f.readShares[0]!.consistentFrom).toBe(0.8);
+    const line = section.answer!.lines.find((l) => l.startsWith('Read share'))!;
+    expect(line).toContain(
+      'at 80:20, with 90:10 about level but not resolved (64 threads): consistent with a threshold at 80:20.',
+    );
+    expect(line).not.toMatch(/scattered/);
+    const study = section.answer!.tables.find((t) => t.title.startsWith('What the study found'))!;
+    const row = study.rows.find((r) => r[0]!.startsWith('read share'))!;
+    // The study's claim in its own words: above 70:30 at 32 threads, never clearly better at 64 and 128.
+    expect(row[0]).toContain('at 32 threads the reader ahead once reads exceed 70:30 (“超过 7:3”)');
+    expect(row[0]).toContain('at 64 and 128 threads the reader never clearly better than the writer');
+    expect(row[0]).not.toMatch(/from 80:20 at 64/);
+    expect(row[2]).toBe('64 threads contradicts (higher at 80:20) in this run (1 repeat)');
+    // 50:50, the highest write share, at 100%: the study's "higher write share, better writer" is not seen.
+    expect(row[1]).toContain(
+      "; at 50:50, the highest write share, the reader was not below the writer (100% at 64 threads): the study's " +
+        'trend, the writer further ahead the higher the write share, not seen',
+    );
+  });
+
+  it('names a win only at the highest share tried as that, not "from it up"', () => {
+    // Arrange
+    const data = shareRun(
+      [
+        [4, 100, 100],
+        [6, 100, 99],
+        [16, 100, 100],
+        [36, 100, 115],
+      ],
+      0.02,
+    );
+    // Act
+    const line = analyzed(data).section.answer!.lines.find((l) => l.startsWith('Read share'))!;
+    // Assert
+    expect(line).toContain('at 90:10 only, the highest share tried (64 threads)');
+    expect(line).not.toContain('from 90:10 up');
+  });
 
   it('says the reader is not distinguishable from the writer when every interval includes 100%', () => {
     // Arrange: the reader a little above and below the writer, each share's interval wide across 100%
@@ -365,7 +420,11 @@ describe("S3's answer", () => {
     expect(titles.filter((t) => /writes forwarded/.test(t))).toEqual([]);
     expect(titles).toContain('Writer vs reader, TPS by threads');
     expect(answer).not.toMatch(/writes forwarded/);
-    expect(answer).toMatch(/^Locally no write is forwarded: .*; Aurora’s forwarding cost .* cannot be shown here/);
+    // The one-line answer first, the local scope in the same bullet.
+    expect(answer).toMatch(
+      /^In this run the reader was .*\. Locally no write is forwarded: .*; Aurora’s forwarding cost/,
+    );
+    expect(answer).toMatch(/Aurora’s forwarding cost .* cannot be shown here/);
     // wo on the reader ran every statement on the writer: its ratio is the noise of two identical steps
     expect(f.pairs.map((p) => [p.workload, p.control])).toEqual([
       ['rw', false],

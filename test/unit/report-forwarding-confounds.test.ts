@@ -27,6 +27,8 @@ interface Planned {
   readonly deadlocks?: number;
   /** The reader lag when the step started, ms. */
   readonly lagMs?: number;
+  /** The writer's CommitThroughput/s: its plain mean and its mean over the seconds the load filled. */
+  readonly commits?: { readonly avg: number; readonly steady: number };
   readonly extra?: Partial<StepResult>;
 }
 
@@ -98,8 +100,25 @@ function run(planned: readonly Planned[]): RunData {
     ...d,
     intervals,
     run: { ...d.run, backend: 'local' as const },
-    metrics: planned.flatMap((p, i) =>
-      p.deadlocks === undefined
+    metrics: planned.flatMap((p, i) => [
+      ...(p.commits === undefined
+        ? []
+        : [
+            {
+              cell_id: steps[i]!.cell_id,
+              step_id: steps[i]!.step_id,
+              role: 'writer',
+              instance_id: `${steps[i]!.cell_id}-writer`,
+              metric: 'CommitThroughput',
+              avg_value: p.commits.avg,
+              steady_value: p.commits.steady,
+              max_value: p.commits.steady * 1.1,
+              samples: 9,
+              source: 'local',
+              partial: false,
+            },
+          ]),
+      ...(p.deadlocks === undefined
         ? []
         : [
             {
@@ -114,8 +133,8 @@ function run(planned: readonly Planned[]): RunData {
               source: 'local',
               partial: false,
             },
-          ],
-    ),
+          ]),
+    ]),
     replicaLag: planned.flatMap((p, i) =>
       p.lagMs === undefined
         ? []
@@ -150,6 +169,35 @@ function analyzed(data: RunData) {
 }
 
 describe("S3's confounds on a local run", () => {
+  it("puts the writer's own commit ratio, over the seconds the load filled, beside each TPS ratio", () => {
+    // Arrange: the plain means read the reader steps low (their load starts late in the window); the steady
+    // means agree with sysbench: 1,184 / 1,247 = 95% at t32, 1,192 / 989 = 121% at t128.
+    const counted = planted.map((p, i) => ({
+      ...p,
+      commits: [
+        { avg: 1218, steady: 1247 },
+        { avg: 966, steady: 989 },
+        { avg: 1063, steady: 1184 },
+        { avg: 1008, steady: 1192 },
+        { avg: 3334, steady: 3707 },
+        { avg: 2726, steady: 3606 },
+      ][i]!,
+    }));
+    // Act
+    const { answer, section } = analyzed(run(counted));
+    // Assert
+    const rw = answer.split('\n').find((l) => l.startsWith('Reader over'))!;
+    expect(rw).toMatch(/rw 95%, 118% \(the writer's own commits\/s give 95%, 121%\)/);
+    const control = answer.split('\n').find((l) => l.startsWith('Write-only'))!;
+    expect(control).toMatch(/wo 98%, - \(the writer's own commits\/s give 97%\)/);
+    const study = section.answer!.tables.find((t) => t.title.startsWith('What the study found'))!;
+    const rwRow = study.rows.find((r) => r[0]!.startsWith('read-write'))!;
+    expect(rwRow[1]).toMatch(/t128 118% higher in this run\* \(server 121%\)/);
+    const byThreads = section.answer!.tables.find((t) => t.title.endsWith('TPS by threads'))!;
+    expect(byThreads.head).toContain("writer's own commits/s, reader/writer");
+    expect(byThreads.rows.map((r) => r[5])).toEqual(['95%', '121%', '97%']);
+  });
+
   it('says the emulation splits the transaction and cites the writer deadlocks by the rw verdict', () => {
     // Act
     const { answer } = analyzed(run(planted));
@@ -208,6 +256,35 @@ describe("S3's confounds on a local run", () => {
     expect(lag).not.toMatch(/its stale reads.* may come from the order/);
     expect(lag).toMatch(/EVENTUAL started with the replica still behind .*: its latency, and each level's difference/);
     expect(lag).toMatch(/EVENTUAL's stale share \(99\.00%\) is how the emulation serves EVENTUAL/);
+    // Its lag stayed up through the step (its one datapoint 0.83 s): it may be the level's own, not the order's.
+    expect(lag).toMatch(/and stayed behind through its step \(0\.83 s mean; with no wait nothing throttles its writes/);
+    expect(lag).toMatch(/from the order the steps ran in or from the level, which this run cannot tell apart/);
+    // The average is threads / TPS here: it restates the TPS ratio, so the Answer leaves it to the table.
+    expect(answer).not.toMatch(/ms average/);
+  });
+
+  it("answers in one line first: where the reader was ahead and behind, from the tables' directions", () => {
+    // Act
+    const { answer } = analyzed(run(planted));
+    // Assert: rw t128 clear of 100% above (1,177 vs 994), rw t32 below (1,180 vs 1,237); one repeat.
+    const first = answer.split('\n')[0]!;
+    expect(first).toMatch(/^In this run the reader was ahead of the writer only for rw at 128 threads; behind for rw/);
+    expect(first).toMatch(
+      /; behind for rw at 32 threads: one repeat, so none of it is resolved beyond this run’s noise/,
+    );
+  });
+
+  it("names the rw pairs' start lags as the step order, as for the control", () => {
+    // Act
+    const { answer } = analyzed(run(planted));
+    // Assert: rw-writer steps started at 0.00 / 0.01 s, rw-reader steps at 0.28 / 0.82 s.
+    const rw = answer.split('\n').find((l) => l.startsWith('Reader over'))!;
+    expect(rw).toMatch(
+      /Also its steps \(rw\) did not start alike: the reader was 0\.00 \/ 0\.01 s behind when the writer steps/,
+    );
+    expect(rw).toMatch(
+      /0\.28 \/ 0\.82 s for the reader steps, so the ratio carries the step order as well as the noise/,
+    );
   });
 });
 
@@ -226,15 +303,15 @@ describe("S3's study table and scale-out against the study's claims", () => {
     expect(row(run(planted), 'write-only')[1]).toMatch(/^locally both steps send every write to the writer/);
   });
 
-  /** The three levels, EVENTUAL's wider tail (p99/p50 4) than GLOBAL's (2), EVENTUAL started at lagMs. */
-  const levels = (eventualLagMs: number): Planned[] =>
+  /** The three levels, EVENTUAL's wider tail (p99/p50 4) than GLOBAL's (2), EVENTUAL and GLOBAL at these lags. */
+  const levels = (eventualLagMs: number, globalLagMs = 400): Planned[] =>
     ['EVENTUAL', 'SESSION', 'GLOBAL'].map((level, i) => ({
       workload: `c-${level}`,
       target: 'reader',
       threads: 32,
       tps: [1078, 947, 906][i]!,
       options: { consistency: level },
-      lagMs: [eventualLagMs, 10, 10][i]!,
+      lagMs: [eventualLagMs, 10, globalLagMs][i]!,
       extra: {
         lat_pct_ms: [69.29, 55.82, 54.83][i]!,
         lat_p50_ms: [27, 33, 36][i]!,
@@ -255,6 +332,10 @@ describe("S3's study table and scale-out against the study's claims", () => {
     expect(behind[1]).toMatch(/^GLOBAL over EVENTUAL: avg \d+% .*, p95 79% .*; p99\/p50 GLOBAL 2\.0×, EVENTUAL 4\.0×$/);
     expect(behind[2]).toBe('not comparable: EVENTUAL’s step started 0.83 s behind');
     expect(drained[2]).toBe('contradicts in this run (1 repeat)');
+    // GLOBAL at a drained replica (0.01 s) had no lag for its times to vary with: the claim was not tested.
+    expect(row(run(levels(830, 10)), 'consistency: GLOBAL')[2]).toBe(
+      'not tested: GLOBAL’s step ran at 0.01 s lag at most',
+    );
     // The spread is the consistency table's, at its rounding.
     const table = analyzed(run(levels(830))).section.answer!.tables.find((t) =>
       t.title.startsWith('Read consistency'),
@@ -262,7 +343,7 @@ describe("S3's study table and scale-out against the study's claims", () => {
     expect(table.rows.map((r) => r[table.head.indexOf('p99/p50')])).toEqual(['4.0×', '2.1×', '2.0×']);
   });
 
-  it('says the scale-out pattern is the study’s reversed when the readers were higher only at low read shares', () => {
+  it('resolves no scale-out pattern when the readers were higher only at low shares, level above 70:30', () => {
     // Arrange: 2 readers x 32 against the writer at 64: ahead at 50:50, level at 90:10.
     const ps = (n: number) => ({ range_selects: false, point_selects: n });
     const steps: Planned[] = [4, 36].flatMap((n, i) => [
@@ -279,10 +360,14 @@ describe("S3's study table and scale-out against the study's claims", () => {
     // Act
     const { section } = analyzed(run(steps));
     // Assert
-    expect(section.findings.join(' ')).toMatch(
-      /The readers were higher only at 50:50, none above 70:30: the opposite of the study's pattern/,
+    const findings = section.findings.join(' ');
+    expect(findings).toMatch(/The readers were higher in this run only at 50:50; the shares above 70:30 \(where/);
+    expect(findings).toMatch(/are within this run's noise: no pattern over the read shares is resolved\./);
+    expect(section.findings.join(' ')).not.toMatch(/opposite/);
+    expect(row(run(steps), 'scale-out')[1]).toMatch(
+      /higher in this run only at 50:50, above 70:30 within its noise: no pattern resolved/,
     );
-    expect(row(run(steps), 'scale-out')[1]).toMatch(/higher in this run only at 50:50, not above 70:30: the opposite/);
+    expect(row(run(steps), 'scale-out')[1]).not.toMatch(/opposite/);
   });
 });
 
@@ -305,7 +390,7 @@ describe("S3's answer on a local run says each caveat once", () => {
     expect(answer).toMatch(/wo 98%, -: in this run/);
     const titles = [...section.tables, ...section.answer!.tables, ...section.answer!.charts].map((t) => t.title);
     expect(titles.filter((t) => /by the emulation/.test(t))).toEqual([]);
-    expect(answer).toMatch(/^Locally no write is forwarded: .*\("reader" below means that\)/);
+    expect(answer).toMatch(/^In this run the reader was .*\. Locally no write is forwarded: .*\("reader" below means/);
   });
 
   it('keeps every finding in the Answer the page shows open, the lag with the levels it explains', () => {

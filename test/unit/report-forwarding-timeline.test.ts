@@ -174,6 +174,11 @@ describe("S3's run order and what it ties to each step", () => {
     const plain = analyzed(run(base)).section;
     expect(plain.answer!.lines.some((l) => l.startsWith('The other run'))).toBe(false);
     expect(plain.tables.find((t) => t.title.startsWith('Run order'))!.head).not.toContain('co-tenant s');
+    // The title names only the columns the table has.
+    expect(table.title).toContain('and any other run on the machine');
+    expect(plain.tables.find((t) => t.title.startsWith('Run order'))!.title).toBe(
+      'Run order: every step as it ran, with the reader lag',
+    );
   });
 
   it('lists every step, throughput steps too, in the order it ran with its reader lag', () => {

@@ -64,7 +64,7 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     // Act: in this run only 32 threads has wins, and they are not a threshold.
     const text = renderTerminal(buildReport(data.s3!, prices));
     // Assert
-    expect(text).toContain('(128 threads): at 32 threads, scattered cells, not a threshold.');
+    expect(text).toContain('(64, 128 threads): at 32 threads, scattered cells, not a threshold.');
   });
 
   it('S2: each offering is priced for its engine, as plan --aws does (not all at Aurora MySQL’s price)', () => {
@@ -101,7 +101,8 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
       const lines = section.answer!.lines.join('\n');
       expect(lines.match(/1 repeat cannot resolve/g)).toHaveLength(1);
       expect(answer).toMatch(/from which the reader wins: in this run the reader was higher/);
-      const of = `\\(${v.threads} threads\\)`;
+      // Thread counts with the same reading share one parenthesis: "(64, 128 threads)".
+      const of = `\\((?:\\d+, )*${v.threads}(?:, \\d+)* threads\\)`;
       if (better.length === 0) expect(answer).toMatch(new RegExp(`at no share ${of}`));
       else if (v.winsFrom !== null) expect(answer).toMatch(new RegExp(`from ${better[0]} up ${of}`));
       else expect(answer).toMatch(new RegExp(`at ${better.join(', ')} but not [^(]* ${of}`));

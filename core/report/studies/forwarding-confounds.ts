@@ -3,7 +3,7 @@
  * writer's deadlocks in each (the emulation splits each transaction, so its writes run without the reads on
  * the writer), the reader lag each step started at, and whether the steps ran in a fixed order.
  */
-import { fixed } from '../../format';
+import { fixed, pct } from '../../format';
 import type { Context, StepGroup } from '../context';
 import { mean } from '../stats';
 import { replicaLagOf } from './forwarding-timeline';
@@ -11,6 +11,8 @@ import { replicaLagOf } from './forwarding-timeline';
 /** The writer's side of one step: its deadlocks/s (null: not measured) and the reader lag it started at. */
 export interface StepSide {
   readonly deadlocks: number | null;
+  /** The writer instance's own CommitThroughput/s over the step's full seconds (writerCommits); null: not measured. */
+  readonly commits: number | null;
   readonly lagAtStartMs: number | null;
   readonly startedAt: string;
 }
@@ -24,9 +26,42 @@ function writerDeadlocks(ctx: Context, g: StepGroup): number | null {
   return xs.length > 0 ? mean(xs.map((m) => m.avg_value)) : null;
 }
 
+/**
+ * The writer's commits/s as the server counted them, without the window's first and last datapoint: those cover
+ * seconds the load filled only in part, and a reader step's load starts later in its window (the emulation
+ * first waits for the replica to catch up), so a plain mean reads its commits low. In both roles of a pair
+ * every transaction commits once on the writer (wf_emulation.lua), so the ratio checks sysbench's TPS ratio.
+ */
+function writerCommits(ctx: Context, g: StepGroup): number | null {
+  const cells = new Set(g.ok.map((r) => r.cell_id));
+  const xs = ctx.data.metrics.filter(
+    (m) => m.metric === 'CommitThroughput' && m.role === 'writer' && m.step_id === g.stepId && cells.has(m.cell_id),
+  );
+  return xs.length > 0 ? mean(xs.map((m) => m.steady_value ?? m.avg_value)) : null;
+}
+
 export function sideOf(ctx: Context, g: StepGroup): StepSide {
   const first = [...g.ok.map((r) => r.started_at)].sort()[0] ?? '';
-  return { deadlocks: writerDeadlocks(ctx, g), lagAtStartMs: replicaLagOf(ctx, g).lagAtStartMs, startedAt: first };
+  return {
+    deadlocks: writerDeadlocks(ctx, g),
+    commits: writerCommits(ctx, g),
+    lagAtStartMs: replicaLagOf(ctx, g).lagAtStartMs,
+    startedAt: first,
+  };
+}
+
+/** Reader step's writer commits over the writer step's: the server's own reader/writer ratio; null: unmeasured. */
+export function serverRatio(p: SidedPair): number | null {
+  const w = p.writerSide.commits;
+  const r = p.readerSide.commits;
+  return w !== null && r !== null && w > 0 ? r / w : null;
+}
+
+/** "; the writer's own commit counts: 95%, 100%, 121%": the server-side ratios beside sysbench's, once. */
+export function serverRatiosText(pairs: readonly SidedPair[]): string {
+  const rs = pairs.map(serverRatio);
+  if (rs.every((r) => r === null)) return '';
+  return ` (the writer's own commits/s give ${rs.map((r) => (r === null ? '-' : pct(r, 0))).join(', ')})`;
 }
 
 export interface SidedPair {
@@ -65,7 +100,7 @@ const lags = (pairs: readonly SidedPair[], side: (p: SidedPair) => StepSide): st
   pairs.map((p) => lagS(side(p).lagAtStartMs)).join(' / ');
 
 /** A control pair whose steps started at different reader lags: the step order, not only the noise. */
-export function controlOrderText(pairs: readonly SidedPair[], drainedMs: number): string | null {
+export function controlOrderText(pairs: readonly SidedPair[], drainedMs: number, withDeadlocks = true): string | null {
   const lagged = pairs.some(
     (p) =>
       p.writerSide.lagAtStartMs !== null &&
@@ -73,7 +108,7 @@ export function controlOrderText(pairs: readonly SidedPair[], drainedMs: number)
       Math.abs(p.writerSide.lagAtStartMs - p.readerSide.lagAtStartMs) > drainedMs,
   );
   if (!lagged) return null;
-  const d = deadlocksText(pairs);
+  const d = withDeadlocks ? deadlocksText(pairs) : null;
   return (
     `its steps did not start alike: the reader was ${lags(pairs, (p) => p.writerSide)} s behind when the ` +
     `writer steps started, ${lags(pairs, (p) => p.readerSide)} s ` +

@@ -14,12 +14,19 @@ export type Cell = (r: RatioFinding, higherIsBetter: boolean) => string;
 export interface StudyInputs {
   readonly local: boolean;
   /** rw reader/writer at each thread count. */
-  readonly rw: readonly { readonly threads: number; readonly ratio: RatioFinding }[];
+  readonly rw: readonly {
+    readonly threads: number;
+    readonly ratio: RatioFinding;
+    /** The writer's own commits/s, reader step over writer step (forwarding-confounds.ts); null: not measured. */
+    readonly server?: number | null;
+  }[];
   readonly controls: readonly { readonly threads: number; readonly ratio: RatioFinding }[];
   /** Where the reader was higher, per thread count, in the Answer's words. */
   readonly shares: string | null;
   /** The share grid's state: a threshold at some thread count, scattered cells, or every cell within noise. */
   readonly sharesState: 'threshold' | 'scattered' | 'within-noise' | null;
+  /** Each thread count's grid against the study's claim for it (forwarding.ts); null: no grid. */
+  readonly sharesVerdict?: string | null;
   readonly scaleOut: readonly {
     readonly vsWriter: RatioFinding | null;
     readonly vsOne: RatioFinding | null;
@@ -34,6 +41,10 @@ export interface StudyInputs {
     readonly checks: number;
   }[];
   readonly global: {
+    /** The most the replica lagged during GLOBAL's step, s; null: not measured. */
+    readonly globalLagMaxS?: number | null;
+    /** The lag under which a replica counts as drained, s. */
+    readonly drainedS?: number;
     readonly tps: RatioFinding | null;
     readonly avg: RatioFinding | null;
     readonly tail: RatioFinding | null;
@@ -68,15 +79,16 @@ function scaleOutRun(rows: StudyInputs['scaleOut'], local: boolean): { run: stri
   const higher = rows.filter((x) => x.vsWriter?.direction === 'higher' && x.share !== null);
   if (higher.length === 0 || rows.some((x) => x.readShare === null)) return null;
   const low = higher.every((x) => x.readShare! <= 0.7);
-  const opposite = low && rows.some((x) => x.readShare! > 0.7 && x.vsWriter !== null && !apart(x.vsWriter));
+  // Higher only below 70:30 with the shares above it within the noise: no pattern, not the study's reversed.
+  const none = low && rows.some((x) => x.readShare! > 0.7 && x.vsWriter !== null && !apart(x.vsWriter));
   return {
     run:
       `higher in this run only at ${higher.map((x) => x.share).join(', ')}` +
-      (opposite ? ', not above 70:30: the opposite of the study’s pattern' : ''),
+      (none ? ', above 70:30 within its noise: no pattern resolved' : ''),
     verdict: local
       ? 'not comparable: on one machine a second reader adds no capacity'
-      : opposite
-        ? 'contradicts in this run'
+      : none
+        ? 'not resolved: no pattern'
         : 'see its table',
   };
 }
@@ -97,8 +109,11 @@ function globalRow(g: NonNullable<StudyInputs['global']>, cell: Cell): [string, 
   if (parts.length === 0 && g.spread === null) return null;
   const spread =
     g.spread !== null ? `; p99/p50 GLOBAL ${fixed(g.spread.global, 1)}×, EVENTUAL ${fixed(g.spread.eventual, 1)}×` : '';
-  const verdict =
-    g.eventualBehindS !== null
+  // The claim is about lag: a GLOBAL step at a drained replica had none for its times to vary with.
+  const untested = g.globalLagMaxS != null && g.drainedS !== undefined && g.globalLagMaxS < g.drainedS;
+  const verdict = untested
+    ? `not tested: GLOBAL’s step ran at ${fixed(g.globalLagMaxS, 2)} s lag at most`
+    : g.eventualBehindS !== null
       ? `not comparable: EVENTUAL’s step started ${fixed(g.eventualBehindS, 2)} s behind`
       : g.spread === null
         ? 'not resolved: no spread measured'
@@ -118,7 +133,13 @@ const span = (rs: readonly RatioFinding[], cell: Cell): string => {
 export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
   const rows: [string, string, string][] = [];
   const perThreads = (xs: StudyInputs['rw']): string =>
-    xs.map((x) => `t${x.threads} ${pct(x.ratio.estimate, 0)} ${cell(x.ratio, true)}`).join('; ');
+    xs
+      .map(
+        (x) =>
+          `t${x.threads} ${pct(x.ratio.estimate, 0)} ${cell(x.ratio, true)}` +
+          (x.server != null ? ` (server ${pct(x.server, 0)})` : ''),
+      )
+      .join('; ');
   const rw = s.rw.filter((x) => x.ratio.estimate !== null);
   if (rw.length > 0)
     rows.push([
@@ -141,13 +162,18 @@ export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
   ]);
   if (s.shares !== null)
     rows.push([
-      'read share: the reader ahead from 70:30 at 32 threads, from 80:20 at 64 and 128',
+      // The study's own words: 32 threads "读比例在超过 7:3 之后，读节点的效率会相比写节点更高"; 64 and 128
+      // threads "读节点效率始终无法明显优于写节点".
+      'read share: at 32 threads the reader ahead once reads exceed 70:30 (“超过 7:3”); at 64 and 128 threads ' +
+        'the reader never clearly better than the writer (“始终无法明显优于写节点”)',
       s.shares,
-      s.sharesState === 'threshold'
-        ? 'compare the thresholds'
-        : s.sharesState === 'scattered'
-          ? 'not resolved: scattered cells, no threshold'
-          : 'not resolved: within this run’s noise',
+      s.sharesState === 'threshold' && s.sharesVerdict != null
+        ? s.sharesVerdict
+        : s.sharesState === 'threshold'
+          ? 'compare the thresholds'
+          : s.sharesState === 'scattered'
+            ? 'not resolved: scattered cells, no threshold'
+            : 'not resolved: within this run’s noise',
     ]);
   const vsWriter = s.scaleOut.flatMap((x) => (x.vsWriter?.estimate != null ? [x.vsWriter] : []));
   const vsOne = s.scaleOut.flatMap((x) => (x.vsOne?.estimate != null ? [x.vsOne] : []));

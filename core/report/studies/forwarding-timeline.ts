@@ -107,7 +107,8 @@ const lagCells = (l: Lag): [string, string] => [
 export function timelineTable(rows: readonly TimelineRow[], oneMachine = false): TableBlock {
   const coTenant = rows.some((r) => r.coTenantS !== null);
   return {
-    title: 'Run order: every step as it ran, with the reader lag and any other run on the machine',
+    // The co-tenant column only when another run overlapped: the title names only the columns it has.
+    title: `Run order: every step as it ran, with the reader lag${coTenant ? ' and any other run on the machine' : ''}`,
     head: [
       '#',
       'step',

@@ -33,6 +33,8 @@ import {
 import {
   FIXED_ORDER_WORDS,
   controlOrderText,
+  serverRatio,
+  serverRatiosText,
   sideOf,
   splitTransactionSentence,
   writerAlwaysFirst,
@@ -56,6 +58,17 @@ function compact(r: RatioFinding, higherIsBetter: boolean): string {
   const v = verdictText(r, higherIsBetter);
   return c.endsWith(v) ? c.slice(0, c.length - v.length) + verdict(r, higherIsBetter) : c;
 }
+
+/**
+ * What the server-side column counts, and why it is not the server table's plain mean: in both steps of a pair
+ * every transaction commits once on the writer, and a reader step's load starts later in its window.
+ */
+const SERVER_RATIO_WORDS =
+  "writer's own commits/s: the writer's CommitThroughput in the reader step over the writer step's, over the " +
+  'seconds the load filled (without each window’s first and last datapoint and any below half the others’ ' +
+  'mean); in both steps every transaction commits once on the writer, so it checks sysbench’s ratio. The ' +
+  'server table’s plain means read a reader step low: its load starts later in its window (the emulation ' +
+  'first waits for the replica).';
 
 /** The within-run note in the words the cells use. */
 const WITHIN_RUN_WORDS =
@@ -99,6 +112,11 @@ interface ReadShareVerdict {
   readonly wins: readonly number[];
   /** The lowest share from which the reader wins at every higher share tried; null when it does not. */
   readonly winsFrom: number | null;
+  /**
+   * Not winsFrom, but the lowest win's cell has every higher share's interval around its figure (a win at 80:20,
+   * 90:10 at the same level with a wider interval): consistent with a threshold there; null otherwise.
+   */
+  readonly consistentFrom: number | null;
   readonly tried: readonly number[];
   readonly best: { readonly share: number; readonly ratio: RatioFinding } | null;
   /** Every share's interval includes 100%: the reader is not told apart from the writer at any. */
@@ -292,10 +310,23 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
       const best = pts
         .filter((p) => p.ratio.estimate !== null)
         .sort((a, b) => b.ratio.estimate! - a.ratio.estimate!)[0];
+      const lowest = pts.findIndex((p) => p.ratio.direction === 'higher');
+      const lowEst = lowest >= 0 ? pts[lowest]!.ratio.estimate : null;
+      const consistent =
+        from < 0 &&
+        lowEst !== null &&
+        pts
+          .slice(lowest + 1)
+          .every(
+            (p) =>
+              p.ratio.direction === 'higher' ||
+              (p.ratio.interval !== null && p.ratio.interval.low <= lowEst && lowEst <= p.ratio.interval.high),
+          );
       return {
         threads,
         wins,
         winsFrom: from >= 0 ? pts[from]!.readShare! : null,
+        consistentFrom: consistent ? pts[lowest]!.readShare! : null,
         tried: pts.map((p) => p.readShare!),
         best: best !== undefined ? { share: best.readShare!, ratio: best.ratio } : null,
         noneDiffers: pts.length > 0 && pts.every((p) => p.ratio.direction === 'within-noise'),
@@ -411,14 +442,37 @@ const pairName = (p: ForwardingPair): string => (p.control ? `${p.workload} (con
 
 const labels = (xs: readonly number[]): string => xs.map(readShareLabel).join(', ');
 
-/** One thread count's read shares as this run's intervals place them, in the grid's words. */
-function sharesInRun(v: ReadShareVerdict): string {
-  if (v.winsFrom !== null) return `from ${readShareLabel(v.winsFrom)} up (${v.threads} threads)`;
+/** One thread count's read shares as this run's intervals place them, in the grid's words, and what follows. */
+function shareWords(v: ReadShareVerdict): { text: string; tail: string } {
+  const top = Math.max(...v.tried);
+  if (v.winsFrom !== null)
+    return v.winsFrom === top && v.tried.length > 1
+      ? { text: `at ${readShareLabel(top)} only, the highest share tried`, tail: '' }
+      : { text: `from ${readShareLabel(v.winsFrom)} up`, tail: '' };
+  if (v.consistentFrom !== null) {
+    const rest = v.tried.filter((s) => s > v.consistentFrom! && !v.wins.includes(s));
+    return {
+      text: `at ${labels(v.wins)}, with ${labels(rest)} about level but not resolved`,
+      tail: `: consistent with a threshold at ${readShareLabel(v.consistentFrom)}`,
+    };
+  }
   if (v.wins.length > 0) {
     const not = v.tried.filter((s) => !v.wins.includes(s) && s > Math.min(...v.wins));
-    return `at ${labels(v.wins)} but not ${labels(not)} (${v.threads} threads)`;
+    return { text: `at ${labels(v.wins)} but not ${labels(not)}`, tail: '' };
   }
-  return `at no share (${v.threads} threads)`;
+  return { text: 'at no share', tail: '' };
+}
+
+/** Each distinct reading once, with the thread counts it holds for: "at 80:20 ... (32, 64 threads): ...". */
+function sharesInRun(shares: readonly ReadShareVerdict[]): string {
+  const groups: { text: string; tail: string; threads: number[] }[] = [];
+  for (const v of shares) {
+    const w = shareWords(v);
+    const g = groups.find((x) => x.text === w.text && x.tail === w.tail);
+    if (g) g.threads.push(v.threads);
+    else groups.push({ ...w, threads: [v.threads] });
+  }
+  return groups.map((g) => `${g.text} (${g.threads.join(', ')} threads)${g.tail}`).join('; ');
 }
 
 /**
@@ -429,9 +483,12 @@ function readShareSentence(shares: readonly ReadShareVerdict[]): string {
   return readShareWins(shares);
 }
 
+const isScattered = (v: ReadShareVerdict): boolean =>
+  v.wins.length > 0 && v.winsFrom === null && v.consistentFrom === null;
+
 /** Which thread counts' wins are scattered: a row with a threshold is not called scattered with the others. */
 function scatteredText(shares: readonly ReadShareVerdict[], words: string): string {
-  const scattered = shares.filter((v) => v.wins.length > 0 && v.winsFrom === null);
+  const scattered = shares.filter(isScattered);
   if (scattered.length === 0) return '';
   if (scattered.length === shares.length) return words;
   return `: at ${scattered.map((v) => v.threads).join(', ')} threads, ${words.replace(/^: /, '')}`;
@@ -442,7 +499,7 @@ function readShareWins(shares: readonly ReadShareVerdict[]): string {
     return (
       `Read share (reads:writes) from which the reader wins: 1 repeat cannot resolve the grid's ratios ` +
       `(run 2+ repeats to measure the run-to-run noise); in this run the reader was higher (interval above ` +
-      `100%) ${shares.map(sharesInRun).join(', ')}` +
+      `100%) ${sharesInRun(shares)}` +
       `${scatteredText(shares, ': scattered cells, not a threshold')}.`
     );
   const per = shares.map((v) => {
@@ -556,9 +613,16 @@ function lagStates(levels: readonly ConsistencyLevel[], local: boolean): string 
     out.push(
       c.level.toUpperCase() === 'EVENTUAL'
         ? local
-          ? // One machine: the replica applies that backlog on the CPUs the step's queries use.
-            `${started(c)}, on the CPUs its queries use: its latency, and each level's difference from it, may ` +
-            `come from the order the steps ran in, not the level.`
+          ? // One machine: the replica applies that backlog on the CPUs the step's queries use. A lag that
+            // stays up through the step is the level's too: with no wait, nothing throttles its writes.
+            c.lagDuringMs !== null && c.lagDuringMs.mean > DRAINED_LAG_MS
+            ? `${started(c)}, on the CPUs its queries use, and stayed behind through its step ` +
+              `(${secs(c.lagDuringMs.mean)} mean; with no wait nothing throttles its writes, so that lag may be ` +
+              `the level's own): its latency, and each level's difference from it, may come from the order ` +
+              `the steps ran in or from the level, which this run cannot tell apart (run the levels in random ` +
+              `order, resting until the lag is 0).`
+            : `${started(c)}, on the CPUs its queries use: its latency, and each level's difference from it, ` +
+              `may come from the order the steps ran in, not the level.`
           : `${started(c)}: its reads do not wait, so its stale reads, not its latency, may come from the ` +
             `order the steps ran in, not the level.`
         : `${started(c)}: its reads waited for that lag too, so its latency difference from EVENTUAL may come ` +
@@ -581,8 +645,50 @@ function localScope(): string {
   return (
     'Locally no write is forwarded: a reader step reads on the reader and the emulation runs its writes on ' +
     'the writer ("reader" below means that); Aurora’s forwarding cost (the reader-to-writer hop, the ' +
-    'writer’s forwarding sessions, aurora_fwd_writer_max_connections_pct, the idle timeout) and failover ' +
-    'cannot be shown here.'
+    'writer’s forwarding sessions) and failover cannot be shown here.'
+  );
+}
+
+/**
+ * The Answer's first line: where the reader was ahead of the writer (and behind), from the same directions the
+ * tables show, so the question has a one-line answer before the evidence.
+ */
+function headline(f: ForwardingFindings): string | null {
+  const plain = f.pairs.filter((p) => p.readShare === null && !p.control);
+  const list = (xs: string[]): string =>
+    xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+  const at = (dir: string): string[] => {
+    const groups: { label: string; threads: number[] }[] = [];
+    for (const v of f.readShares)
+      for (const r of v.ratios.filter((x) => x.ratio.direction === dir)) {
+        const label = readShareLabel(r.share);
+        const g = groups.find((x) => x.label === label);
+        if (g) g.threads.push(v.threads);
+        else groups.push({ label, threads: [v.threads] });
+      }
+    const shares = groups.map((g) => `${g.label} (${g.threads.join(', ')} threads)`);
+    return [
+      ...uniqueInOrder(plain.filter((p) => p.ratio.direction === dir).map((p) => p.workload)).map(
+        (w) =>
+          `${w} at ${plain
+            .filter((p) => p.workload === w && p.ratio.direction === dir)
+            .map((p) => p.threads)
+            .join(', ')} threads`,
+      ),
+      ...(shares.length > 0 ? [`read shares ${list(shares)}`] : []),
+    ];
+  };
+  if (plain.length === 0 && f.readShares.length === 0) return null;
+  const ahead = at('higher');
+  const behind = at('lower');
+  const oneRun = f.pairs.some((p) => p.ratio.interval?.covers === 'within-run');
+  const join = (xs: string[]): string => (xs.length === 2 ? `${xs[0]}, and ${xs[1]}` : list(xs));
+  return (
+    (ahead.length === 0
+      ? 'In this run the reader was not ahead of the writer at any setting'
+      : `In this run the reader was ahead of the writer only for ${join(ahead)}`) +
+    (behind.length > 0 ? `; behind for ${join(behind)}` : '') +
+    (oneRun ? ': one repeat, so none of it is resolved beyond this run’s noise.' : '.')
   );
 }
 
@@ -599,6 +705,16 @@ function ratiosByThreads(pairs: readonly ForwardingPair[], threads: readonly num
     .join(', ');
 }
 
+/** The rw pairs' start lags where they differ: the step order weighs on this ratio as on the control's. */
+function rwOrderText(rw: readonly ForwardingPair[]): string {
+  const order = controlOrderText(rw, DRAINED_LAG_MS, false);
+  return order !== null ? ` Also ${order.replace(/^its steps/, 'its steps (rw)')}.` : '';
+}
+
+/** One workload's pairs in the thread order the sentence lists them. */
+const byThreads = (pairs: readonly ForwardingPair[], threads: readonly number[]): ForwardingPair[] =>
+  threads.flatMap((t) => pairs.filter((p) => p.threads === t));
+
 const items = (pairs: readonly ForwardingPair[]) =>
   pairs.map((p) => ({ label: `${p.workload} t${p.threads}`, ratio: p.ratio }));
 
@@ -612,7 +728,8 @@ function controlSentence(controls: readonly ForwardingPair[], threads: readonly 
   const order = controlOrderText(controls, DRAINED_LAG_MS);
   return (
     `Write-only is the emulation's control: locally both of its steps send every statement to the writer: ` +
-    `${ratiosByThreads(controls, threads)}: ${differing(items(controls), true)}` +
+    `${ratiosByThreads(controls, threads)}${serverRatiosText(byThreads(controls, threads))}: ` +
+    differing(items(controls), true) +
     (order !== null ? `; but ${order}.` : '.') +
     (apart.length > 0
       ? ` A control cell "higher/lower in this run" with nothing to tell apart: this run's intervals understate ` +
@@ -622,16 +739,17 @@ function controlSentence(controls: readonly ForwardingPair[], threads: readonly 
 }
 
 /**
- * The study's scale-out gain came at read shares above 70:30; where this run's readers were higher only at
- * the lower shares, its pattern is the study's reversed, and the sentence says so rather than list the cells.
+ * The study's scale-out gain came at read shares above 70:30. Readers higher in this run only at lower shares,
+ * with the shares above 70:30 within its noise, is no pattern at all on one run's intervals (not its reverse):
+ * the sentence says none is resolved rather than read a trend into the cells.
  */
 function scaleOutPattern(scaled: readonly ScaleOut[]): string {
   const higher = scaled.filter((s) => s.ratio!.direction === 'higher' && s.readShare !== null);
   const above = scaled.filter((s) => s.readShare !== null && s.readShare > 0.7);
   if (higher.length === 0 || higher.some((s) => s.readShare! > 0.7) || above.length === 0) return '';
   return (
-    ` The readers were higher only at ${labels(higher.map((s) => s.readShare!))}, none above 70:30: the ` +
-    `opposite of the study's pattern (its gain was above 70:30), an artefact of one machine, not a finding.`
+    ` The readers were higher in this run only at ${labels(higher.map((s) => s.readShare!))}; the shares above ` +
+    `70:30 (where the study's gain was) are within this run's noise: no pattern over the read shares is resolved.`
   );
 }
 
@@ -685,7 +803,10 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
       ],
       scaleOut: [],
     };
-  const out: string[] = f.localEmulation ? [localScope()] : [];
+  const head = headline(f);
+  // The one-line answer first, and the local scope with it: one bullet, so the Answer stays at five.
+  const out: string[] =
+    head !== null ? [head + (f.localEmulation ? ` ${localScope()}` : '')] : f.localEmulation ? [localScope()] : [];
   const stock = f.pairs.filter((p) => p.readShare === null && !p.control);
   const controls = f.pairs.filter((p) => p.control);
   const threads = uniqueInOrder([...stock, ...controls].map((p) => p.threads)).sort((a, b) => a - b);
@@ -694,13 +815,15 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
     out.push(
       `Reader${readerWrites(f)} over writer TPS at ${threads.join('/')} threads: ` +
         ratiosByThreads(stock, threads) +
+        serverRatiosText(byThreads(stock, threads)) +
         `: ${differing(items(stock), true)}.` +
         (f.localEmulation && rwStock.length > 0
           ? ' ' +
             splitTransactionSentence(
               rwStock,
               rwStock.some((p) => p.ratio.direction === 'higher'),
-            )
+            ) +
+            rwOrderText(rwStock)
           : ''),
     );
   const fixedOrder = f.localEmulation && writerAlwaysFirst(f.pairs) ? FIXED_ORDER_WORDS : null;
@@ -752,8 +875,10 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
     };
     const p = `p${f.latencyPercentile}`;
     const levelText = (c: ConsistencyLevel): string =>
-      `${c.level} ${shown(c.tps)} TPS${against(c.tpsCost, true)}, ${shown(c.avgMs)} ms average` +
-      `${against(c.avgCost, false)}, ${shown(c.tailMs)} ms ${p}${against(c.tailCost, false)}`;
+      `${c.level} ${shown(c.tps)} TPS${against(c.tpsCost, true)}, ` +
+      // An average that is threads / TPS restates the TPS ratio: the table keeps it, the Answer does not.
+      (c.avgFromTps ? '' : `${shown(c.avgMs)} ms average${against(c.avgCost, false)}, `) +
+      `${shown(c.tailMs)} ms ${p}${against(c.tailCost, false)}`;
     const ev = f.consistency.find((c) => c.tailCost === null);
     const levels = [...(ev !== undefined ? [ev] : []), ...costs].map(levelText).join('; ');
     const staleText2 =
@@ -796,6 +921,8 @@ function globalInputs(f: ForwardingFindings, global: ConsistencyLevel) {
   const spread = global.spread !== null && ev?.spread != null ? { global: global.spread, eventual: ev.spread } : null;
   const behind = ev?.lagAtStartMs != null && ev.lagAtStartMs > DRAINED_LAG_MS ? ev.lagAtStartMs / 1000 : null;
   return {
+    globalLagMaxS: global.lagDuringMs !== null ? global.lagDuringMs.max / 1000 : null,
+    drainedS: DRAINED_LAG_MS / 1000,
     tps: global.tpsCost,
     avg: global.avgCost,
     tail: global.tailCost,
@@ -805,26 +932,69 @@ function globalInputs(f: ForwardingFindings, global: ConsistencyLevel) {
   };
 }
 
+/**
+ * The study against this run's grid: at 32 threads the reader ahead above 70:30 (the first share tried above it
+ * is the threshold it predicts), at 64 and 128 threads never clearly ahead (no win at any share).
+ */
+function studyShareVerdict(shares: readonly ReadShareVerdict[]): string {
+  const oneRun = !shares.every((v) => v.runToRun);
+  const parts = shares.map((v) => {
+    const from = v.winsFrom ?? v.consistentFrom;
+    if (v.threads <= 32) {
+      // "超过 7:3": the shares past the 70:30 column (≈70:30 itself is the study's 70:30, point_selects 10).
+      const predicted = v.tried.filter((s) => Math.round(s * 10) > 7).sort((a, b) => a - b)[0];
+      if (v.wins.length === 0) return `${v.threads} threads not resolved`;
+      return from !== null && from === predicted ? `${v.threads} threads agrees` : `${v.threads} threads contradicts`;
+    }
+    return v.wins.length === 0
+      ? `${v.threads} threads agrees`
+      : `${v.threads} threads contradicts (higher at ${labels(v.wins)})`;
+  });
+  return parts.join('; ') + (oneRun ? ' in this run (1 repeat)' : '');
+}
+
+/**
+ * The study's trend, "写比例越高，写节点的整体效率更高" (the higher the write share, the better the writer): its
+ * clearest test is the highest write share tried; no reader below the writer there is the trend not seen.
+ */
+function trendText(shares: readonly ReadShareVerdict[]): string {
+  const lowest = shares.map((v) => ({ threads: v.threads, r: v.ratios[0] })).filter((x) => x.r !== undefined);
+  if (lowest.length === 0 || lowest.some((x) => x.r!.ratio.direction === 'lower' || x.r!.ratio.estimate === null))
+    return '';
+  const label = readShareLabel(lowest[0]!.r!.share);
+  if (!lowest.every((x) => readShareLabel(x.r!.share) === label)) return '';
+  return (
+    `; at ${label}, the highest write share, the reader was not below the writer ` +
+    `(${lowest.map((x) => `${pct(x.r!.ratio.estimate, 0)} at ${x.threads}`).join(', ')} threads): the study's ` +
+    `trend, the writer further ahead the higher the write share, not seen`
+  );
+}
+
 function studyTableOf(f: ForwardingFindings): TableBlock {
   const global = f.consistency.find((c) => c.level.toUpperCase() === 'GLOBAL');
   const words = (r: RatioFinding, higherIsBetter: boolean): string => verdict(r, higherIsBetter);
   return studyTable(
     {
       local: f.localEmulation,
-      rw: f.pairs.filter((p) => p.readShare === null && !p.control && p.test === 'oltp_read_write'),
-      controls: f.pairs.filter((p) => p.control),
+      rw: f.pairs
+        .filter((p) => p.readShare === null && !p.control && p.test === 'oltp_read_write')
+        .map((p) => ({ ...p, server: serverRatio(p) })),
+      controls: f.pairs.filter((p) => p.control).map((p) => ({ ...p, server: serverRatio(p) })),
       shares:
         f.readShares.length > 0
-          ? f.readShares.map(sharesInRun).join('; ') + scatteredText(f.readShares, ': scattered, no threshold')
+          ? sharesInRun(f.readShares) +
+            scatteredText(f.readShares, ': scattered, no threshold') +
+            trendText(f.readShares)
           : null,
       sharesState:
         f.readShares.length === 0
           ? null
-          : f.readShares.some((v) => v.wins.length > 0 && v.winsFrom === null)
+          : f.readShares.some(isScattered)
             ? 'scattered'
-            : f.readShares.some((v) => v.winsFrom !== null)
+            : f.readShares.some((v) => v.winsFrom !== null || v.consistentFrom !== null)
               ? 'threshold'
               : 'within-noise',
+      sharesVerdict: f.readShares.length > 0 ? studyShareVerdict(f.readShares) : null,
       scaleOut: f.scaleOut.map((s) => ({
         vsWriter: s.ratio,
         vsOne: s.vsSingle,
@@ -915,19 +1085,29 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
   // The author's table: writer vs reader at 32/64/128 threads for the stock read-write and write-only mixes.
   const stock = f.pairs.filter((p) => p.readShare === null);
   const withControl = stock.some((p) => p.control);
+  const serverCounted = stock.some((p) => serverRatio(p) !== null);
   if (stock.length > 0)
     answerTables.push({
       title: `Writer vs reader${readerWrites(f)}, TPS by threads`,
-      head: ['workload', 'threads', 'writer TPS', 'reader TPS', 'reader/writer'],
+      head: [
+        'workload',
+        'threads',
+        'writer TPS',
+        'reader TPS',
+        'reader/writer',
+        ...(serverCounted ? ["writer's own commits/s, reader/writer"] : []),
+      ],
       rows: stock.map((p) => [
         pairName(p),
         String(p.threads),
         rangeText(p.writerTps),
         rangeText(p.readerTps),
         cell(p.ratio, true, 0),
+        ...(serverCounted ? [serverRatio(p) !== null ? pct(serverRatio(p), 0) : '-'] : []),
       ]),
-      numeric: [1, 2, 3, 4],
+      numeric: serverCounted ? [1, 2, 3, 4, 5] : [1, 2, 3, 4],
       notes: [
+        ...(serverCounted ? [SERVER_RATIO_WORDS] : []),
         ...(withControl
           ? [
               '(control): write-only; locally both of its steps send every statement to the writer, so its ' +
