@@ -118,7 +118,7 @@ describe("S5's Answer on the grid and the repeats", () => {
     const section = rateSection(analyzeRate(makeContext(runData(steps), prices))!);
 
     // Assert
-    const knee = tableOf(section, 'Knee, unlimited-rate TPS and capacity per repeat');
+    const knee = tableOf(section, 'Knee, unlimited-rate TPS and saturation per repeat');
     expect(knee.notes!.join(' ')).toMatch(
       /efficiency at low load \(achieved\/offered at its repeats' lowest rate, .*; here 100%\)/,
     );

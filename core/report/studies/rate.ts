@@ -6,10 +6,10 @@
  * Why per repeat: a local rehearsal offers multiples of each repeat's own measured capacity
  * (ratesOfCapacity), so the repeats probe different rates. Averaging their offered rates gives a
  * rate nobody offered, and their achieved spread would mostly be the difference in offered rate.
- * The capacity of a repeat is the highest rate it achieved: its unlimited-rate step's (what the
- * server does when nothing holds it back) or an offered rate's, whichever is higher, so no achieved
- * rate printed beside it is above it (an unlimited step on a noisy machine can achieve less than a
- * rate step did).
+ * The capacity of a repeat is its saturation throughput, as the study defines saturation: where achieved
+ * levels off under offered load, the highest rate it achieved at an offered rate (open loop). The
+ * unlimited-rate step (closed loop: the threads wait for their own replies) can run faster than any offered
+ * rate achieves; it is kept apart as the unlimited-rate TPS, the base of the relative rates (0.5x ...).
  */
 import type { StepResult } from '../../lake/results';
 import { lineChart, spansDecades, type XYSeries } from '../charts';
@@ -64,8 +64,10 @@ interface RepeatKnee {
   readonly capacity: number | null;
   /** What this repeat's unlimited-rate step achieved: the base of its relative rates (0.5x, 0.9x ...). */
   readonly unlimitedTps: number | null;
-  /** Where the capacity was achieved: the unlimited-rate step, or an offered rate that achieved more. */
-  readonly capacityFrom: 'unlimited-rate step' | 'highest achieved';
+  /** The offered rate whose achieved is the capacity, and its multiple of the unlimited-rate TPS (or null). */
+  readonly capacityAt: { readonly offered: number; readonly x: number | null } | null;
+  /** No offered rate saturated this repeat: its capacity is a lower bound. */
+  readonly capacityLowerBound: boolean;
   /** The lowest offered rate at which the client saturated its CPU; null when it never did. */
   readonly clientBoundFrom: number | null;
   /** Where this repeat's knee lies, as its offered rates can say it; null when it was offered no rate. */
@@ -77,8 +79,10 @@ interface RateVariant {
   readonly instanceClass: string;
   readonly points: readonly RatePoint[];
   readonly repeats: readonly RepeatKnee[];
-  /** Capacity over the repeats: the mean, with a run-to-run interval from 2+ repeats. */
+  /** Capacity (saturation throughput) over the repeats: the mean, with a run-to-run interval from 2+ repeats. */
   readonly capacity: Estimated;
+  /** The unlimited-rate TPS over the repeats (closed loop); null when no repeat ran one. */
+  readonly unlimitedTps: number | null;
   /** The knees' offered rates over the repeats (lowest, highest); null when no repeat tracked. */
   readonly kneeRange: readonly [number, number] | null;
   /** What every repeat's curve is judged against: the median over the repeats of their lowest-rate values. */
@@ -287,16 +291,20 @@ function analyzeVariant(
       .map((r) => r.tps!);
     const bound = own.filter((p) => p.clientBound);
     const probed = probe.length > 0 ? mean(probe) : null;
-    const fromProbe = probed !== null && (knee.capacity === null || probed >= knee.capacity);
+    // The highest achieved at an offered rate (a step whose offered rate was not recorded included).
+    const achieved = own.flatMap((p) => (p.achieved !== null ? [p.achieved] : []));
+    const plateau = achieved.length > 0 ? Math.max(...achieved) : null;
+    const top = own.find((p) => p.achieved !== null && p.achieved === plateau);
     return {
       repeat,
       kneeOffered: knee.kneeOffered,
       kneeAchieved: knee.kneeAchieved,
       saturatedAtOffered: knee.saturatedAtOffered,
       reason: knee.reason,
-      capacity: fromProbe ? probed : knee.capacity,
+      capacity: plateau,
       unlimitedTps: probed,
-      capacityFrom: fromProbe ? 'unlimited-rate step' : 'highest achieved',
+      capacityAt: top !== undefined ? { offered: top.offered, x: top.rateOfCapacity } : null,
+      capacityLowerBound: plateau !== null && knee.kneeOffered !== null && knee.saturatedAtOffered === null,
       clientBoundFrom: bound.length > 0 ? bound[0]!.offered : null,
       bracket: repeatBracketOf(own, knee),
     };
@@ -307,12 +315,14 @@ function analyzeVariant(
       ? { value: null, interval: null }
       : { value: mean(caps), interval: caps.length >= 2 ? coversOf(meanCi(caps), 'run-to-run') : null };
   const knees = repeats.map((r) => r.kneeOffered).filter((k): k is number => k !== null);
+  const probes = repeats.map((r) => r.unlimitedTps).filter((c): c is number => c !== null);
   return {
     variant,
     instanceClass,
     points,
     repeats,
     capacity,
+    unlimitedTps: probes.length > 0 ? mean(probes) : null,
     kneeRange: knees.length > 0 ? [Math.min(...knees), Math.max(...knees)] : null,
     reference,
     latencyLimitMs,
@@ -739,8 +749,18 @@ function rateSweepSentence(sweep: RateSweep): string {
   const knees = sweep.variants.map(
     (v, i) => `${v.variant}${v.bracket?.kind === 'disagree' ? ',' : ''} ${bracketText(v.bracket, false, i > 0)}`,
   );
+  // The closed-loop figure, named apart, when it is above what any offered rate achieved (finding 1).
+  const unlimited = sweep.variants.map((v) => v.unlimitedTps).filter((u): u is number => u !== null);
+  const above = sweep.variants.some(
+    (v) => v.unlimitedTps !== null && v.capacity.value !== null && v.unlimitedTps > v.capacity.value,
+  );
+  const closed = above
+    ? `; unlimited-rate TPS (no rate set: closed loop) ${unlimited.map(whole).join(' and ')}/s, above every ` +
+      'offered rate’s achieved'
+    : '';
   return (
-    `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}. ` +
+    `${sweep.label}: saturation (the highest achieved at an offered rate) ${caps.join(', ')}` +
+    `${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}${closed}. ` +
     `Knee: ${knees.join('; ')}.` +
     (sweep.stalledReference !== null ? ` ${stallText(sweep, sweep.stalledReference)}` : '')
   );
@@ -767,6 +787,10 @@ function stallText(sw: RateSweep, s: StalledReference): string {
 }
 
 type CapacityRatio = RateSweep['capacityRatios'][number];
+
+/** " (at 0.9x)": the offered rate (or its multiple) whose achieved is the repeat's saturation. */
+const atText = (r: RepeatKnee): string =>
+  r.capacityAt === null ? '' : ` (at ${r.capacityAt.x !== null ? `${r.capacityAt.x}x` : whole(r.capacityAt.offered)})`;
 
 /**
  * A capacity with its interval; an interval whose low end falls below 0 (two repeats far apart) is shown
@@ -974,9 +998,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
           r.saturatedAtOffered !== null ? `${whole(r.saturatedAtOffered)} (${r.reason})` : 'not reached',
           fixed(v.latencyLimitMs, 1),
           r.unlimitedTps !== null ? whole(r.unlimitedTps) : '-',
-          r.capacity !== null
-            ? `${whole(r.capacity)} (${r.capacityFrom === 'unlimited-rate step' ? 'unlimited' : 'max'})`
-            : '-',
+          r.capacity !== null ? `${r.capacityLowerBound ? '≥ ' : ''}${whole(r.capacity)}${atText(r)}` : '-',
           ...(anyClientBound ? [r.clientBoundFrom !== null ? whole(r.clientBoundFrom) : '-'] : []),
         ]);
       }
@@ -1041,7 +1063,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     });
     const capacityLines = sw.variants
       .filter((v) => v.capacity.value !== null)
-      .map((v) => ({ value: v.capacity.value!, label: `${v.variant} capacity ${whole(v.capacity.value)}/s` }));
+      .map((v) => ({ value: v.capacity.value!, label: `${v.variant} saturation ${whole(v.capacity.value)}/s` }));
     const latencyValues = sw.variants.flatMap((v) => v.points.map((p) => p.latencyMs));
     return [
       lineChart(`rate-achieved-${i}`, `${sw.label}: achieved vs offered TPS`, 'offered TPS', 'achieved TPS', achieved, {
@@ -1090,12 +1112,12 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const pct0 = f.sweeps[0]!.latencyPercentile;
   const relative = f.sweeps.some((sw) => sw.variants.some((v) => v.points.some((p) => p.rateOfCapacity !== null)));
   const pointNotes = [
-    'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured ' +
-      'capacity, so the repeats’ rates differ and are not averaged.',
+    'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own ' +
+      'unlimited-rate TPS, so the repeats’ rates differ and are not averaged.',
   ];
   if (f.anyOverloaded)
     pointNotes.push(
-      `Overloaded: sysbench's event queue filled (offered > capacity; sysbench 1.0.20 stops a --rate run when ` +
+      `Overloaded: sysbench's event queue filled (the server fell far behind; sysbench 1.0.20 stops a --rate run when ` +
         `131,072 events wait): achieved is the mean of the intervals before it stopped and p${pct0} the worst of ` +
         `them (queue time included). A measurement, not a failure.` +
         (f.sweeps.some((sw) => sw.variants.some((v) => v.points.some(isUnmeasuredOverload)))
@@ -1120,8 +1142,8 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     );
   if (f.anySkipped)
     pointNotes.push(
-      'Skipped: not run because a lower rate already overloaded (stopAtOverload), or no capacity was measured ' +
-        'for a rate relative to it.',
+      'Skipped: not run because a lower rate already overloaded (stopAtOverload), or no unlimited-rate TPS was ' +
+        'measured for a rate relative to it.',
     );
   // The capacities and ratios the sentences quote, with the intervals they quote.
   const capacityRows = f.sweeps.flatMap((sw) => [
@@ -1142,21 +1164,23 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   ]);
   // The author's table: per sweep and instance type, the capacity and where the knee lies.
   const answerTable: TableBlock = {
-    title: 'Capacity (transactions/s, 95% interval over the repeats), capacity ratio and knee',
+    title:
+      'Capacity: saturation throughput (the highest achieved at an offered rate, transactions/s, 95% interval ' +
+      'over the repeats), its ratio and knee',
     head: [
       'sweep',
       'variant or ratio',
       'repeats',
-      'capacity/s or ratio (95% interval)',
+      'saturation/s or ratio (95% interval)',
       'knee, or what a ratio resolves',
     ],
     rows: capacityRows,
     numeric: [2, 3],
     notes: [
-      'Capacity: a repeat’s is the highest rate it achieved, at its unlimited-rate step or at an offered rate, ' +
-        'so none of its own points is above it; a variant’s is the mean of its repeats’ (a repeat can be above ' +
-        'that mean). Ratio: each later variant over the spec’s first, Welch on the log scale over ' +
-        'the repeats’ capacities; "within noise": the interval includes 100%. Knee: one bracket when every ' +
+      'Saturation: where achieved levels off under offered load; a repeat’s is the highest rate it achieved at ' +
+        'an offered rate (not its unlimited-rate step, a closed loop that can run faster); a variant’s is the ' +
+        'mean of its repeats’. Ratio: each later variant’s mean over the spec’s first’s, its interval Welch’s on ' +
+        'the log scale (delta method); "within noise": the interval includes 100%. Knee: one bracket when every ' +
         'repeat’s is the same (the same offered rates, or the same multiples of each repeat’s unlimited-rate ' +
         'TPS), from the lowest rate a repeat kept up with to the highest it did not; each repeat’s when they ' +
         'disagree (per repeat: the knee table below)' +
@@ -1170,7 +1194,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const p99Table = p99AtRatesTable(f);
   const tables: TableBlock[] = [
     {
-      title: 'Knee, unlimited-rate TPS and capacity per repeat',
+      title: 'Knee, unlimited-rate TPS and saturation per repeat',
       head: [
         'sweep',
         'variant',
@@ -1179,7 +1203,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         'not at (offered/s)',
         `p${pct0} limit ms`,
         'unlimited-rate TPS',
-        'capacity/s',
+        'saturation/s',
         ...(anyClientBound ? ['client saturated at'] : []),
       ],
       rows: kneeRows,
@@ -1195,8 +1219,8 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
           `each, whichever server drew it.`,
         'Unlimited-rate TPS: what the repeat achieved with no rate set' +
           (relative ? '; its rates (0.5x ...) are multiples of it. ' : '. ') +
-          'Capacity: the highest rate the repeat achieved, at its unlimited-rate step (unlimited) or at an ' +
-          'offered rate (max).' +
+          'Saturation: the highest rate the repeat achieved at an offered rate (at: where), ≥ when no rate ' +
+          'saturated it.' +
           (relative
             ? ' The multiples are of each repeat’s own unlimited-rate TPS: the same multiple is a different rate ' +
               'in another repeat or variant; compare the offered rates.'
@@ -1218,7 +1242,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   return {
     id: 'rate',
     title: 'Rate sweep: offered vs achieved',
-    question: 'Up to which offered rate does each variant keep up, and what is its capacity?',
+    question: 'Up to which offered rate does each variant keep up, and where does its throughput level off?',
     findings: lines,
     tables,
     charts: [],

@@ -1,0 +1,85 @@
+/**
+ * S5's saturation is where achieved levels off under offered load (the open-loop plateau), not the
+ * unlimited-rate step's TPS (a closed loop that can run faster): the Answer, the per-repeat table, the
+ * capacity ratio and the price section's TPS all read the same plateau.
+ */
+import { resolve } from 'node:path';
+import { loadPrices } from '../../core/plan/cost';
+import { makeContext } from '../../core/report/sections';
+import { analyzeRate, rateSection } from '../../core/report/studies/rate';
+import { analyzePrice } from '../../core/report/studies/price';
+import { runData, stepResult } from '../helpers/step-results';
+
+const prices = loadPrices(resolve(__dirname, '../..'));
+
+/** One repeat: unlimited step at `cap`; 0.5x keeps up, 0.9x levels off at `plateau`, 1.5x a little below it. */
+function repeatOf(variant: string, repeat: number, cap: number, plateau: number) {
+  const at = (x: number, achieved: number, p99: number) =>
+    stepResult({
+      variant,
+      repeat,
+      step_id: `ins-t96-c${x * 100}`,
+      workload: 'ins',
+      threads: 96,
+      rate: 1,
+      offered_tps: cap * x,
+      tps: achieved,
+      lat_pct_ms: p99,
+      lat_max_ms: p99 * 2,
+    });
+  return [
+    stepResult({ variant, repeat, step_id: 'ins-t96', workload: 'ins', threads: 96, tps: cap }),
+    at(0.5, cap * 0.5, 4),
+    at(0.9, plateau, 600),
+    at(1.5, plateau - 500, 3000),
+  ];
+}
+
+describe("S5's saturation is the open-loop plateau", () => {
+  // Unlimited-rate TPS 22,000 (r5) and 22,400 (r6g); offered rates level off at 17,000/18,000 and 17,500/18,500.
+  const steps = [
+    ...repeatOf('r5', 1, 22000, 17000),
+    ...repeatOf('r5', 2, 22000, 18000),
+    ...repeatOf('r6g', 1, 22400, 17500),
+    ...repeatOf('r6g', 2, 22400, 18500),
+  ];
+  const ctx = makeContext(runData(steps), prices);
+
+  it('reports the highest achieved at an offered rate as saturation and names the closed-loop TPS apart', () => {
+    // Act
+    const f = analyzeRate(ctx)!;
+    const section = rateSection(f);
+    const answer = section.answer!.lines.join('\n');
+
+    // Assert
+    const [r5, r6g] = f.sweeps[0]!.variants;
+    expect(r5!.capacity.value).toBe(17500);
+    expect(r6g!.capacity.value).toBe(18000);
+    expect(f.sweeps[0]!.capacityRatios[0]!.ratio.estimate).toBeCloseTo(18000 / 17500, 6);
+    expect(answer).toContain(
+      'saturation (the highest achieved at an offered rate) r5 17,500/s (repeats 17,000, 18,000)',
+    );
+    expect(answer).toContain('unlimited-rate TPS (no rate set: closed loop) 22,000 and 22,400/s');
+    expect(answer).not.toMatch(/capacity r5 22,000/);
+    const knee = section.tables.find((t) => t.title.startsWith('Knee'))!;
+    const col = knee.head.indexOf('saturation/s');
+    expect(knee.rows.map((r) => r[col])).toEqual([
+      '17,000 (at 0.9x)',
+      '18,000 (at 0.9x)',
+      '17,500 (at 0.9x)',
+      '18,500 (at 0.9x)',
+    ]);
+  });
+
+  it("prices each variant at the same plateau the rate sweep's Answer shows", () => {
+    // Act
+    const price = analyzePrice(ctx)!;
+
+    // Assert
+    const tps = price.rows.filter((r) => r.workload === 'ins').map((r) => [r.variant, r.tps]);
+    expect(tps).toEqual([
+      ['r5', 17500],
+      ['r6g', 18000],
+    ]);
+  });
+});
