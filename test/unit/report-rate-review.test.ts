@@ -149,20 +149,30 @@ describe("S5's p99 at matched rates", () => {
     const section = rateSection(f);
     const answer = section.answer!.lines.join('\n');
 
-    // Assert
+    // Assert: the same multiple, each p99 with the rate it was offered; the ratio is of geometric means,
+    // sqrt(10 x 25) / sqrt(10 x 12) = 144.3% (the arithmetic means' 17.5 / 11 would read 159.1%).
     const table = tableOf(
       section,
-      'p99 at the same offered rate (ms, each repeat that kept up on throughput) and its ratio',
+      "p99 at the same multiple of each repeat's unlimited-rate TPS (ms at the rate offered; each repeat that " +
+        'held its rate) and its ratio',
     );
+    expect(table.head[1]).toBe('multiple');
     expect(table.rows).toEqual([
-      ['ins (96 threads)', '0.5x', '10.0, 12.0', '10.0, 25.0', expect.stringMatching(/^159\.1% \(.*\), within noise$/)],
+      [
+        'ins (96 threads)',
+        '0.5x',
+        '10.0 at 5,000/s, 12.0 at 5,000/s',
+        '10.0 at 5,000/s, 25.0 at 5,000/s',
+        expect.stringMatching(/^144\.3% \(.*\), within noise$/),
+      ],
     ]);
     expect(answer).toContain(
-      "the p99 of one variant's repeats at the same rate lie up to 2.50x apart (ins r6g at 0.5x: " +
-        '10.0 and 25.0 ms)',
+      "the p99 of one variant's repeats at the same multiple lie up to 2.50x apart (ins r6g at 0.5x: " +
+        '10.0 ms at 5,000/s and 25.0 ms at 5,000/s)',
     );
-    expect(answer).toMatch(/no r6g\/r5 p99 ratio at a matched rate is told from 100%/);
-    expect(answer).toContain('At the rates every variant kept up with on throughput, the p99 of');
+    expect(answer).toMatch(/no r6g\/r5 p99 ratio \(of geometric means\) is told from 100%/);
+    expect(answer).toContain('Where every variant held its rate (achieved, not p99), the p99 of');
+    expect(table.notes!.join(' ')).toMatch(/Ratio: of the geometric means of the repeats' p99s/);
     // The knee's base is said once a sentence, not again for each later variant.
     const later = /; r6g between [\d,]+ and [\d,]+\/s offered \(0\.5x and 0\.9x, both repeats\)\./;
     expect(answer).toMatch(later);

@@ -34,7 +34,15 @@ import {
   type Estimated,
   type RatioFinding,
 } from '../findings';
-import { mean, meanCi, repeatsToResolve, summarize, welchRatioCi } from '../stats';
+import {
+  mean,
+  meanCi,
+  repeatsToResolve,
+  summarize,
+  welchDifferenceCi,
+  welchRatioCi,
+  type ConfidenceInterval,
+} from '../stats';
 import { rateSweepKeys, sweepKeyOf, uniqueInOrder, type Context, type StepGroup } from '../context';
 import { analyzeLocalCaveats, scopeSentence } from '../local-caveats';
 
@@ -179,7 +187,12 @@ interface StalledReference {
 interface P99AtRate {
   /** "0.5x" of each repeat's unlimited-rate TPS, or "4,000/s". */
   readonly rate: string;
-  readonly each: readonly { readonly variant: string; readonly p99Ms: readonly number[] }[];
+  /** Each variant's repeats' p99s, and the rate each of them was offered (the same multiple, different rates). */
+  readonly each: readonly {
+    readonly variant: string;
+    readonly p99Ms: readonly number[];
+    readonly offered: readonly number[];
+  }[];
   readonly ratios: readonly { readonly variant: string; readonly baseline: string; readonly ratio: RatioFinding }[];
 }
 
@@ -522,6 +535,16 @@ function keptPace(p: RatePoint, v: RateVariant): boolean {
   );
 }
 
+/**
+ * The ratio of the geometric means of a over b, with Welch's interval on the log scale: a p99 is skewed, so
+ * its repeats are compared as logs, and the point estimate is the one the interval is centred on.
+ */
+function geometricRatioCi(a: readonly number[], b: readonly number[]): ConfidenceInterval {
+  const d = welchDifferenceCi(summarize(a.map(Math.log)), summarize(b.map(Math.log)));
+  const [estimate, low, high] = [Math.exp(d.estimate), Math.exp(d.low), Math.exp(d.high)];
+  return { ...d, estimate, low, high, halfWidth: (high - low) / 2 };
+}
+
 /** The p99 at each rate that every variant kept up with on throughput (see P99AtRate), in rate order. */
 function p99AtRatesOf(variants: readonly RateVariant[]): P99AtRate[] {
   const keyOf = (p: RatePoint): string =>
@@ -533,16 +556,16 @@ function p99AtRatesOf(variants: readonly RateVariant[]): P99AtRate[] {
       .map(keyOf),
   );
   return rates.flatMap((rate) => {
-    const each = variants.map((v) => ({
-      variant: v.variant,
-      p99Ms: v.points.filter((p) => keptPace(p, v) && keyOf(p) === rate).map((p) => p.latencyMs!),
-    }));
+    const each = variants.map((v) => {
+      const at = v.points.filter((p) => keptPace(p, v) && keyOf(p) === rate);
+      return { variant: v.variant, p99Ms: at.map((p) => p.latencyMs!), offered: at.map((p) => p.offered) };
+    });
     if (each.some((e) => e.p99Ms.length === 0)) return [];
     const base = each[0]!;
     const ratios = each.slice(1).map((e) => ({
       variant: e.variant,
       baseline: base.variant,
-      ratio: ratioFinding(welchRatioCi(summarize(e.p99Ms), summarize(base.p99Ms)), 'run-to-run'),
+      ratio: ratioFinding(geometricRatioCi(e.p99Ms, base.p99Ms), 'run-to-run'),
     }));
     return [{ rate, each, ratios }];
   });
@@ -858,15 +881,28 @@ function p99AtRatesTable(f: RateFindings): TableBlock | null {
   const pct0 = f.sweeps[0]!.latencyPercentile;
   const variants = uniqueInOrder(rows.flatMap(({ r }) => r.each.map((e) => e.variant)));
   const pairs = uniqueInOrder(rows.flatMap(({ r }) => r.ratios.map((x) => `${x.variant}/${x.baseline}`)));
+  // A multiple of each repeat's own unlimited-rate TPS is a different rate in each repeat: each p99 says its rate.
+  const relative = rows.some(({ r }) => r.rate.endsWith('x'));
   return {
-    title: `p${pct0} at the same offered rate (ms, each repeat that kept up on throughput) and its ratio`,
-    head: ['sweep', 'offered', ...variants.map((v) => `${v} p${pct0} ms`), ...pairs.map((p) => `${p} (95% interval)`)],
+    title: relative
+      ? `p${pct0} at the same multiple of each repeat's unlimited-rate TPS (ms at the rate offered; each repeat ` +
+        `that held its rate) and its ratio`
+      : `p${pct0} at the same offered rate (ms, each repeat that held its rate) and its ratio`,
+    head: [
+      'sweep',
+      relative ? 'multiple' : 'offered',
+      ...variants.map((v) => `${v} p${pct0} ms`),
+      ...pairs.map((p) => `${p} (95% interval)`),
+    ],
     rows: rows.map(({ sw, r }) => [
       sw.label,
       r.rate,
       ...variants.map((v) => {
         const e = r.each.find((x) => x.variant === v);
-        return e !== undefined ? e.p99Ms.map((x) => fixed(x, 1)).join(', ') : '-';
+        if (e === undefined) return '-';
+        return e.p99Ms
+          .map((x, i) => (relative ? `${fixed(x, 1)} at ${whole(e.offered[i]!)}/s` : fixed(x, 1)))
+          .join(', ');
       }),
       ...pairs.map((p) => {
         const x = r.ratios.find((y) => `${y.variant}/${y.baseline}` === p);
@@ -878,11 +914,12 @@ function p99AtRatesTable(f: RateFindings): TableBlock | null {
     ]),
     numeric: [],
     notes: [
-      'Only the rates every variant kept up with on throughput (achieved >= ' +
+      'Only the rates where every variant held its rate (achieved >= ' +
         `${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% ` +
-        `of offered, times its low-load efficiency, the step run to its end): past them p${pct0} is queue time. ` +
-        `Ratio: Welch on the log scale over the repeats' p${pct0}s, as the capacity ratio; lower p${pct0} is ` +
-        `better. The repeats of one variant are identical servers: how far apart their p${pct0}s lie is the ` +
+        `of offered, times its low-load efficiency, the step run to its end; its p${pct0} may be past the knee's ` +
+        `limit): past them p${pct0} is queue time. ` +
+        `Ratio: of the geometric means of the repeats' p${pct0}s, its interval Welch's on their logs; lower ` +
+        `p${pct0} is better. The repeats of one variant are identical servers: how far apart their p${pct0}s lie is the ` +
         `p${pct0}'s own run-to-run noise.`,
     ],
   };
@@ -898,7 +935,11 @@ function p99Sentence(f: RateFindings): string | null {
     sw.p99AtRates.flatMap((r) =>
       r.each
         .filter((e) => e.p99Ms.length >= 2)
-        .map((e) => ({ sw, rate: r.rate, variant: e.variant, lo: Math.min(...e.p99Ms), hi: Math.max(...e.p99Ms) })),
+        .map((e) => {
+          const [lo, hi] = [Math.min(...e.p99Ms), Math.max(...e.p99Ms)];
+          const at = (x: number) => e.offered[e.p99Ms.indexOf(x)]!;
+          return { sw, rate: r.rate, variant: e.variant, lo, hi, loAt: at(lo), hiAt: at(hi) };
+        }),
     ),
   );
   const ratios = f.sweeps.flatMap((sw) => sw.p99AtRates.flatMap((r) => r.ratios.map((x) => ({ sw, rate: r.rate, x }))));
@@ -907,9 +948,12 @@ function p99Sentence(f: RateFindings): string | null {
   const parts: string[] = [];
   if (spreads.length > 0) {
     const w = spreads.reduce((a, b) => (b.hi / b.lo > a.hi / a.lo ? b : a));
+    const relative = w.rate.endsWith('x');
+    const ms = (x: number, at: number) => `${fixed(x, 1)} ms${relative ? ` at ${whole(at)}/s` : ''}`;
     parts.push(
-      `the p${pct0} of one variant's repeats at the same rate lie up to ${fixed(w.hi / w.lo, 2)}x apart ` +
-        `(${w.sw.workload} ${w.variant} at ${w.rate}: ${fixed(w.lo, 1)} and ${fixed(w.hi, 1)} ms)`,
+      `the p${pct0} of one variant's repeats at the same ${relative ? 'multiple' : 'rate'} lie up to ` +
+        `${fixed(w.hi / w.lo, 2)}x apart (${w.sw.workload} ${w.variant} at ${w.rate}: ${ms(w.lo, w.loAt)} and ` +
+        `${ms(w.hi, w.hiAt)})`,
     );
   }
   const judged = ratios.filter((r) => r.x.ratio.interval !== null);
@@ -918,11 +962,11 @@ function p99Sentence(f: RateFindings): string | null {
   if (judged.length > 0)
     parts.push(
       told.length === 0
-        ? `no ${pair} p${pct0} ratio at a matched rate is told from 100%`
+        ? `no ${pair} p${pct0} ratio (of geometric means) is told from 100%`
         : `${pair} p${pct0} told from 100% at ` +
             andList(told.map((r) => `${r.sw.workload} ${r.rate} ${ratioText(r.x.ratio)}`)),
     );
-  return `At the rates every variant kept up with on throughput, ${parts.join('; ')} (the p${pct0} table).`;
+  return `Where every variant held its rate (achieved, not p${pct0}), ${parts.join('; ')} (the p${pct0} table).`;
 }
 
 /**
