@@ -8,6 +8,7 @@ import { loadPrices } from '../../core/plan/cost';
 import { makeContext } from '../../core/report/sections';
 import { analyzeRate, rateSection } from '../../core/report/studies/rate';
 import { analyzePrice } from '../../core/report/studies/price';
+import { buildReport } from '../../core/report/report';
 import { runData, stepResult } from '../helpers/step-results';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
@@ -81,5 +82,47 @@ describe("S5's saturation is the open-loop plateau", () => {
       ['r5', 17500],
       ['r6g', 18000],
     ]);
+  });
+});
+
+describe("S5's appendix step counts", () => {
+  it('counts a step overloaded in its warm-up (nothing measured) apart from one that measured a rate', () => {
+    // Arrange: 1.5x overloaded after measuring 7,800/s; 6x overloaded within its warm-up (no rate).
+    const steps = [
+      ...repeatOf('r5', 1, 10000, 8000),
+      stepResult({
+        variant: 'r5',
+        repeat: 1,
+        step_id: 'ins-t96-c200',
+        workload: 'ins',
+        threads: 96,
+        rate: 1,
+        offered_tps: 20000,
+        tps: 7000,
+        lat_pct_ms: 3000,
+        status: 'overloaded',
+      }),
+      stepResult({
+        variant: 'r5',
+        repeat: 1,
+        step_id: 'ins-t96-c600',
+        workload: 'ins',
+        threads: 96,
+        rate: 1,
+        offered_tps: 60000,
+        tps: null,
+        lat_pct_ms: null,
+        status: 'overloaded',
+      }),
+    ];
+
+    // Act
+    const meta = new Map(buildReport(runData(steps), prices).meta);
+
+    // Assert
+    expect(meta.get('steps')).toContain(
+      "1 overloaded (sysbench's queue filled; measured before it did), 1 overloaded in warm-up (not measured)",
+    );
+    expect(meta.get('steps')).not.toMatch(/2 overloaded/);
   });
 });
