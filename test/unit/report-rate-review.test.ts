@@ -203,9 +203,25 @@ describe("S5's p99 limit", () => {
     // Assert
     expect(answer).toContain(
       'Its p99 limit (105.0 ms) rests on low-load p99s (30.0–40.0 ms) above the unlimited-rate ' +
-        'p99 (median 5.0 ms): a stall in a short step, not a queue; any limit from 40.0 to 300.0 ' +
-        'ms gives the same knees.',
+        'p99 (median 5.0 ms) in 2 of 2 repeats: systematic, not a queue (at half the load), cause not measured; ' +
+        'any limit from 40.0 to 300.0 ms gives the same knees.',
     );
+    expect(answer).not.toMatch(/a stall in a short step/);
+  });
+
+  it('counts the repeats whose low-load p99 is above the unlimited-rate p99, and calls one of two not systematic', () => {
+    // Arrange: p99 5 ms with no rate set; 3 and 40 ms at half that load: only repeat 2 is above it.
+    const steps = [
+      ...withProbeP99(sweepRepeat(1, 10000, curve(3)), 5),
+      ...withProbeP99(sweepRepeat(2, 10000, curve(40)), 5),
+    ];
+
+    // Act
+    const answer = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.lines.join('\n');
+
+    // Assert
+    expect(answer).toContain('above the unlimited-rate p99 (median 5.0 ms) in 1 of 2 repeats: not a queue');
+    expect(answer).not.toMatch(/systematic/);
   });
 
   it('says nothing of a stall when the low-load p99 is below the unlimited-rate p99', () => {
@@ -219,7 +235,7 @@ describe("S5's p99 limit", () => {
     const answer = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.lines.join('\n');
 
     // Assert
-    expect(answer).not.toMatch(/stall/);
+    expect(answer).not.toMatch(/stall|rests on low-load/);
   });
 });
 

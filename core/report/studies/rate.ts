@@ -159,7 +159,7 @@ interface RateSweep {
   readonly perTransaction: { readonly reads: number; readonly writes: number; readonly other: number } | null;
   /** The highest CPU % of its cores any sysbench client of the sweep reached; null when not measured. */
   readonly clientCpuMaxPct: number | null;
-  /** Set when the low-load p99 the limit rests on is above the unlimited-rate step's: a stall, not a queue. */
+  /** Set when the low-load p99 the limit rests on is above the unlimited-rate step's: not a queue, cause not measured. */
   readonly stalledReference: StalledReference | null;
 }
 
@@ -172,6 +172,9 @@ interface StalledReference {
   readonly limitMs: number;
   /** Each repeat's p99 at its lowest rate (what the limit's median is over), lowest and highest. */
   readonly lowLoadMs: readonly [number, number];
+  /** How many of those lowest-rate p99s are above the unlimited-rate p99, of how many. */
+  readonly above: number;
+  readonly of: number;
   /** The median over every variant's repeats of the unlimited-rate step's p99. */
   readonly unlimitedMs: number;
   /** Any limit in (keptMs, failedMs] gives the same knees; failedMs null when none failed on latency. */
@@ -519,6 +522,8 @@ function stalledReferenceOf(
     limitMs,
     lowLoadMs: [Math.min(...low), Math.max(...low)],
     unlimitedMs,
+    above: low.filter((x) => x > unlimitedMs).length,
+    of: low.length,
     keptMs: p99s(kept).length > 0 ? Math.max(...p99s(kept)) : null,
     failedMs: p99s(failed).length > 0 ? Math.min(...p99s(failed)) : null,
   };
@@ -804,8 +809,9 @@ function stallText(sw: RateSweep, s: StalledReference): string {
         ? '; no rate failed on that limit'
         : '; the knees depend on that limit: a longer step would tell';
   return (
-    `Its ${p} limit (${fixed(s.limitMs, 1)} ms) rests on low-load ${p}s (${rangeMs}) ` +
-    `above the unlimited-rate ${p} (median ${fixed(s.unlimitedMs, 1)} ms): a stall in a short step, not a queue${same}.`
+    `Its ${p} limit (${fixed(s.limitMs, 1)} ms) rests on low-load ${p}s (${rangeMs}) above the unlimited-rate ` +
+    `${p} (median ${fixed(s.unlimitedMs, 1)} ms) in ${s.above} of ${s.of} repeats: ` +
+    `${s.above === s.of && s.of > 1 ? 'systematic, ' : ''}not a queue (at half the load), cause not measured${same}.`
   );
 }
 
