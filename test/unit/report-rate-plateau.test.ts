@@ -126,3 +126,76 @@ describe("S5's appendix step counts", () => {
     expect(meta.get('steps')).not.toMatch(/2 overloaded/);
   });
 });
+
+describe("S5's charts and client sentence", () => {
+  // Unlimited 10,000/s: 0.5x keeps up, 0.9x levels off, 1.5x (15,000/s) and 6x (60,000/s) overload.
+  const overloadAt = (x: number, achieved: number) =>
+    stepResult({
+      variant: 'r5',
+      repeat: 1,
+      step_id: `ins-t96-c${x * 100}`,
+      workload: 'ins',
+      threads: 96,
+      rate: 1,
+      offered_tps: 10000 * x,
+      tps: achieved,
+      lat_pct_ms: 3000,
+      status: 'overloaded',
+      client_cpu_max_pct: 40,
+    });
+  const steps = [
+    ...repeatOf('r5', 1, 10000, 8000).filter((r) => !r.step_id.endsWith('c150')),
+    overloadAt(1.5, 7800),
+    overloadAt(6, 7000),
+  ];
+
+  it('draws every point at the rate it was offered: none at the axis edge, one far past it not drawn', () => {
+    // Act
+    const local = { ...runData(steps), run: { ...runData(steps).run, backend: 'local' as const } };
+    const ctx = makeContext(local, prices);
+    const section = rateSection(analyzeRate(ctx)!, ctx);
+
+    // Assert
+    const option = section.answer!.charts[0]!.option as {
+      xAxis: { max?: number };
+      series: { name?: string; data?: unknown[] }[];
+    };
+    // The points drawn, not the ideal line's ends.
+    const xs = option.series
+      .filter((s) => !(s.name ?? '').startsWith('ideal'))
+      .flatMap((s) =>
+        (s.data ?? []).flatMap((d) => (Array.isArray(d) && typeof d[0] === 'number' ? [d[0] as number] : [])),
+      );
+    expect(xs).toContain(15000);
+    expect(xs).not.toContain(60000);
+    expect(xs).not.toContain(option.xAxis.max);
+    expect(section.findings.join('\n')).toContain(
+      "shared this machine's CPUs, so that does not say whether the machine was the bottleneck",
+    );
+  });
+});
+
+describe("S5's two resolution criteria", () => {
+  it('says why 80% power can need more repeats than ran where the interval already resolves under 10%', () => {
+    // Arrange: plateaus 7,540 and 7,734 (r5), 7,546 and 7,783 (r6g): the interval resolves ~1.09x, power asks 3.
+    const steps = [
+      ...repeatOf('r5', 1, 9000, 7540),
+      ...repeatOf('r5', 2, 9000, 7734),
+      ...repeatOf('r6g', 1, 9000, 7546),
+      ...repeatOf('r6g', 2, 9000, 7783),
+    ];
+
+    // Act
+    const f = analyzeRate(makeContext(runData(steps), prices))!;
+    const answer = rateSection(f).answer!.lines.join('\n');
+
+    // Assert
+    const c = f.sweeps[0]!.capacityRatios[0]!;
+    expect(c.resolves!).toBeLessThan(1.1);
+    expect(c.repeatsFor!).toBeGreaterThan(2);
+    expect(answer).toContain(
+      "(80% power asks more than this run's interval excluding 100%: more repeats than ran even where the " +
+        'interval resolves under 10%).',
+    );
+  });
+});

@@ -134,6 +134,9 @@ type KneeBracket =
       readonly each: readonly { readonly repeat: number; readonly bracket: RepeatBracket }[];
     };
 
+/** An overloaded rate offered past this multiple of the highest rate that ran to its end is not charted. */
+const PAST_AXIS = 2;
+
 /** A bracket wider than this (upper / lower) does not place a knee: add rates between its ends. */
 const COARSE_BRACKET = 1.2;
 
@@ -640,14 +643,18 @@ function statementsSentence(f: RateFindings): string | null {
 }
 
 /** The thread count was the spec's, not swept; whether a client's CPU saturated, with its highest reading. */
-function threadsSentence(f: RateFindings): string | null {
+function threadsSentence(f: RateFindings, local: boolean): string | null {
   const threads = uniqueInOrder(f.sweeps.map((sw) => sw.threads));
   const cpu = maxOrNull(f.sweeps.map((sw) => sw.clientCpuMaxPct));
   const bound = f.sweeps.some((sw) => sw.variants.some((v) => v.repeats.some((r) => r.clientBoundFrom !== null)));
   if (cpu === null || bound) return null;
   return (
     `${threads.join(', ')} client threads, the spec's: this run does not sweep them. No sysbench client ` +
-    `saturated its CPU (at most ${fixed(cpu, 1)}% of its cores).`
+    `saturated its CPU (at most ${fixed(cpu, 1)}% of its cores)` +
+    (local
+      ? `; the clients and servers shared this machine's CPUs, so that does not say whether the machine ` +
+        'was the bottleneck.'
+      : '.')
   );
 }
 
@@ -876,7 +883,12 @@ function resolutionSentence(f: RateFindings): string | null {
     `${list(all.map((x) => `${x.who} ${factorText(x.c.resolves)}`))} either way; finding a ` +
     `${fixed(RESOLVE_TARGET * 100, 0)}% difference 4 times in 5 (80% power) takes about ` +
     `${list(all.map((x) => `${repeatsForText(x.c)} (${x.who})`))} repeats a variant` +
-    (few ? `, counts estimated from ${Math.min(...ns)} repeats' spread and themselves very uncertain.` : '.')
+    (few ? `, counts estimated from ${Math.min(...ns)} repeats' spread and themselves very uncertain` : '') +
+    // Both criteria at once only reads as a contradiction: say why one can need more repeats than ran.
+    (all.some((x) => x.c.resolves! < 1 + RESOLVE_TARGET && (x.c.repeatsFor ?? Infinity) > x.n)
+      ? ` (80% power asks more than this run's interval excluding 100%: more repeats than ran even where the ` +
+        `interval resolves under ${fixed(RESOLVE_TARGET * 100, 0)}%).`
+      : '.')
   );
 }
 
@@ -1031,13 +1043,20 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const charts = f.sweeps.flatMap((sw, i) => {
     const achieved: XYSeries[] = [];
     const latency: XYSeries[] = [];
-    // The axis ends a little past the last rate kept up with: an overloaded rate offered far beyond it (6x
-    // capacity) would squeeze every measured point into the axis' first tenth. Those are drawn at the edge.
+    // The axis ends a little past the highest rate drawn: an overloaded rate offered far beyond the last that
+    // ran to its end (past PAST_AXIS times it, e.g. 6x) would squeeze every other point into the axis' first
+    // tenth. Those are not drawn (no point sits at a false rate): the Points table has them.
     const measuredOffered = sw.variants.flatMap((v) =>
       v.points.filter((p) => p.status === 'ok' && p.achieved !== null).map((p) => p.offered),
     );
-    const edge = measuredOffered.length > 0 ? niceCeil(Math.max(...measuredOffered) * 1.15) : undefined;
-    const atEdge = (x: number): number => (edge !== undefined ? Math.min(x, edge) : x);
+    const lastRan = measuredOffered.length > 0 ? Math.max(...measuredOffered) : undefined;
+    const drawnOffered = sw.variants.flatMap((v) =>
+      v.points
+        .filter((p) => p.achieved !== null && (lastRan === undefined || p.offered <= PAST_AXIS * lastRan))
+        .map((p) => p.offered),
+    );
+    const edge = lastRan !== undefined ? niceCeil(Math.max(...drawnOffered) * 1.15) : undefined;
+    const onAxis = (p: RatePoint): boolean => edge === undefined || p.offered <= edge;
     for (const v of sw.variants) {
       for (const r of v.repeats) {
         kneeRows.push([
@@ -1066,7 +1085,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       }
       const drawn = v.points.filter((p) => p.status !== 'skipped' && p.achieved !== null);
       const measured = drawn.filter((p) => p.status !== 'overloaded');
-      const overloaded = drawn.filter((p) => p.status === 'overloaded');
+      const overloaded = drawn.filter((p) => p.status === 'overloaded' && onAxis(p));
       const kneePoints = v.repeats
         .filter((r) => r.kneeOffered !== null && r.kneeAchieved !== null)
         .map((r) => [r.kneeOffered!, r.kneeAchieved!] as const);
@@ -1077,9 +1096,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         points: measured.map((p) => [p.offered, p.achieved] as const),
         marks: [
           {
-            label: 'overloaded (at achieved; past the axis: at its edge)',
+            label: 'overloaded (at achieved; one offered past the axis: not drawn, see Points)',
             symbol: 'diamond',
-            points: overloaded.map((p) => [atEdge(p.offered), p.achieved!] as const),
+            points: overloaded.map((p) => [p.offered, p.achieved!] as const),
           },
           { label: 'last rate kept up with (the knee lies past it)', symbol: 'circle', points: kneePoints },
         ],
@@ -1092,11 +1111,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         marks: [
           {
             // A step cut short: its p99 is that of the seconds before sysbench stopped it, a lower bound.
-            label: 'overloaded: p99 cut short, a lower bound (at the axis edge)',
+            label: 'overloaded: p99 cut short, a lower bound',
             symbol: 'arrow',
-            points: overloaded
-              .filter((p) => p.latencyMs !== null)
-              .map((p) => [atEdge(p.offered), p.latencyMs!] as const),
+            points: overloaded.filter((p) => p.latencyMs !== null).map((p) => [p.offered, p.latencyMs!] as const),
           },
         ],
       });
@@ -1140,7 +1157,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   });
   const lines = [
     ...f.sweeps.flatMap((sw) => sw.variants.map((v) => rateVariantSentence(sw, v))),
-    ...[statementsSentence(f), threadsSentence(f)].filter((x): x is string => x !== null),
+    ...[statementsSentence(f), threadsSentence(f, ctx !== undefined && analyzeLocalCaveats(ctx).local)].filter(
+      (x): x is string => x !== null,
+    ),
   ];
   const grid = gridSentence(f);
   const resolution = resolutionSentence(f);
