@@ -136,7 +136,7 @@ describe("S5's knee", () => {
     expect(knee).toMatch(/^repeats disagree: repeat 1 between 9,000 and 15,000\/s .*repeat 2 between 5,000 and 9,000/);
   });
 
-  it("shows each repeat's unlimited-rate TPS, the base of its rates, apart from its saturation (the highest achieved at an offered rate)", () => {
+  it("shows each repeat's unlimited-rate TPS, the base of its rates, apart from its saturation", () => {
     // Arrange: repeat 1's unlimited step achieves 10,000/s, its 1.5x step 10,400/s (its capacity).
     const steps = [
       ...sweepRepeat(1, 10000, [

@@ -163,9 +163,7 @@ describe("S5's charts and client sentence", () => {
     // The points drawn, not the ideal line's ends.
     const xs = option.series
       .filter((s) => !(s.name ?? '').startsWith('ideal'))
-      .flatMap((s) =>
-        (s.data ?? []).flatMap((d) => (Array.isArray(d) && typeof d[0] === 'number' ? [d[0] as number] : [])),
-      );
+      .flatMap((s) => (s.data ?? []).flatMap((d) => (Array.isArray(d) && typeof d[0] === 'number' ? [d[0]] : [])));
     expect(xs).toContain(15000);
     expect(xs).not.toContain(60000);
     expect(xs).not.toContain(option.xAxis.max);

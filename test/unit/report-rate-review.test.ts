@@ -209,7 +209,7 @@ describe("S5's p99 limit", () => {
     expect(answer).not.toMatch(/a stall in a short step/);
   });
 
-  it('counts the repeats whose low-load p99 is above the unlimited-rate p99, and calls one of two not systematic', () => {
+  it('counts the repeats whose low-load p99 is above the unlimited-rate p99; one of two is not systematic', () => {
     // Arrange: p99 5 ms with no rate set; 3 and 40 ms at half that load: only repeat 2 is above it.
     const steps = [
       ...withProbeP99(sweepRepeat(1, 10000, curve(3)), 5),

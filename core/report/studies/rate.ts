@@ -162,7 +162,7 @@ interface RateSweep {
   readonly perTransaction: { readonly reads: number; readonly writes: number; readonly other: number } | null;
   /** The highest CPU % of its cores any sysbench client of the sweep reached; null when not measured. */
   readonly clientCpuMaxPct: number | null;
-  /** Set when the low-load p99 the limit rests on is above the unlimited-rate step's: not a queue, cause not measured. */
+  /** Set when the low-load p99 the limit rests on is above the unlimited-rate step's (not a queue; cause unknown). */
   readonly stalledReference: StalledReference | null;
 }
 
@@ -937,7 +937,8 @@ function p99AtRatesTable(f: RateFindings): TableBlock | null {
         `of offered, times its low-load efficiency, the step run to its end; its p${pct0} may be past the knee's ` +
         `limit): past them p${pct0} is queue time. ` +
         `Ratio: of the geometric means of the repeats' p${pct0}s, its interval Welch's on their logs; lower ` +
-        `p${pct0} is better. The repeats of one variant are identical servers: how far apart their p${pct0}s lie is the ` +
+        `p${pct0} is better. The repeats of one variant are identical servers: how far apart their p${pct0}s lie is ` +
+        'the ' +
         `p${pct0}'s own run-to-run noise.`,
     ],
   };
@@ -1186,7 +1187,8 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   ];
   if (f.anyOverloaded)
     pointNotes.push(
-      `Overloaded: sysbench's event queue filled (the server fell far behind; sysbench 1.0.20 stops a --rate run when ` +
+      `Overloaded: sysbench's event queue filled (the server fell far behind; sysbench 1.0.20 stops a --rate run ` +
+        'when ' +
         `131,072 events wait): achieved is the mean of the intervals before it stopped and p${pct0} the worst of ` +
         `them (queue time included). A measurement, not a failure.` +
         (f.sweeps.some((sw) => sw.variants.some((v) => v.points.some(isUnmeasuredOverload)))
