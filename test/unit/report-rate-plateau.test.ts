@@ -197,3 +197,22 @@ describe("S5's two resolution criteria", () => {
     );
   });
 });
+
+describe("S5's unlimited-rate TPS beside the saturation", () => {
+  it('calls it higher only when each variant’s mean is above its saturation', () => {
+    // Arrange: r5's unlimited 9,000/s is below its plateau 9,500/s; r6g's 12,000/s is above its 9,000/s.
+    const steps = [
+      ...repeatOf('r5', 1, 9000, 9500),
+      ...repeatOf('r5', 2, 9000, 9500),
+      ...repeatOf('r6g', 1, 12000, 9000),
+      ...repeatOf('r6g', 2, 12000, 9000),
+    ];
+
+    // Act
+    const answer = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.lines.join('\n');
+
+    // Assert
+    expect(answer).toContain('unlimited-rate TPS (no rate set: closed loop) 9,000 and 12,000/s. Knee');
+    expect(answer).not.toMatch(/higher than where the open loop levels off|above every/);
+  });
+});

@@ -784,15 +784,16 @@ function rateSweepSentence(sweep: RateSweep): string {
   const knees = sweep.variants.map(
     (v, i) => `${v.variant}${v.bracket?.kind === 'disagree' ? ',' : ''} ${bracketText(v.bracket, false, i > 0)}`,
   );
-  // The closed-loop figure, named apart, when it is above what any offered rate achieved (finding 1).
+  // The closed-loop figure, named apart from saturation; "higher" only when each variant's mean is (finding 1).
   const unlimited = sweep.variants.map((v) => v.unlimitedTps).filter((u): u is number => u !== null);
-  const above = sweep.variants.some(
+  const higher = sweep.variants.every(
     (v) => v.unlimitedTps !== null && v.capacity.value !== null && v.unlimitedTps > v.capacity.value,
   );
-  const closed = above
-    ? `; unlimited-rate TPS (no rate set: closed loop) ${unlimited.map(whole).join(' and ')}/s, above every ` +
-      'offered rate’s achieved'
-    : '';
+  const closed =
+    unlimited.length > 0
+      ? `; unlimited-rate TPS (no rate set: closed loop) ${unlimited.map(whole).join(' and ')}/s` +
+        (higher ? ', higher than where the open loop levels off' : '')
+      : '';
   return (
     `${sweep.label}: saturation (the highest achieved at an offered rate) ${caps.join(', ')}` +
     `${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}${closed}. ` +
