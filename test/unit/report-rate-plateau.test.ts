@@ -216,3 +216,19 @@ describe("S5's unlimited-rate TPS beside the saturation", () => {
     expect(answer).not.toMatch(/higher than where the open loop levels off|above every/);
   });
 });
+
+describe("S5's Answer names what ran", () => {
+  it('says locally that sysbench SQL stand-ins ran on the recorded server, in the Answer', () => {
+    // Arrange: a local run on MariaDB.
+    const steps = [...repeatOf('r5', 1, 10000, 8000), ...repeatOf('r6g', 1, 10000, 8000)];
+    const data = runData(steps);
+    const local = { ...data, run: { ...data.run, backend: 'local' as const, server_version: '10.11.19-MariaDB' } };
+    const ctx = makeContext(local, prices);
+
+    // Act
+    const answer = rateSection(analyzeRate(ctx)!, ctx).answer!.lines.join('\n');
+
+    // Assert
+    expect(answer).toContain("What ran: sysbench's SQL transactions (ins) on 10.11.19-MariaDB, stand-ins for");
+  });
+});

@@ -1172,8 +1172,15 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     ctx !== undefined
       ? scopeSentence(analyzeLocalCaveats(ctx), variants, `where ${classes.join(' and ')} saturate on AWS`)
       : null;
+  // The system that ran, in the Answer, not only in the Appendix: sysbench's SQL stand-ins on this server.
+  const server = ctx?.data.run.server_version ?? null;
+  const ran =
+    scope !== null && server !== null
+      ? `What ran: sysbench's SQL transactions (${andList(f.sweeps.map((sw) => sw.workload))}) on ${server}, ` +
+        'stand-ins for the workloads the experiment line in the Appendix describes.'
+      : null;
   const opening = [
-    ...(scope !== null ? [scope] : []),
+    ...(scope !== null ? [ran !== null ? `${scope} ${ran}` : scope] : []),
     ...f.sweeps.map(rateSweepSentence),
     // What the repeats and the grid cannot resolve is one finding: the Answer keeps five.
     ...([resolution, p99, grid].some((x) => x !== null)
