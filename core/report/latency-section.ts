@@ -133,9 +133,9 @@ function ranLabel(g: StepGroup): string {
 }
 
 /**
- * ", above ... at full load: a stall, not a queue": a rate step whose p99 is above the p99 of its own
+ * ", above ... at full load: not a queue, cause not measured": a rate step whose p99 is above the p99 of its own
  * unlimited-rate step (the same workload and variant with no rate set, the server at full concurrency). At a
- * lower load such a tail is a stall of a second or two in a short step, not queueing.
+ * lower load such a tail is not queueing; what stalls it the counters do not say.
  */
 function stallNote(ctx: Context, g: StepGroup, p99: number): string {
   if (g.rate === 0 && g.rateOfCapacity === null) return '';
@@ -149,7 +149,7 @@ function stallNote(ctx: Context, g: StepGroup, p99: number): string {
   );
   const full = probe !== undefined ? meanOf(histogramRows(probe), 'lat_p99_ms') : null;
   return full !== null && p99 > full
-    ? `, above its unlimited-rate step's p99 at full load (${fixed(full)} ms): a stall, not a queue`
+    ? `, above its unlimited-rate step's p99 at full load (${fixed(full)} ms): not a queue, cause not measured`
     : '';
 }
 

@@ -145,7 +145,7 @@ describe('latencySection', () => {
 });
 
 describe('latencySection: the widest tail of a rate step', () => {
-  it("says when it is above the p99 of the same workload's unlimited-rate step: a stall, not a queue", () => {
+  it("says when it is above the p99 of the workload's unlimited-rate step: not a queue, cause not measured", () => {
     // Arrange: with no rate set p99 is 12 ms (p50 4 ms); at 1,000/s p50 is 0.5 ms and p99 60 ms (a stall).
     const steps = [
       stepResult({ variant: 'r6g', step_id: 'up', workload: 'up', ...dist(4), lat_p99_ms: 12 }),
@@ -171,7 +171,7 @@ describe('latencySection: the widest tail of a rate step', () => {
     // Assert
     expect(section.findings.join('\n')).toContain(
       'Widest tail: r6g up t8 @1,000/s, p99 60.00 ms is 120× its p50 (0.50 ms), above its ' +
-        "unlimited-rate step's p99 at full load (12.00 ms): a stall, not a queue.",
+        "unlimited-rate step's p99 at full load (12.00 ms): not a queue, cause not measured.",
     );
   });
 });

@@ -136,7 +136,7 @@ describe("S5's knee", () => {
     expect(knee).toMatch(/^repeats disagree: repeat 1 between 9,000 and 15,000\/s .*repeat 2 between 5,000 and 9,000/);
   });
 
-  it("shows each repeat's unlimited-rate TPS, the base of its rates, also when another rate is its capacity", () => {
+  it("shows each repeat's unlimited-rate TPS, the base of its rates, apart from its saturation", () => {
     // Arrange: repeat 1's unlimited step achieves 10,000/s, its 1.5x step 10,400/s (its capacity).
     const steps = [
       ...sweepRepeat(1, 10000, [
@@ -156,9 +156,9 @@ describe("S5's knee", () => {
 
     // Assert
     const col = (name: string) => table.head.indexOf(name);
-    expect(table.rows.map((r) => [r[col('unlimited-rate TPS')], r[col('capacity/s')]])).toEqual([
-      ['10,000', '10,400 (max)'],
-      ['8,000', '8,000 (unlimited)'],
+    expect(table.rows.map((r) => [r[col('unlimited-rate TPS')], r[col('saturation/s')]])).toEqual([
+      ['10,000', '10,400 (at 1.5x)'],
+      ['8,000', '7,900 (at 1.5x)'],
     ]);
     expect(table.notes!.join(' ')).toMatch(/its rates \(0\.5x \.\.\.\) are multiples of it/);
   });
@@ -185,8 +185,8 @@ describe("S5's knee", () => {
     const rows = section.answer!.tables[0]!.rows;
 
     // Assert: no "(0–…)" that reads like a measured low end; the resolution is said, with the repeats it needs.
-    expect(rows.find((r) => r[1] === 'r6g')![3]).toMatch(/^6,000 \(reaches 0; up to [\d,]+\)$/);
-    expect(rows.find((r) => r[1] === 'r5')![3]).toMatch(/^6,100 \([\d,]+–[\d,]+\)$/);
+    expect(rows.find((r) => r[1] === 'r6g')![3]).toMatch(/^5,700 \(reaches 0; up to [\d,]+\)$/);
+    expect(rows.find((r) => r[1] === 'r5')![3]).toMatch(/^5,795 \([\d,]+–[\d,]+\)$/);
     const ratio = f.sweeps[0]!.capacityRatios[0]!;
     expect(ratio.resolves).toBeGreaterThan(2);
     expect(ratio.repeatsFor).toBeGreaterThan(2);

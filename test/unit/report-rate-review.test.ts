@@ -118,7 +118,7 @@ describe("S5's Answer on the grid and the repeats", () => {
     const section = rateSection(analyzeRate(makeContext(runData(steps), prices))!);
 
     // Assert
-    const knee = tableOf(section, 'Knee, unlimited-rate TPS and capacity per repeat');
+    const knee = tableOf(section, 'Knee, unlimited-rate TPS and saturation per repeat');
     expect(knee.notes!.join(' ')).toMatch(
       /efficiency at low load \(achieved\/offered at its repeats' lowest rate, .*; here 100%\)/,
     );
@@ -149,20 +149,30 @@ describe("S5's p99 at matched rates", () => {
     const section = rateSection(f);
     const answer = section.answer!.lines.join('\n');
 
-    // Assert
+    // Assert: the same multiple, each p99 with the rate it was offered; the ratio is of geometric means,
+    // sqrt(10 x 25) / sqrt(10 x 12) = 144.3% (the arithmetic means' 17.5 / 11 would read 159.1%).
     const table = tableOf(
       section,
-      'p99 at the same offered rate (ms, each repeat that kept up on throughput) and its ratio',
+      "p99 at the same multiple of each repeat's unlimited-rate TPS (ms at the rate offered; each repeat that " +
+        'held its rate) and its ratio',
     );
+    expect(table.head[1]).toBe('multiple');
     expect(table.rows).toEqual([
-      ['ins (96 threads)', '0.5x', '10.0, 12.0', '10.0, 25.0', expect.stringMatching(/^159\.1% \(.*\), within noise$/)],
+      [
+        'ins (96 threads)',
+        '0.5x',
+        '10.0 at 5,000/s, 12.0 at 5,000/s',
+        '10.0 at 5,000/s, 25.0 at 5,000/s',
+        expect.stringMatching(/^144\.3% \(.*\), within noise$/),
+      ],
     ]);
     expect(answer).toContain(
-      "the p99 of one variant's repeats at the same rate lie up to 2.50x apart (ins r6g at 0.5x: " +
-        '10.0 and 25.0 ms)',
+      "the p99 of one variant's repeats at the same multiple lie up to 2.50x apart (ins r6g at 0.5x: " +
+        '10.0 ms at 5,000/s and 25.0 ms at 5,000/s)',
     );
-    expect(answer).toMatch(/no r6g\/r5 p99 ratio at a matched rate is told from 100%/);
-    expect(answer).toContain('At the rates every variant kept up with on throughput, the p99 of');
+    expect(answer).toMatch(/no r6g\/r5 p99 ratio \(of geometric means\) is told from 100%/);
+    expect(answer).toContain('Where every variant held its rate (achieved, not p99), the p99 of');
+    expect(table.notes!.join(' ')).toMatch(/Ratio: of the geometric means of the repeats' p99s/);
     // The knee's base is said once a sentence, not again for each later variant.
     const later = /; r6g between [\d,]+ and [\d,]+\/s offered \(0\.5x and 0\.9x, both repeats\)\./;
     expect(answer).toMatch(later);
@@ -193,9 +203,25 @@ describe("S5's p99 limit", () => {
     // Assert
     expect(answer).toContain(
       'Its p99 limit (105.0 ms) rests on low-load p99s (30.0–40.0 ms) above the unlimited-rate ' +
-        'p99 (median 5.0 ms): a stall in a short step, not a queue; any limit from 40.0 to 300.0 ' +
-        'ms gives the same knees.',
+        'p99 (median 5.0 ms) in 2 of 2 repeats: systematic, not a queue (at half the load), cause not measured; ' +
+        'any limit from 40.0 to 300.0 ms gives the same knees.',
     );
+    expect(answer).not.toMatch(/a stall in a short step/);
+  });
+
+  it('counts the repeats whose low-load p99 is above the unlimited-rate p99; one of two is not systematic', () => {
+    // Arrange: p99 5 ms with no rate set; 3 and 40 ms at half that load: only repeat 2 is above it.
+    const steps = [
+      ...withProbeP99(sweepRepeat(1, 10000, curve(3)), 5),
+      ...withProbeP99(sweepRepeat(2, 10000, curve(40)), 5),
+    ];
+
+    // Act
+    const answer = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.lines.join('\n');
+
+    // Assert
+    expect(answer).toContain('above the unlimited-rate p99 (median 5.0 ms) in 1 of 2 repeats: not a queue');
+    expect(answer).not.toMatch(/systematic/);
   });
 
   it('says nothing of a stall when the low-load p99 is below the unlimited-rate p99', () => {
@@ -209,7 +235,7 @@ describe("S5's p99 limit", () => {
     const answer = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.lines.join('\n');
 
     // Assert
-    expect(answer).not.toMatch(/stall/);
+    expect(answer).not.toMatch(/stall|rests on low-load/);
   });
 });
 

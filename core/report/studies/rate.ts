@@ -6,10 +6,10 @@
  * Why per repeat: a local rehearsal offers multiples of each repeat's own measured capacity
  * (ratesOfCapacity), so the repeats probe different rates. Averaging their offered rates gives a
  * rate nobody offered, and their achieved spread would mostly be the difference in offered rate.
- * The capacity of a repeat is the highest rate it achieved: its unlimited-rate step's (what the
- * server does when nothing holds it back) or an offered rate's, whichever is higher, so no achieved
- * rate printed beside it is above it (an unlimited step on a noisy machine can achieve less than a
- * rate step did).
+ * The capacity of a repeat is its saturation throughput, as the study defines saturation: where achieved
+ * levels off under offered load, the highest rate it achieved at an offered rate (open loop). The
+ * unlimited-rate step (closed loop: the threads wait for their own replies) can run faster than any offered
+ * rate achieves; it is kept apart as the unlimited-rate TPS, the base of the relative rates (0.5x ...).
  */
 import type { StepResult } from '../../lake/results';
 import { lineChart, spansDecades, type XYSeries } from '../charts';
@@ -34,7 +34,15 @@ import {
   type Estimated,
   type RatioFinding,
 } from '../findings';
-import { mean, meanCi, repeatsToResolve, summarize, welchRatioCi } from '../stats';
+import {
+  mean,
+  meanCi,
+  repeatsToResolve,
+  summarize,
+  welchDifferenceCi,
+  welchRatioCi,
+  type ConfidenceInterval,
+} from '../stats';
 import { rateSweepKeys, sweepKeyOf, uniqueInOrder, type Context, type StepGroup } from '../context';
 import { analyzeLocalCaveats, scopeSentence } from '../local-caveats';
 
@@ -64,8 +72,10 @@ interface RepeatKnee {
   readonly capacity: number | null;
   /** What this repeat's unlimited-rate step achieved: the base of its relative rates (0.5x, 0.9x ...). */
   readonly unlimitedTps: number | null;
-  /** Where the capacity was achieved: the unlimited-rate step, or an offered rate that achieved more. */
-  readonly capacityFrom: 'unlimited-rate step' | 'highest achieved';
+  /** The offered rate whose achieved is the capacity, and its multiple of the unlimited-rate TPS (or null). */
+  readonly capacityAt: { readonly offered: number; readonly x: number | null } | null;
+  /** No offered rate saturated this repeat: its capacity is a lower bound. */
+  readonly capacityLowerBound: boolean;
   /** The lowest offered rate at which the client saturated its CPU; null when it never did. */
   readonly clientBoundFrom: number | null;
   /** Where this repeat's knee lies, as its offered rates can say it; null when it was offered no rate. */
@@ -77,8 +87,10 @@ interface RateVariant {
   readonly instanceClass: string;
   readonly points: readonly RatePoint[];
   readonly repeats: readonly RepeatKnee[];
-  /** Capacity over the repeats: the mean, with a run-to-run interval from 2+ repeats. */
+  /** Capacity (saturation throughput) over the repeats: the mean, with a run-to-run interval from 2+ repeats. */
   readonly capacity: Estimated;
+  /** The unlimited-rate TPS over the repeats (closed loop); null when no repeat ran one. */
+  readonly unlimitedTps: number | null;
   /** The knees' offered rates over the repeats (lowest, highest); null when no repeat tracked. */
   readonly kneeRange: readonly [number, number] | null;
   /** What every repeat's curve is judged against: the median over the repeats of their lowest-rate values. */
@@ -122,6 +134,9 @@ type KneeBracket =
       readonly each: readonly { readonly repeat: number; readonly bracket: RepeatBracket }[];
     };
 
+/** An overloaded rate offered past this multiple of the highest rate that ran to its end is not charted. */
+const PAST_AXIS = 2;
+
 /** A bracket wider than this (upper / lower) does not place a knee: add rates between its ends. */
 const COARSE_BRACKET = 1.2;
 
@@ -147,7 +162,7 @@ interface RateSweep {
   readonly perTransaction: { readonly reads: number; readonly writes: number; readonly other: number } | null;
   /** The highest CPU % of its cores any sysbench client of the sweep reached; null when not measured. */
   readonly clientCpuMaxPct: number | null;
-  /** Set when the low-load p99 the limit rests on is above the unlimited-rate step's: a stall, not a queue. */
+  /** Set when the low-load p99 the limit rests on is above the unlimited-rate step's (not a queue; cause unknown). */
   readonly stalledReference: StalledReference | null;
 }
 
@@ -160,6 +175,9 @@ interface StalledReference {
   readonly limitMs: number;
   /** Each repeat's p99 at its lowest rate (what the limit's median is over), lowest and highest. */
   readonly lowLoadMs: readonly [number, number];
+  /** How many of those lowest-rate p99s are above the unlimited-rate p99, of how many. */
+  readonly above: number;
+  readonly of: number;
   /** The median over every variant's repeats of the unlimited-rate step's p99. */
   readonly unlimitedMs: number;
   /** Any limit in (keptMs, failedMs] gives the same knees; failedMs null when none failed on latency. */
@@ -175,7 +193,12 @@ interface StalledReference {
 interface P99AtRate {
   /** "0.5x" of each repeat's unlimited-rate TPS, or "4,000/s". */
   readonly rate: string;
-  readonly each: readonly { readonly variant: string; readonly p99Ms: readonly number[] }[];
+  /** Each variant's repeats' p99s, and the rate each of them was offered (the same multiple, different rates). */
+  readonly each: readonly {
+    readonly variant: string;
+    readonly p99Ms: readonly number[];
+    readonly offered: readonly number[];
+  }[];
   readonly ratios: readonly { readonly variant: string; readonly baseline: string; readonly ratio: RatioFinding }[];
 }
 
@@ -287,16 +310,20 @@ function analyzeVariant(
       .map((r) => r.tps!);
     const bound = own.filter((p) => p.clientBound);
     const probed = probe.length > 0 ? mean(probe) : null;
-    const fromProbe = probed !== null && (knee.capacity === null || probed >= knee.capacity);
+    // The highest achieved at an offered rate (a step whose offered rate was not recorded included).
+    const achieved = own.flatMap((p) => (p.achieved !== null ? [p.achieved] : []));
+    const plateau = achieved.length > 0 ? Math.max(...achieved) : null;
+    const top = own.find((p) => p.achieved !== null && p.achieved === plateau);
     return {
       repeat,
       kneeOffered: knee.kneeOffered,
       kneeAchieved: knee.kneeAchieved,
       saturatedAtOffered: knee.saturatedAtOffered,
       reason: knee.reason,
-      capacity: fromProbe ? probed : knee.capacity,
+      capacity: plateau,
       unlimitedTps: probed,
-      capacityFrom: fromProbe ? 'unlimited-rate step' : 'highest achieved',
+      capacityAt: top !== undefined ? { offered: top.offered, x: top.rateOfCapacity } : null,
+      capacityLowerBound: plateau !== null && knee.kneeOffered !== null && knee.saturatedAtOffered === null,
       clientBoundFrom: bound.length > 0 ? bound[0]!.offered : null,
       bracket: repeatBracketOf(own, knee),
     };
@@ -307,12 +334,14 @@ function analyzeVariant(
       ? { value: null, interval: null }
       : { value: mean(caps), interval: caps.length >= 2 ? coversOf(meanCi(caps), 'run-to-run') : null };
   const knees = repeats.map((r) => r.kneeOffered).filter((k): k is number => k !== null);
+  const probes = repeats.map((r) => r.unlimitedTps).filter((c): c is number => c !== null);
   return {
     variant,
     instanceClass,
     points,
     repeats,
     capacity,
+    unlimitedTps: probes.length > 0 ? mean(probes) : null,
     kneeRange: knees.length > 0 ? [Math.min(...knees), Math.max(...knees)] : null,
     reference,
     latencyLimitMs,
@@ -496,6 +525,8 @@ function stalledReferenceOf(
     limitMs,
     lowLoadMs: [Math.min(...low), Math.max(...low)],
     unlimitedMs,
+    above: low.filter((x) => x > unlimitedMs).length,
+    of: low.length,
     keptMs: p99s(kept).length > 0 ? Math.max(...p99s(kept)) : null,
     failedMs: p99s(failed).length > 0 ? Math.min(...p99s(failed)) : null,
   };
@@ -512,6 +543,16 @@ function keptPace(p: RatePoint, v: RateVariant): boolean {
   );
 }
 
+/**
+ * The ratio of the geometric means of a over b, with Welch's interval on the log scale: a p99 is skewed, so
+ * its repeats are compared as logs, and the point estimate is the one the interval is centred on.
+ */
+function geometricRatioCi(a: readonly number[], b: readonly number[]): ConfidenceInterval {
+  const d = welchDifferenceCi(summarize(a.map(Math.log)), summarize(b.map(Math.log)));
+  const [estimate, low, high] = [Math.exp(d.estimate), Math.exp(d.low), Math.exp(d.high)];
+  return { ...d, estimate, low, high, halfWidth: (high - low) / 2 };
+}
+
 /** The p99 at each rate that every variant kept up with on throughput (see P99AtRate), in rate order. */
 function p99AtRatesOf(variants: readonly RateVariant[]): P99AtRate[] {
   const keyOf = (p: RatePoint): string =>
@@ -523,16 +564,16 @@ function p99AtRatesOf(variants: readonly RateVariant[]): P99AtRate[] {
       .map(keyOf),
   );
   return rates.flatMap((rate) => {
-    const each = variants.map((v) => ({
-      variant: v.variant,
-      p99Ms: v.points.filter((p) => keptPace(p, v) && keyOf(p) === rate).map((p) => p.latencyMs!),
-    }));
+    const each = variants.map((v) => {
+      const at = v.points.filter((p) => keptPace(p, v) && keyOf(p) === rate);
+      return { variant: v.variant, p99Ms: at.map((p) => p.latencyMs!), offered: at.map((p) => p.offered) };
+    });
     if (each.some((e) => e.p99Ms.length === 0)) return [];
     const base = each[0]!;
     const ratios = each.slice(1).map((e) => ({
       variant: e.variant,
       baseline: base.variant,
-      ratio: ratioFinding(welchRatioCi(summarize(e.p99Ms), summarize(base.p99Ms)), 'run-to-run'),
+      ratio: ratioFinding(geometricRatioCi(e.p99Ms, base.p99Ms), 'run-to-run'),
     }));
     return [{ rate, each, ratios }];
   });
@@ -602,14 +643,18 @@ function statementsSentence(f: RateFindings): string | null {
 }
 
 /** The thread count was the spec's, not swept; whether a client's CPU saturated, with its highest reading. */
-function threadsSentence(f: RateFindings): string | null {
+function threadsSentence(f: RateFindings, local: boolean): string | null {
   const threads = uniqueInOrder(f.sweeps.map((sw) => sw.threads));
   const cpu = maxOrNull(f.sweeps.map((sw) => sw.clientCpuMaxPct));
   const bound = f.sweeps.some((sw) => sw.variants.some((v) => v.repeats.some((r) => r.clientBoundFrom !== null)));
   if (cpu === null || bound) return null;
   return (
     `${threads.join(', ')} client threads, the spec's: this run does not sweep them. No sysbench client ` +
-    `saturated its CPU (at most ${fixed(cpu, 1)}% of its cores).`
+    `saturated its CPU (at most ${fixed(cpu, 1)}% of its cores)` +
+    (local
+      ? `; the clients and servers shared this machine's CPUs, so that does not say whether the machine ` +
+        'was the bottleneck.'
+      : '.')
   );
 }
 
@@ -739,8 +784,19 @@ function rateSweepSentence(sweep: RateSweep): string {
   const knees = sweep.variants.map(
     (v, i) => `${v.variant}${v.bracket?.kind === 'disagree' ? ',' : ''} ${bracketText(v.bracket, false, i > 0)}`,
   );
+  // The closed-loop figure, named apart from saturation; "higher" only when each variant's mean is (finding 1).
+  const unlimited = sweep.variants.map((v) => v.unlimitedTps).filter((u): u is number => u !== null);
+  const higher = sweep.variants.every(
+    (v) => v.unlimitedTps !== null && v.capacity.value !== null && v.unlimitedTps > v.capacity.value,
+  );
+  const closed =
+    unlimited.length > 0
+      ? `; unlimited-rate TPS (no rate set: closed loop) ${unlimited.map(whole).join(' and ')}/s` +
+        (higher ? ', higher than where the open loop levels off' : '')
+      : '';
   return (
-    `${sweep.label}: capacity ${caps.join(', ')}${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}. ` +
+    `${sweep.label}: saturation (the highest achieved at an offered rate) ${caps.join(', ')}` +
+    `${ratios.length > 0 ? `; ${ratios.join('; ')}` : ''}${closed}. ` +
     `Knee: ${knees.join('; ')}.` +
     (sweep.stalledReference !== null ? ` ${stallText(sweep, sweep.stalledReference)}` : '')
   );
@@ -761,12 +817,17 @@ function stallText(sw: RateSweep, s: StalledReference): string {
         ? '; no rate failed on that limit'
         : '; the knees depend on that limit: a longer step would tell';
   return (
-    `Its ${p} limit (${fixed(s.limitMs, 1)} ms) rests on low-load ${p}s (${rangeMs}) ` +
-    `above the unlimited-rate ${p} (median ${fixed(s.unlimitedMs, 1)} ms): a stall in a short step, not a queue${same}.`
+    `Its ${p} limit (${fixed(s.limitMs, 1)} ms) rests on low-load ${p}s (${rangeMs}) above the unlimited-rate ` +
+    `${p} (median ${fixed(s.unlimitedMs, 1)} ms) in ${s.above} of ${s.of} repeats: ` +
+    `${s.above === s.of && s.of > 1 ? 'systematic, ' : ''}not a queue (at half the load), cause not measured${same}.`
   );
 }
 
 type CapacityRatio = RateSweep['capacityRatios'][number];
+
+/** " (at 0.9x)": the offered rate (or its multiple) whose achieved is the repeat's saturation. */
+const atText = (r: RepeatKnee): string =>
+  r.capacityAt === null ? '' : ` (at ${r.capacityAt.x !== null ? `${r.capacityAt.x}x` : whole(r.capacityAt.offered)})`;
 
 /**
  * A capacity with its interval; an interval whose low end falls below 0 (two repeats far apart) is shown
@@ -823,7 +884,12 @@ function resolutionSentence(f: RateFindings): string | null {
     `${list(all.map((x) => `${x.who} ${factorText(x.c.resolves)}`))} either way; finding a ` +
     `${fixed(RESOLVE_TARGET * 100, 0)}% difference 4 times in 5 (80% power) takes about ` +
     `${list(all.map((x) => `${repeatsForText(x.c)} (${x.who})`))} repeats a variant` +
-    (few ? `, counts estimated from ${Math.min(...ns)} repeats' spread and themselves very uncertain.` : '.')
+    (few ? `, counts estimated from ${Math.min(...ns)} repeats' spread and themselves very uncertain` : '') +
+    // Both criteria at once only reads as a contradiction: say why one can need more repeats than ran.
+    (all.some((x) => x.c.resolves! < 1 + RESOLVE_TARGET && (x.c.repeatsFor ?? Infinity) > x.n)
+      ? ` (80% power asks more than this run's interval excluding 100%: more repeats than ran even where the ` +
+        `interval resolves under ${fixed(RESOLVE_TARGET * 100, 0)}%).`
+      : '.')
   );
 }
 
@@ -834,15 +900,28 @@ function p99AtRatesTable(f: RateFindings): TableBlock | null {
   const pct0 = f.sweeps[0]!.latencyPercentile;
   const variants = uniqueInOrder(rows.flatMap(({ r }) => r.each.map((e) => e.variant)));
   const pairs = uniqueInOrder(rows.flatMap(({ r }) => r.ratios.map((x) => `${x.variant}/${x.baseline}`)));
+  // A multiple of each repeat's own unlimited-rate TPS is a different rate in each repeat: each p99 says its rate.
+  const relative = rows.some(({ r }) => r.rate.endsWith('x'));
   return {
-    title: `p${pct0} at the same offered rate (ms, each repeat that kept up on throughput) and its ratio`,
-    head: ['sweep', 'offered', ...variants.map((v) => `${v} p${pct0} ms`), ...pairs.map((p) => `${p} (95% interval)`)],
+    title: relative
+      ? `p${pct0} at the same multiple of each repeat's unlimited-rate TPS (ms at the rate offered; each repeat ` +
+        `that held its rate) and its ratio`
+      : `p${pct0} at the same offered rate (ms, each repeat that held its rate) and its ratio`,
+    head: [
+      'sweep',
+      relative ? 'multiple' : 'offered',
+      ...variants.map((v) => `${v} p${pct0} ms`),
+      ...pairs.map((p) => `${p} (95% interval)`),
+    ],
     rows: rows.map(({ sw, r }) => [
       sw.label,
       r.rate,
       ...variants.map((v) => {
         const e = r.each.find((x) => x.variant === v);
-        return e !== undefined ? e.p99Ms.map((x) => fixed(x, 1)).join(', ') : '-';
+        if (e === undefined) return '-';
+        return e.p99Ms
+          .map((x, i) => (relative ? `${fixed(x, 1)} at ${whole(e.offered[i]!)}/s` : fixed(x, 1)))
+          .join(', ');
       }),
       ...pairs.map((p) => {
         const x = r.ratios.find((y) => `${y.variant}/${y.baseline}` === p);
@@ -854,11 +933,13 @@ function p99AtRatesTable(f: RateFindings): TableBlock | null {
     ]),
     numeric: [],
     notes: [
-      'Only the rates every variant kept up with on throughput (achieved >= ' +
+      'Only the rates where every variant held its rate (achieved >= ' +
         `${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% ` +
-        `of offered, times its low-load efficiency, the step run to its end): past them p${pct0} is queue time. ` +
-        `Ratio: Welch on the log scale over the repeats' p${pct0}s, as the capacity ratio; lower p${pct0} is ` +
-        `better. The repeats of one variant are identical servers: how far apart their p${pct0}s lie is the ` +
+        `of offered, times its low-load efficiency, the step run to its end; its p${pct0} may be past the knee's ` +
+        `limit): past them p${pct0} is queue time. ` +
+        `Ratio: of the geometric means of the repeats' p${pct0}s, its interval Welch's on their logs; lower ` +
+        `p${pct0} is better. The repeats of one variant are identical servers: how far apart their p${pct0}s lie is ` +
+        'the ' +
         `p${pct0}'s own run-to-run noise.`,
     ],
   };
@@ -874,7 +955,11 @@ function p99Sentence(f: RateFindings): string | null {
     sw.p99AtRates.flatMap((r) =>
       r.each
         .filter((e) => e.p99Ms.length >= 2)
-        .map((e) => ({ sw, rate: r.rate, variant: e.variant, lo: Math.min(...e.p99Ms), hi: Math.max(...e.p99Ms) })),
+        .map((e) => {
+          const [lo, hi] = [Math.min(...e.p99Ms), Math.max(...e.p99Ms)];
+          const at = (x: number) => e.offered[e.p99Ms.indexOf(x)]!;
+          return { sw, rate: r.rate, variant: e.variant, lo, hi, loAt: at(lo), hiAt: at(hi) };
+        }),
     ),
   );
   const ratios = f.sweeps.flatMap((sw) => sw.p99AtRates.flatMap((r) => r.ratios.map((x) => ({ sw, rate: r.rate, x }))));
@@ -883,9 +968,12 @@ function p99Sentence(f: RateFindings): string | null {
   const parts: string[] = [];
   if (spreads.length > 0) {
     const w = spreads.reduce((a, b) => (b.hi / b.lo > a.hi / a.lo ? b : a));
+    const relative = w.rate.endsWith('x');
+    const ms = (x: number, at: number) => `${fixed(x, 1)} ms${relative ? ` at ${whole(at)}/s` : ''}`;
     parts.push(
-      `the p${pct0} of one variant's repeats at the same rate lie up to ${fixed(w.hi / w.lo, 2)}x apart ` +
-        `(${w.sw.workload} ${w.variant} at ${w.rate}: ${fixed(w.lo, 1)} and ${fixed(w.hi, 1)} ms)`,
+      `the p${pct0} of one variant's repeats at the same ${relative ? 'multiple' : 'rate'} lie up to ` +
+        `${fixed(w.hi / w.lo, 2)}x apart (${w.sw.workload} ${w.variant} at ${w.rate}: ${ms(w.lo, w.loAt)} and ` +
+        `${ms(w.hi, w.hiAt)})`,
     );
   }
   const judged = ratios.filter((r) => r.x.ratio.interval !== null);
@@ -894,11 +982,11 @@ function p99Sentence(f: RateFindings): string | null {
   if (judged.length > 0)
     parts.push(
       told.length === 0
-        ? `no ${pair} p${pct0} ratio at a matched rate is told from 100%`
+        ? `no ${pair} p${pct0} ratio (of geometric means) is told from 100%`
         : `${pair} p${pct0} told from 100% at ` +
             andList(told.map((r) => `${r.sw.workload} ${r.rate} ${ratioText(r.x.ratio)}`)),
     );
-  return `At the rates every variant kept up with on throughput, ${parts.join('; ')} (the p${pct0} table).`;
+  return `Where every variant held its rate (achieved, not p${pct0}), ${parts.join('; ')} (the p${pct0} table).`;
 }
 
 /**
@@ -957,13 +1045,20 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const charts = f.sweeps.flatMap((sw, i) => {
     const achieved: XYSeries[] = [];
     const latency: XYSeries[] = [];
-    // The axis ends a little past the last rate kept up with: an overloaded rate offered far beyond it (6x
-    // capacity) would squeeze every measured point into the axis' first tenth. Those are drawn at the edge.
+    // The axis ends a little past the highest rate drawn: an overloaded rate offered far beyond the last that
+    // ran to its end (past PAST_AXIS times it, e.g. 6x) would squeeze every other point into the axis' first
+    // tenth. Those are not drawn (no point sits at a false rate): the Points table has them.
     const measuredOffered = sw.variants.flatMap((v) =>
       v.points.filter((p) => p.status === 'ok' && p.achieved !== null).map((p) => p.offered),
     );
-    const edge = measuredOffered.length > 0 ? niceCeil(Math.max(...measuredOffered) * 1.15) : undefined;
-    const atEdge = (x: number): number => (edge !== undefined ? Math.min(x, edge) : x);
+    const lastRan = measuredOffered.length > 0 ? Math.max(...measuredOffered) : undefined;
+    const drawnOffered = sw.variants.flatMap((v) =>
+      v.points
+        .filter((p) => p.achieved !== null && (lastRan === undefined || p.offered <= PAST_AXIS * lastRan))
+        .map((p) => p.offered),
+    );
+    const edge = lastRan !== undefined ? niceCeil(Math.max(...drawnOffered) * 1.15) : undefined;
+    const onAxis = (p: RatePoint): boolean => edge === undefined || p.offered <= edge;
     for (const v of sw.variants) {
       for (const r of v.repeats) {
         kneeRows.push([
@@ -974,9 +1069,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
           r.saturatedAtOffered !== null ? `${whole(r.saturatedAtOffered)} (${r.reason})` : 'not reached',
           fixed(v.latencyLimitMs, 1),
           r.unlimitedTps !== null ? whole(r.unlimitedTps) : '-',
-          r.capacity !== null
-            ? `${whole(r.capacity)} (${r.capacityFrom === 'unlimited-rate step' ? 'unlimited' : 'max'})`
-            : '-',
+          r.capacity !== null ? `${r.capacityLowerBound ? '≥ ' : ''}${whole(r.capacity)}${atText(r)}` : '-',
           ...(anyClientBound ? [r.clientBoundFrom !== null ? whole(r.clientBoundFrom) : '-'] : []),
         ]);
       }
@@ -994,7 +1087,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       }
       const drawn = v.points.filter((p) => p.status !== 'skipped' && p.achieved !== null);
       const measured = drawn.filter((p) => p.status !== 'overloaded');
-      const overloaded = drawn.filter((p) => p.status === 'overloaded');
+      const overloaded = drawn.filter((p) => p.status === 'overloaded' && onAxis(p));
       const kneePoints = v.repeats
         .filter((r) => r.kneeOffered !== null && r.kneeAchieved !== null)
         .map((r) => [r.kneeOffered!, r.kneeAchieved!] as const);
@@ -1005,9 +1098,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         points: measured.map((p) => [p.offered, p.achieved] as const),
         marks: [
           {
-            label: 'overloaded (at achieved; past the axis: at its edge)',
+            label: 'overloaded (at achieved; one offered past the axis: not drawn, see Points)',
             symbol: 'diamond',
-            points: overloaded.map((p) => [atEdge(p.offered), p.achieved!] as const),
+            points: overloaded.map((p) => [p.offered, p.achieved!] as const),
           },
           { label: 'last rate kept up with (the knee lies past it)', symbol: 'circle', points: kneePoints },
         ],
@@ -1020,11 +1113,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         marks: [
           {
             // A step cut short: its p99 is that of the seconds before sysbench stopped it, a lower bound.
-            label: 'overloaded: p99 cut short, a lower bound (at the axis edge)',
+            label: 'overloaded: p99 cut short, a lower bound',
             symbol: 'arrow',
-            points: overloaded
-              .filter((p) => p.latencyMs !== null)
-              .map((p) => [atEdge(p.offered), p.latencyMs!] as const),
+            points: overloaded.filter((p) => p.latencyMs !== null).map((p) => [p.offered, p.latencyMs!] as const),
           },
         ],
       });
@@ -1041,7 +1132,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     });
     const capacityLines = sw.variants
       .filter((v) => v.capacity.value !== null)
-      .map((v) => ({ value: v.capacity.value!, label: `${v.variant} capacity ${whole(v.capacity.value)}/s` }));
+      .map((v) => ({ value: v.capacity.value!, label: `${v.variant} saturation ${whole(v.capacity.value)}/s` }));
     const latencyValues = sw.variants.flatMap((v) => v.points.map((p) => p.latencyMs));
     return [
       lineChart(`rate-achieved-${i}`, `${sw.label}: achieved vs offered TPS`, 'offered TPS', 'achieved TPS', achieved, {
@@ -1068,7 +1159,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   });
   const lines = [
     ...f.sweeps.flatMap((sw) => sw.variants.map((v) => rateVariantSentence(sw, v))),
-    ...[statementsSentence(f), threadsSentence(f)].filter((x): x is string => x !== null),
+    ...[statementsSentence(f), threadsSentence(f, ctx !== undefined && analyzeLocalCaveats(ctx).local)].filter(
+      (x): x is string => x !== null,
+    ),
   ];
   const grid = gridSentence(f);
   const resolution = resolutionSentence(f);
@@ -1079,8 +1172,15 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     ctx !== undefined
       ? scopeSentence(analyzeLocalCaveats(ctx), variants, `where ${classes.join(' and ')} saturate on AWS`)
       : null;
+  // The system that ran, in the Answer, not only in the Appendix: sysbench's SQL stand-ins on this server.
+  const server = ctx?.data.run.server_version ?? null;
+  const ran =
+    scope !== null && server !== null
+      ? `What ran: sysbench's SQL transactions (${andList(f.sweeps.map((sw) => sw.workload))}) on ${server}, ` +
+        'stand-ins for the workloads the experiment line in the Appendix describes.'
+      : null;
   const opening = [
-    ...(scope !== null ? [scope] : []),
+    ...(scope !== null ? [ran !== null ? `${scope} ${ran}` : scope] : []),
     ...f.sweeps.map(rateSweepSentence),
     // What the repeats and the grid cannot resolve is one finding: the Answer keeps five.
     ...([resolution, p99, grid].some((x) => x !== null)
@@ -1090,12 +1190,13 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const pct0 = f.sweeps[0]!.latencyPercentile;
   const relative = f.sweeps.some((sw) => sw.variants.some((v) => v.points.some((p) => p.rateOfCapacity !== null)));
   const pointNotes = [
-    'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own measured ' +
-      'capacity, so the repeats’ rates differ and are not averaged.',
+    'Each repeat at the rate it was offered: a local rehearsal offers multiples of each repeat’s own ' +
+      'unlimited-rate TPS, so the repeats’ rates differ and are not averaged.',
   ];
   if (f.anyOverloaded)
     pointNotes.push(
-      `Overloaded: sysbench's event queue filled (offered > capacity; sysbench 1.0.20 stops a --rate run when ` +
+      `Overloaded: sysbench's event queue filled (the server fell far behind; sysbench 1.0.20 stops a --rate run ` +
+        'when ' +
         `131,072 events wait): achieved is the mean of the intervals before it stopped and p${pct0} the worst of ` +
         `them (queue time included). A measurement, not a failure.` +
         (f.sweeps.some((sw) => sw.variants.some((v) => v.points.some(isUnmeasuredOverload)))
@@ -1120,8 +1221,8 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
     );
   if (f.anySkipped)
     pointNotes.push(
-      'Skipped: not run because a lower rate already overloaded (stopAtOverload), or no capacity was measured ' +
-        'for a rate relative to it.',
+      'Skipped: not run because a lower rate already overloaded (stopAtOverload), or no unlimited-rate TPS was ' +
+        'measured for a rate relative to it.',
     );
   // The capacities and ratios the sentences quote, with the intervals they quote.
   const capacityRows = f.sweeps.flatMap((sw) => [
@@ -1142,21 +1243,23 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   ]);
   // The author's table: per sweep and instance type, the capacity and where the knee lies.
   const answerTable: TableBlock = {
-    title: 'Capacity (transactions/s, 95% interval over the repeats), capacity ratio and knee',
+    title:
+      'Capacity: saturation throughput (the highest achieved at an offered rate, transactions/s, 95% interval ' +
+      'over the repeats), its ratio and knee',
     head: [
       'sweep',
       'variant or ratio',
       'repeats',
-      'capacity/s or ratio (95% interval)',
+      'saturation/s or ratio (95% interval)',
       'knee, or what a ratio resolves',
     ],
     rows: capacityRows,
     numeric: [2, 3],
     notes: [
-      'Capacity: a repeat’s is the highest rate it achieved, at its unlimited-rate step or at an offered rate, ' +
-        'so none of its own points is above it; a variant’s is the mean of its repeats’ (a repeat can be above ' +
-        'that mean). Ratio: each later variant over the spec’s first, Welch on the log scale over ' +
-        'the repeats’ capacities; "within noise": the interval includes 100%. Knee: one bracket when every ' +
+      'Saturation: where achieved levels off under offered load; a repeat’s is the highest rate it achieved at ' +
+        'an offered rate (not its unlimited-rate step, a closed loop that can run faster); a variant’s is the ' +
+        'mean of its repeats’. Ratio: each later variant’s mean over the spec’s first’s, its interval Welch’s on ' +
+        'the log scale (delta method); "within noise": the interval includes 100%. Knee: one bracket when every ' +
         'repeat’s is the same (the same offered rates, or the same multiples of each repeat’s unlimited-rate ' +
         'TPS), from the lowest rate a repeat kept up with to the highest it did not; each repeat’s when they ' +
         'disagree (per repeat: the knee table below)' +
@@ -1170,7 +1273,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   const p99Table = p99AtRatesTable(f);
   const tables: TableBlock[] = [
     {
-      title: 'Knee, unlimited-rate TPS and capacity per repeat',
+      title: 'Knee, unlimited-rate TPS and saturation per repeat',
       head: [
         'sweep',
         'variant',
@@ -1179,7 +1282,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         'not at (offered/s)',
         `p${pct0} limit ms`,
         'unlimited-rate TPS',
-        'capacity/s',
+        'saturation/s',
         ...(anyClientBound ? ['client saturated at'] : []),
       ],
       rows: kneeRows,
@@ -1195,8 +1298,8 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
           `each, whichever server drew it.`,
         'Unlimited-rate TPS: what the repeat achieved with no rate set' +
           (relative ? '; its rates (0.5x ...) are multiples of it. ' : '. ') +
-          'Capacity: the highest rate the repeat achieved, at its unlimited-rate step (unlimited) or at an ' +
-          'offered rate (max).' +
+          'Saturation: the highest rate the repeat achieved at an offered rate (at: where), ≥ when no rate ' +
+          'saturated it.' +
           (relative
             ? ' The multiples are of each repeat’s own unlimited-rate TPS: the same multiple is a different rate ' +
               'in another repeat or variant; compare the offered rates.'
@@ -1218,7 +1321,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
   return {
     id: 'rate',
     title: 'Rate sweep: offered vs achieved',
-    question: 'Up to which offered rate does each variant keep up, and what is its capacity?',
+    question: 'Up to which offered rate does each variant keep up, and where does its throughput level off?',
     findings: lines,
     tables,
     charts: [],
