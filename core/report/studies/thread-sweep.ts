@@ -849,7 +849,13 @@ const noiseText = (n: NonNullable<ThreadSweepFindings['noise']>): string =>
  * The best variant's lead when it departs from the others only in commit parameters and is not first
  * in a workload that commits nothing: the lead is those settings, not the offering.
  */
-function commitLead(f: ThreadSweepFindings): { parts: string[]; sweep: string; score: number } | null {
+function commitLead(f: ThreadSweepFindings): {
+  parts: string[];
+  sweep: string;
+  score: number;
+  committing: string[];
+  leads: { low: number; high: number } | null;
+} | null {
   const best = f.ranking?.best;
   if (best === undefined || f.parameters === null) return null;
   const departs = f.parameters
@@ -868,8 +874,37 @@ function commitLead(f: ThreadSweepFindings): { parts: string[]; sweep: string; s
     .filter((s) => f.commits.notCommitting.includes(s.label))
     .map((s) => ({ sweep: s.label, score: s.scores.find((x) => x.target === best)?.score }))
     .find((x) => x.score !== undefined && x.score < 100);
-  return quiet === undefined ? null : { parts: departs.map((d) => d.text), sweep: quiet.sweep, score: quiet.score! };
+  if (quiet === undefined) return null;
+  // Its lead where it commits: its score over each other variant's, in every workload that commits.
+  const committing = f.sweeps.filter((s) => !f.commits.notCommitting.includes(s.label));
+  const leads = committing.flatMap((s) => {
+    const own = s.scores.find((x) => x.target === best)?.score;
+    return own === undefined ? [] : s.scores.filter((x) => x.target !== best && x.score > 0).map((x) => own / x.score);
+  });
+  return {
+    parts: departs.map((d) => d.text),
+    sweep: quiet.sweep,
+    score: quiet.score!,
+    committing: committing.map((s) => s.label),
+    leads: leads.length === 0 ? null : { low: Math.min(...leads), high: Math.max(...leads) },
+  };
 }
+
+/** A commit lead's evidence: where it leads, by how much, and its score where nothing commits. */
+const commitLeadEvidence = (lead: NonNullable<ReturnType<typeof commitLead>>): string =>
+  (lead.leads !== null
+    ? `it scores ${timesRange(lead.leads.low, lead.leads.high)} the others only in the workloads that commit ` +
+      `(${lead.committing.join(', ')}); `
+    : '') + `in ${lead.sweep}, which commits nothing, ${lead.score.toFixed(1)} against the best's 100`;
+
+/** "1.6–1.9×", or "1.7×" when both ends round alike. */
+const timesRange = (lo: number, hi: number): string => {
+  const [a, b] = [lo.toFixed(1), hi.toFixed(1)];
+  return a === b ? `${a}×` : `${a}–${b}×`;
+};
+
+/** Why a commit lead is a likely cause, not a shown one: no variant ran the others' settings with its own engine. */
+const COMMIT_LEAD_CAVEAT = 'untested: no variant ran both settings; run order also differs';
 
 /**
  * The best two's ranking from one repeat a point: the ratio alone (its within-run interval misses the
@@ -880,9 +915,8 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
   const lead = commitLead(f);
   if (lead !== null)
     return (
-      `${r.best}'s lead (${pct(r.ratio.estimate, 1)} of ${r.second}'s score) is its commit settings, not the ` +
-      `offering: it alone ran ${lead.parts.join(', ')}, and in ${lead.sweep}, which commits nothing, it scores ` +
-      `${lead.score.toFixed(1)}, not first.`
+      `${r.best}'s lead (${pct(r.ratio.estimate, 1)} of ${r.second}'s score) is most likely its commit ` +
+      `settings (${COMMIT_LEAD_CAVEAT}): it alone ran ${lead.parts.join(', ')}; ${commitLeadEvidence(lead)}.`
     );
   const head =
     `${r.best} has the highest score in this run, ${pct(r.ratio.estimate, 1)} of ${r.second}'s (the next); ` +
@@ -1201,7 +1235,7 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
     (judged
       ? `: ${verdictText(f.ranking.ratio, true)}`
       : lead !== null
-        ? `: its commit settings, not the offering (in ${lead.sweep}, which commits nothing, it is not first)`
+        ? `: most likely its commit settings (${COMMIT_LEAD_CAVEAT}); ${commitLeadEvidence(lead)}`
         : noise !== null
           ? `; one repeat cannot resolve a ranking (servers that ran alike here differ up to ${pct(noise.ratio, 1)})`
           : '; one repeat cannot resolve a ranking');
