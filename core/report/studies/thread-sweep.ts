@@ -166,6 +166,8 @@ export interface ThreadSweepFindings {
   readonly cpus?: number | null;
   /** The plan note's scaled data ("4 x 10,000 rows instead of 10 x 10,000,000"), null at full scale. */
   readonly dataScale?: string | null;
+  /** Locally, the servers each variant ran as (writer, replicas, binary log); null on AWS. */
+  readonly topology?: string | null;
   /** The order the variants ran in (the lake's step times); null without times. */
   readonly runOrder: RunOrder | null;
   /** Overall scores against that order. */
@@ -529,6 +531,27 @@ function dataScaleOf(ctx: Context): string | null {
   return m == null ? null : `${m[2]} rows instead of ${m[1]}`;
 }
 
+/**
+ * Locally, what each variant ran as: its servers (the writer and its readers, from the plan) and whether
+ * its binary log was on (as recorded). One phrase when every variant ran alike, else one per variant.
+ */
+function localTopologyOf(ctx: Context): string | null {
+  if (ctx.data.run.backend !== 'local' || ctx.variants.length === 0) return null;
+  const binlog = (v: string): string | null =>
+    (ctx.data.serverConfig ?? []).find((c) => c.variant === v && c.name === 'log_bin')?.value ?? null;
+  const text = (v: { name: string; readers: number }): string => {
+    const log = binlog(v.name);
+    return (
+      (v.readers === 0 ? 'one server (the writer), no replicas' : `a writer and ${v.readers} replica(s)`) +
+      (log === null ? '' : `, binary log ${log.toLowerCase() === 'on' ? 'on' : 'off'}`)
+    );
+  };
+  const each = ctx.variants.map((v) => ({ name: v.name, text: text(v) }));
+  return new Set(each.map((e) => e.text)).size === 1
+    ? `every variant: ${each[0]!.text}`
+    : each.map((e) => `${e.name}: ${e.text}`).join('; ');
+}
+
 /** The CPUs the local servers ran on, from the plan notes ("with 2 CPU(s)"), as the report's banner reads them. */
 function localCpusOf(ctx: Context): number | null {
   if (ctx.data.run.backend !== 'local') return null;
@@ -747,6 +770,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     maxConnections: maxConnectionsOf(ctx),
     systematic: systematicGap(sweeps, parameters, runOrder),
     dataScale: dataScaleOf(ctx),
+    topology: localTopologyOf(ctx),
     cpus: localCpusOf(ctx),
     runOrder,
     trend: runOrder === null || overall.length === 0 ? null : runTrend(runOrder, overall),
@@ -1643,6 +1667,10 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
     table !== null && f.dataScale != null
       ? { ...table, rows: [...table.rows, ['data (tables x rows)', f.dataScale]] }
       : table;
+  const shaped =
+    caveats !== null && f.topology != null
+      ? { ...caveats, rows: [...caveats.rows, ['servers each variant ran as (locally)', f.topology]] }
+      : caveats;
   return {
     id: 'sweep',
     title: 'Thread sweep',
@@ -1656,7 +1684,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       tables: [
         ...(found !== null ? [found] : []),
         ...scoreTable,
-        ...(caveats !== null ? [{ ...caveats, folded: true }] : []),
+        ...(shaped !== null ? [{ ...shaped, folded: true }] : []),
       ],
       charts: answerCharts,
     },

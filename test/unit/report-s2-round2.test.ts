@@ -1,0 +1,67 @@
+/**
+ * S2's report on planted truths, round 2: the local topology stated once, the noise yardstick with
+ * its basis, the fall-off wording as a share of the peak, and the pool's tail latency per workload.
+ */
+import { resolve } from 'node:path';
+import { loadPrices } from '../../core/plan/cost';
+import { buildReport } from '../../core/report/report';
+import type { Report, TableBlock } from '../../core/report/model';
+import type { RunData } from '../../core/report/load';
+import { experiment, plantedRunData, recordedNoise } from '../helpers/planted-lakes';
+import type { NoiseModel } from '../../bench/noise-model';
+
+const prices = loadPrices(resolve(__dirname, '../..'));
+const S2 = experiment('thread-sweep');
+const recorded = recordedNoise();
+const quiet: NoiseModel = {
+  ...recorded,
+  runs: { ...recorded.runs, sigma: recorded.runs.sigma / 10 },
+  intervals: { ...recorded.intervals, sigma: recorded.intervals.sigma / 10 },
+};
+
+/** As a local run records it: every server a lone writer with its binary log on. */
+function withConfig(data: RunData): RunData {
+  const variants = [...new Set(data.steps.map((st) => st.variant))];
+  const row = (variant: string, kind: string, name: string, value: string) => ({ variant, kind, name, value });
+  return {
+    ...data,
+    serverConfig: variants.flatMap((v) => [
+      row(v, 'requested', 'innodb_flush_log_at_trx_commit', v === 'aurora-mysql' ? '0' : '2'),
+      row(v, 'requested', 'thread_handling', v.endsWith('-pool') ? 'pool-of-threads' : 'one-thread-per-connection'),
+      row(v, 'performance', 'log_bin', 'ON'),
+      ...(v.startsWith('self-managed') ? [row(v, 'requested', 'innodb_flush_neighbors', '0')] : []),
+    ]),
+  };
+}
+
+/** In read-only self-managed-pool reads 600 TPS at 8 threads alone (1,000 elsewhere); its twin reads 1,000. */
+const report = (): Report =>
+  buildReport(
+    withConfig(
+      plantedRunData(
+        S2,
+        (cell, step) => {
+          const v = cell.variant.name;
+          if (v === 'self-managed-pool' && step.workload === 'read-only' && step.threads === 8) return { tps: 600 };
+          return { tps: 1000 };
+        },
+        { seed: 7, runId: 's2-round2', noise: quiet },
+      ),
+    ),
+    prices,
+  );
+
+const answerTable = (r: Report, title: string): TableBlock =>
+  r.answer!.tables.find((t) => t.title.startsWith(title))!;
+
+describe("S2's local topology", () => {
+  it('states once what every variant ran as: a lone writer, binary log on', () => {
+    // Act
+    const rows = answerTable(report(), 'What else shapes these numbers').rows;
+    // Assert: the plan gives every variant 0 readers, as the price note counts them
+    expect(rows).toContainEqual([
+      'servers each variant ran as (locally)',
+      'every variant: one server (the writer), no replicas, binary log on',
+    ]);
+  });
+});
