@@ -51,8 +51,7 @@ const report = (): Report =>
     prices,
   );
 
-const answerTable = (r: Report, title: string): TableBlock =>
-  r.answer!.tables.find((t) => t.title.startsWith(title))!;
+const answerTable = (r: Report, title: string): TableBlock => r.answer!.tables.find((t) => t.title.startsWith(title))!;
 
 describe("S2's local topology", () => {
   it('states once what every variant ran as: a lone writer, binary log on', () => {
@@ -63,5 +62,29 @@ describe("S2's local topology", () => {
       'servers each variant ran as (locally)',
       'every variant: one server (the writer), no replicas, binary log on',
     ]);
+  });
+});
+
+describe("S2's noise yardstick", () => {
+  it('names the point behind the widest gap, and shows the A/A pair beside it', () => {
+    // Act
+    const r = report();
+    const pool = r.answer!.lines.find((l) => l.startsWith('Thread pool'))!;
+    const noise = answerTable(r, "This run's noise");
+    // Assert: the planted 600 against 1,000 at 8 threads is the gap's one point; the A/A pair's gap is small
+    expect(pool).toMatch(/mostly one point: self-managed-pool at 8 threads, \d{3} TPS against \d{3}\)/);
+    expect(pool).toMatch(/the A\/A pair \([a-z-]+, [a-z-]+\) differs 10\d\.\d% overall/);
+    expect(noise.head).toEqual(['pair', 'overall score ratio', 'widest workload score ratio']);
+    expect(noise.rows[0]![0]).toBe('rds-mariadb-pool / self-managed-pool (ran alike in read-only)');
+    expect(noise.rows[1]![0]).toMatch(/^rds-m[a-z-]+ \/ rds-m[a-z-]+ \(A\/A pair: one server here\)$/);
+  });
+
+  it('keeps the overall score ratios on one basis: no per-workload noise row, no repeated column', () => {
+    // Act
+    const ratios = answerTable(report(), 'Overall score ratios');
+    // Assert
+    expect(ratios.rows.some((x) => /read-only score/.test(x[0]!))).toBe(false);
+    expect(ratios.head).not.toContain('interval from');
+    expect(ratios.notes!.join(' ')).toContain('computed for the best two only (-: not computed)');
   });
 });

@@ -864,10 +864,76 @@ function fallOffText(v: SweepVariantFinding, s: ThreadSweepFinding): string {
   );
 }
 
-/** The run's noise as every sentence and table quotes it. */
-const noiseText = (n: NonNullable<ThreadSweepFindings['noise']>): string =>
-  `servers that ran alike here score up to ${pct(n.ratio, 1)} of each other ` +
-  `(${n.sweep !== null ? `${n.sweep}, ` : ''}${n.higher} over ${n.lower})`;
+/** A score ratio either way round, as the larger over the smaller (>= 1). */
+const spread = (a: number, b: number): number => (a >= b ? a / b : b / a);
+
+/**
+ * The point behind a workload's noise gap: the thread count where the pair's TPS differ most, and the
+ * lower one's TPS against the other's. Null for an overall gap or without both points.
+ */
+function noiseOutlier(
+  f: ThreadSweepFindings,
+  n: NonNullable<ThreadSweepFindings['noise']>,
+): { variant: string; threads: number; tps: number; against: number } | null {
+  const s = f.sweeps.find((x) => x.label === n.sweep);
+  const [a, b] = [n.higher, n.lower].map((v) => s?.variants.find((x) => x.variant === v));
+  if (a === undefined || b === undefined) return null;
+  const pairs = a.points.flatMap((p) => {
+    const q = b.points.find((x) => x.threads === p.threads);
+    const [x, y] = [p.tps.value, q?.tps.value ?? null];
+    return x !== null && y !== null && x > 0 && y > 0 ? [{ threads: p.threads, x, y }] : [];
+  });
+  if (pairs.length === 0) return null;
+  const w = pairs.reduce((m, p) => (spread(p.x, p.y) > spread(m.x, m.y) ? p : m));
+  return w.x <= w.y
+    ? { variant: n.higher, threads: w.threads, tps: w.x, against: w.y }
+    : { variant: n.lower, threads: w.threads, tps: w.y, against: w.x };
+}
+
+/** A pair's score ratios: overall, and its widest workload (either way round). */
+function pairSpread(
+  f: ThreadSweepFindings,
+  higher: string,
+  lower: string,
+): { overall: number | null; widest: { sweep: string; ratio: number } | null } {
+  const score = (xs: readonly { target?: string; variant?: string; score: number }[], v: string): number | null =>
+    xs.find((x) => (x.target ?? x.variant) === v)?.score ?? null;
+  const [oh, ol] = [score(f.overall, higher), score(f.overall, lower)];
+  const per = f.sweeps.flatMap((s) => {
+    const [h, l] = [score(s.scores, higher), score(s.scores, lower)];
+    return h !== null && l !== null && h > 0 && l > 0 ? [{ sweep: s.label, ratio: spread(h, l) }] : [];
+  });
+  return {
+    overall: oh !== null && ol !== null && ol > 0 ? oh / ol : null,
+    widest: per.length === 0 ? null : per.reduce((m, x) => (x.ratio > m.ratio ? x : m)),
+  };
+}
+
+/** "mostly one point: self-managed-pool at 8 threads, 3,171 TPS against 5,001", or ''. */
+const outlierText = (o: ReturnType<typeof noiseOutlier>): string =>
+  o === null
+    ? ''
+    : `; mostly one point: ${o.variant} at ${thousands(o.threads)} threads, ${thousands(Math.round(o.tps))} TPS ` +
+      `against ${thousands(Math.round(o.against))}`;
+
+/**
+ * The run's noise as every sentence quotes it: the widest gap between servers that ran alike (taken so
+ * that one repeat judges nothing it cannot), the point behind it, and the A/A pair's own gap beside it.
+ */
+function noiseText(f: ThreadSweepFindings, n: NonNullable<ThreadSweepFindings['noise']>): string {
+  const aa = f.aa;
+  const same = aa !== null && aa.higher === n.higher && aa.lower === n.lower && n.sweep === null;
+  const own = aa !== null && !same ? pairSpread(f, aa.higher, aa.lower) : null;
+  return (
+    `the widest gap between servers that ran alike here is ${pct(n.ratio, 1)} ` +
+    `(${n.sweep !== null ? `${n.sweep} score, ` : 'overall score, '}${n.higher} over ${n.lower}` +
+    `${n.sweep !== null ? outlierText(noiseOutlier(f, n)) : ''})` +
+    (own !== null && aa !== null
+      ? `; the A/A pair (${aa.higher}, ${aa.lower}) differs ${pct(aa.ratio, 1)} overall` +
+        (own.widest !== null ? `, up to ${pct(own.widest.ratio, 1)} in a workload (${own.widest.sweep})` : '')
+      : '')
+  );
+}
 
 /**
  * The best variant's lead when it departs from the others only in commit parameters and is not first
@@ -946,7 +1012,7 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
     `${r.best} has the highest score in this run, ${pct(r.ratio.estimate, 1)} of ${r.second}'s (the next); ` +
     `one repeat cannot resolve a ranking`;
   if (f.noise == null) return `${head}: run 2+ repeats to measure the run-to-run noise.`;
-  return `${head}: ${noiseText(f.noise)}, this run's noise.`;
+  return `${head}: ${noiseText(f, f.noise)}.`;
 }
 
 /** The thread-pool pairs from one repeat, in one sentence: each ratio inside or outside this run's noise. */
@@ -965,7 +1031,7 @@ function oneRepeatPools(f: ThreadSweepFindings, noise: NonNullable<ThreadSweepFi
           : f.threadPool.map((tp, i) => `${tp.pool} ${inside[i] ? 'inside' : 'outside'}`).join(', ');
   return (
     `Thread pool against one thread per connection (overall score): ${parts.join(', ')}; ${where} this run's ` +
-    `noise: ${noiseText(noise)}; one repeat cannot judge ${inside.length === 1 ? 'it' : 'them'}.`
+    `noise: ${noiseText(f, noise)}; one repeat cannot judge ${inside.length === 1 ? 'it' : 'them'}.`
   );
 }
 
@@ -1192,18 +1258,42 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   return out;
 }
 
-/** The run's noise as the sentences quote it, and the A/A pair beside it: rows of the score-ratio table. */
-function noiseRows(f: ThreadSweepFindings): string[][] {
+/**
+ * The run's noise apart from the comparisons it judges, one basis a column: each pair that ran alike
+ * (the noise gap's, and the A/A pair), its overall score ratio and its widest workload's, with the point behind it.
+ */
+function noiseTable(f: ThreadSweepFindings): TableBlock | null {
   const n = f.noise;
-  if (n == null || f.ranking?.ratio.interval?.covers === 'run-to-run') return [];
-  const row = (pair: string, ratio: number): string[] => [pair, `${pct(ratio, 1)}: noise`, 'one repeat', '-'];
+  if (n == null || f.ranking?.ratio.interval?.covers === 'run-to-run') return null;
+  const row = (pair: string, higher: string, lower: string): string[] => {
+    const p = pairSpread(f, higher, lower);
+    const wide = p.widest;
+    const behind =
+      wide !== null && wide.sweep === n.sweep && higher === n.higher && lower === n.lower
+        ? outlierText(noiseOutlier(f, n))
+        : '';
+    return [
+      pair,
+      p.overall !== null ? pct(p.overall, 1) : '-',
+      wide !== null ? `${pct(wide.ratio, 1)} (${wide.sweep}${behind})` : '-',
+    ];
+  };
   const aa = f.aa;
-  return [
-    row(`${n.higher} / ${n.lower} (${n.sweep !== null ? `${n.sweep} score, ` : ''}ran alike here)`, n.ratio),
-    ...(aa !== null && (aa.higher !== n.higher || aa.lower !== n.lower || n.sweep !== null)
-      ? [row(`${aa.higher} / ${aa.lower} (A/A pair)`, aa.ratio)]
+  const rows = [
+    ...(aa === null || aa.higher !== n.higher || aa.lower !== n.lower
+      ? [row(`${n.higher} / ${n.lower} (ran alike${n.sweep !== null ? ` in ${n.sweep}` : ' here'})`, n.higher, n.lower)]
       : []),
+    ...(aa !== null ? [row(`${aa.higher} / ${aa.lower} (A/A pair: one server here)`, aa.higher, aa.lower)] : []),
   ];
+  return {
+    title: "This run's noise: score ratios of servers that ran alike",
+    head: ['pair', 'overall score ratio', 'widest workload score ratio'],
+    rows,
+    notes: [
+      `The sentences judge against the widest of these, ${pct(n.ratio, 1)}, so that one repeat judges nothing ` +
+        'it cannot; ratios are higher over lower score.',
+    ],
+  };
 }
 
 /**
@@ -1576,7 +1666,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             f.ranking.repeatsToResolve !== null
               ? String(f.ranking.repeatsToResolve)
               : f.noise?.repeatsToResolve != null
-                ? `${f.noise.repeatsToResolve} (against the noise below, ${pct(f.noise.ratio, 1)})`
+                ? `${f.noise.repeatsToResolve} (against the noise, ${pct(f.noise.ratio, 1)})`
                 : '-',
           ],
         ]
@@ -1587,8 +1677,8 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       coversText(tp.ratio),
       '-',
     ]),
-    ...noiseRows(f),
   ];
+  const noise = noiseTable(f);
   const anyRatioCi = [...(f.ranking !== null ? [f.ranking.ratio] : []), ...f.threadPool.map((tp) => tp.ratio)].some(
     (r) => r.interval?.covers === 'run-to-run',
   );
@@ -1638,20 +1728,25 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
                 {
                   // "(95% CI)" only over a column that shows one: from one repeat the cells are estimates.
                   title: `Overall score ratios${anyRatioCi ? ' (95% CI)' : ''}`,
+                  // From one repeat every row says "one repeat": the column would repeat the head.
                   head: [
                     'comparison',
                     anyRatioCi ? 'score ratio (95% CI)' : 'score ratio (no interval: 1 repeat)',
-                    'interval from',
+                    ...(anyRatioCi ? ['interval from'] : []),
                     'repeats a side to resolve',
                   ],
-                  rows: ratioRows,
+                  rows: anyRatioCi ? ratioRows : ratioRows.map((r) => r.filter((_, i) => i !== 2)),
                   notes: [
-                    'Welch interval over the repeats (none from one repeat); A/A pair: two variants that are ' +
-                      'one server here, whose score ratios size the run-to-run noise.',
+                    anyRatioCi
+                      ? 'Welch interval over the repeats.'
+                      : 'Repeats a side to resolve: how many repeats of each variant a Welch 95% interval would ' +
+                        'need to exclude 100%, if each run wandered as much as the noise says (a run’s log ' +
+                        'spread ln(noise)/√2); computed for the best two only (-: not computed).',
                   ],
                 },
               ]
             : []),
+          ...(noise !== null ? [noise] : []),
         ]
       : [];
   const lines = threadSweepSentences(f);
