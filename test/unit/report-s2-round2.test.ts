@@ -35,7 +35,7 @@ function withConfig(data: RunData): RunData {
 }
 
 /** In read-only self-managed-pool reads 600 TPS at 8 threads alone (1,000 elsewhere); its twin reads 1,000. */
-const report = (): Report =>
+const report = (fall = false): Report =>
   buildReport(
     withConfig(
       plantedRunData(
@@ -43,7 +43,8 @@ const report = (): Report =>
         (cell, step) => {
           const v = cell.variant.name;
           if (v === 'self-managed-pool' && step.workload === 'read-only' && step.threads === 8) return { tps: 600 };
-          return { tps: 1000 };
+          // With a fall: every variant half its peak past 64 threads.
+          return { tps: fall && step.threads > 64 ? 500 : 1000 };
         },
         { seed: 7, runId: 's2-round2', noise: quiet },
       ),
@@ -86,5 +87,21 @@ describe("S2's noise yardstick", () => {
     expect(ratios.rows.some((x) => /read-only score/.test(x[0]!))).toBe(false);
     expect(ratios.head).not.toContain('interval from');
     expect(ratios.notes!.join(' ')).toContain('computed for the best two only (-: not computed)');
+  });
+});
+
+describe("S2's fall-off wording", () => {
+  it('says what share of the peak remains, never "worse", and the last point as a share of the peak', () => {
+    // Act
+    const r = report(true);
+    const sweep = r.sections.find((s) => s.id === 'sweep')!;
+    const table = sweep.tables.find((t) => t.title.startsWith('Peak and fall-off'))!;
+    const cells = table.rows.map((x) => x[5]!).filter((c) => c !== '-');
+    // Assert
+    expect(table.head[6]).toBe('last point / peak');
+    expect(cells.length).toBeGreaterThan(0);
+    for (const c of cells) expect(c).toMatch(/^\d+% (\(\d+%–\d+%\) )?of peak\*?$/);
+    expect(r.answer!.lines.join(' ')).toMatch(/\(the last point is \d+(–\d+)?% of the peak\)/);
+    expect(r.answer!.lines.join(' ')).not.toMatch(/last vs peak/);
   });
 });

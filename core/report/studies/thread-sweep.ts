@@ -822,6 +822,16 @@ function fromThreads(firsts: readonly { variant: string; threads: number }[], va
   return `from ${parts.join(' / ')} threads`;
 }
 
+/**
+ * A fall-off cell: what share of the peak remains ("74% of peak", never "worse", which reads as the
+ * size of the drop), marked * from one run's intervals, with its verdict over repeats.
+ */
+function fallCell(r: RatioFinding): string {
+  const text = `${ratioText(r, fallDigits(r.estimate))} of peak`;
+  if (r.interval === null || r.interval.covers === 'within-run') return r.interval === null ? text : `${text}*`;
+  return `${text}, ${r.direction === 'lower' ? 'beyond the noise' : 'within noise'}`;
+}
+
 /** Whether a point past the peak was left out (unsteady, client-bound): "no fall-off" is then among the scored. */
 const excludedPastPeak = (v: SweepVariantFinding, s: ThreadSweepFinding): boolean =>
   v.peakThreads !== null &&
@@ -1082,9 +1092,9 @@ function peakSentence(f: ThreadSweepFindings): string | null {
     (odd.length > 0 ? ` (${odd.map((p) => `${p.v.variant} ${p.sweep} at ${thousands(p.threads)}`).join(', ')})` : '') +
     machine +
     (falling === peaks.length
-      ? `, and every one falls past it, with a thread pool or without (last vs peak ${range(
+      ? `, and every one falls past it, with a thread pool or without (the last point is ${range(
           lasts.map((x) => Math.round(x * 100)),
-        )}%)`
+        )}% of the peak)`
       : `; ${falling} of ${peaks.length} fall past it`) +
     (f.caveats.local && falling === peaks.length ? `: this machine's shape, not the offerings'.` : '.')
   );
@@ -1301,16 +1311,20 @@ function noiseTable(f: ThreadSweepFindings): TableBlock | null {
  * the most threads run, and its deadlocks where one thread per connection's first pass the threshold.
  */
 function poolEvidence(f: ThreadSweepFindings): string | null {
-  const lat: number[] = [];
+  // Per workload and thread count (the most run, and the one below it), each pair's p95 ratio, in pair order.
+  const lat = new Map<string, string[]>();
   const dead = new Map<string, string[]>();
-  const most = Math.max(0, ...f.threadCounts);
+  const counts = [...f.threadCounts].sort((a, b) => b - a).slice(0, 2);
   for (const s of f.sweeps)
     for (const tp of f.threadPool) {
       const [pool, per] = [tp.pool, tp.perConnection].map((n) => s.variants.find((v) => v.variant === n));
       if (pool === undefined || per === undefined) continue;
       const at = (v: SweepVariantFinding, t: number) => v.points.find((p) => p.threads === t)?.latency.value ?? null;
-      const [a, b] = [at(pool, most), at(per, most)];
-      if (a !== null && b !== null && b > 0) lat.push(a / b);
+      for (const t of counts) {
+        const [a, b] = [at(pool, t), at(per, t)];
+        const key = `${s.label}|${t}`;
+        lat.set(key, [...(lat.get(key) ?? []), a !== null && b !== null && b > 0 ? pct(a / b, 0) : '-']);
+      }
       const first = per.errorPoints.filter((e) => e.kind === 'deadlocks').sort((x, y) => x.threads - y.threads)[0];
       if (first === undefined) continue;
       const mine = pool.errorPoints.find((e) => e.kind === 'deadlocks' && e.threads === first.threads);
@@ -1321,11 +1335,18 @@ function poolEvidence(f: ThreadSweepFindings): string | null {
     }
   const p = f.sweeps[0]?.latencyPercentile;
   const parts = [
-    ...(lat.length > 0 && p !== undefined
+    ...(lat.size > 0 && p !== undefined
       ? [
-          `at ${thousands(most)} threads the pool's p${p} latency is ` +
-            `${[...new Set([Math.min(...lat), Math.max(...lat)].map((x) => pct(x, 0)))].join('–')} of one ` +
-            "thread per connection's",
+          `the pool's p${p} latency as a share of one thread per connection's ` +
+            `(${f.threadPool.map((tp) => tp.pool).join(', ')}): ` +
+            f.sweeps
+              .map(
+                (s) =>
+                  `${s.label} ` +
+                  counts.map((t) => `${(lat.get(`${s.label}|${t}`) ?? []).join(', ')} at ${thousands(t)}`).join('; '),
+              )
+              .join('; ') +
+            ' threads',
         ]
       : []),
     ...(dead.size > 0
@@ -1582,7 +1603,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
           : excludedPastPeak(v, s)
             ? 'none among scored'
             : 'none',
-        v.fallOff !== null ? ratioCell(v.fallOff, true, fallDigits(v.fallOff.estimate)) : '-',
+        v.fallOff !== null ? fallCell(v.fallOff) : '-',
         v.lastShareOfPeak !== null ? pct(v.lastShareOfPeak, 0) : '-',
       ]);
       for (const e of v.errorPoints)
@@ -1613,7 +1634,15 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
   const tables: TableBlock[] = [
     {
       title: 'Peak and fall-off (TPS)',
-      head: ['sweep', 'variant', 'peak threads', 'peak TPS', 'falls off from', 'fall-off point / peak', 'last vs peak'],
+      head: [
+        'sweep',
+        'variant',
+        'peak threads',
+        'peak TPS',
+        'falls off from',
+        'fall-off point / peak',
+        'last point / peak',
+      ],
       rows: findingRows,
       numeric: [2, 3, 4, 6],
       notes: [
