@@ -105,3 +105,17 @@ describe("S2's fall-off wording", () => {
     expect(r.answer!.lines.join(' ')).not.toMatch(/last vs peak/);
   });
 });
+
+describe("S2's limits and client-bound points", () => {
+  it('says no step was client-bound when none was, and whose max_connections ran locally', () => {
+    // Act
+    const r = report();
+    const score = answerTable(r, '100-point score');
+    const conn = answerTable(r, 'What the study found').rows.find((x) => x[0]!.startsWith('connection errors'))![1]!;
+    // Assert: the planted run has no saturated client
+    expect(score.notes!.join(' ')).toContain('no step was client-bound (no client saturated its CPU)');
+    expect(score.notes!.join(' ')).not.toContain('a client-bound one left out is not scored');
+    expect(conn).not.toContain("not the offerings' limits");
+    expect(conn).toMatch(/a self-managed MariaDB defaults to 151 unless configured/);
+  });
+});

@@ -230,6 +230,19 @@ function queriesPerTransaction(groups: readonly StepGroup[]): number | null {
 }
 
 /**
+ * Whether any step was client-bound, in the score's note: a rule alone ("left out when ...") does not say
+ * whether it applied; locally the client shares the server's CPUs, so no step measures the server alone.
+ */
+function clientBoundScoreText(f: ThreadSweepFindings): string {
+  const any = f.sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.clientBound !== '')));
+  if (any) return 'a client-bound one (its client saturated its CPU) left out is not scored.';
+  return (
+    'no step was client-bound (no client saturated its CPU), so none is left out' +
+    (f.caveats.local ? ", though locally each client shares the server's CPUs, in every step." : '.')
+  );
+}
+
+/**
  * The sentence beside the score naming the points it leaves out and why; [] when none. Leaving a
  * point out changes the mean it is scored by, so a reader must see which ones.
  */
@@ -1438,9 +1451,10 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
         conn
           ? 'connection errors: see the points with errors'
           : local
-            ? `not testable here: none up to ${thousands(most)} threads, but locally max_connections is ` +
-              `${f.maxConnections === null ? 'not recorded' : thousands(f.maxConnections)}, not the offerings' ` +
-              `limits; ${aws}`
+            ? `not testable here: none up to ${thousands(most)} threads, but locally every server ran ` +
+              `max_connections ${f.maxConnections === null ? 'not recorded' : thousands(f.maxConnections)} ` +
+              "(the plan's stand-in for Aurora's default on the class; RDS derives its default from the class's " +
+              `memory and a self-managed MariaDB defaults to 151 unless configured; neither applies locally); ${aws}`
             : `none up to ${thousands(most)} threads, the most run`,
       ],
       [
@@ -1744,7 +1758,9 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             notes: [
               ...leftOutScoreNote(f),
               ...longNote(f, false),
-              'A failed thread count counts as 0; a client-bound one left out is not scored. ' +
+              'A failed thread count counts as 0; ' +
+                clientBoundScoreText(f) +
+                ' ' +
                 'QPS: committed transactions’ queries (TPS x ' +
                 f.sweeps.map((x) => `${x.label} ${fixed(x.queriesPerTransaction, 0)}`).join(', ') +
                 '), not sysbench’s QPS, the study’s metric, which also counts the statements of rolled-back ' +
