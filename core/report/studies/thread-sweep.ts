@@ -1363,7 +1363,11 @@ function poolEvidence(f: ThreadSweepFindings): string | null {
         ]
       : []),
     ...(dead.size > 0
-      ? [`deadlocks per 100 committed transactions: ` + [...dead].map(([k, xs]) => `${k} ${xs.join(', ')}`).join('; ')]
+      ? [
+          // The deadlocks come from the scaled data (the Answer's scale effect); the pool's cut of them is its own.
+          `deadlocks per 100 committed transactions${f.dataScale != null ? ' (on the scaled data, where threads contend for few rows; the pool runs fewer at once)' : ''}: ` +
+            [...dead].map(([k, xs]) => `${k} ${xs.join(', ')}`).join('; '),
+        ]
       : []),
   ];
   return parts.length === 0 ? null : `visible here: ${parts.join('; ')}`;
