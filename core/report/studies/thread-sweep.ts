@@ -1365,7 +1365,11 @@ function poolEvidence(f: ThreadSweepFindings): string | null {
     ...(dead.size > 0
       ? [
           // The deadlocks come from the scaled data (the Answer's scale effect); the pool's cut of them is its own.
-          `deadlocks per 100 committed transactions${f.dataScale != null ? ' (on the scaled data, where threads contend for few rows; the pool runs fewer at once)' : ''}: ` +
+          `deadlocks per 100 committed transactions` +
+            (f.dataScale != null
+              ? ' (on the scaled data, where threads contend for few rows; the pool runs fewer at once)'
+              : '') +
+            ': ' +
             [...dead].map(([k, xs]) => `${k} ${xs.join(', ')}`).join('; '),
         ]
       : []),
