@@ -236,7 +236,8 @@ export function latencySection(ctx: Context): ReportSection | null {
     if (far !== undefined && far.max / far.p50 > widest.p99 / widest.p50 && !tied.includes(far))
       findings.push(
         `Slowest transaction against its p50: ${far.g.variant} ${far.label}, max ${fixed(far.max)} ms is ` +
-          `${num(far.max / far.p50, 1)}× its p50 (${fixed(far.p50)} ms).`,
+          // A sub-ms p50 to 3 digits: at 2 (0.10) the printed figures would not give the printed ratio.
+          `${num(far.max / far.p50, 1)}× its p50 (${fixed(far.p50, far.p50 < 1 ? 3 : 2)} ms).`,
       );
   }
   const charts: ChartBlock[] = [];

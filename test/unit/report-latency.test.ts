@@ -175,3 +175,17 @@ describe('latencySection: the widest tail of a rate step', () => {
     );
   });
 });
+
+describe("latencySection's slowest transaction", () => {
+  it('prints a sub-ms p50 to 3 digits, so the printed figures give the printed ratio', () => {
+    // Arrange: p50 0.102 ms, max 28.62 ms (280.6x), p99 only 6x the p50
+    const steps = [
+      stepResult({ variant: 'a', step_id: 'w', workload: 'w', ...dist(0.102), lat_max_ms: 28.62 }),
+      stepResult({ variant: 'b', step_id: 'w', workload: 'w', ...dist(1) }),
+    ];
+    // Act
+    const section = latencySection(makeContext(runData(steps), prices))!;
+    // Assert
+    expect(section.findings.join('\n')).toContain('max 28.62 ms is 280.6× its p50 (0.102 ms).');
+  });
+});

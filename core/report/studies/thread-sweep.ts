@@ -166,6 +166,8 @@ export interface ThreadSweepFindings {
   readonly cpus?: number | null;
   /** The plan note's scaled data ("4 x 10,000 rows instead of 10 x 10,000,000"), null at full scale. */
   readonly dataScale?: string | null;
+  /** Locally, the servers each variant ran as (writer, replicas, binary log); null on AWS. */
+  readonly topology?: string | null;
   /** The order the variants ran in (the lake's step times); null without times. */
   readonly runOrder: RunOrder | null;
   /** Overall scores against that order. */
@@ -225,6 +227,19 @@ function queriesPerTransaction(groups: readonly StepGroup[]): number | null {
   const xs = (clean.length > 0 ? clean : rows.map((r) => r.qps! / r.tps!)).sort((a, b) => a - b);
   if (xs.length === 0) return null;
   return clean.length > 0 ? xs[Math.floor(xs.length / 2)]! : xs[0]!;
+}
+
+/**
+ * Whether any step was client-bound, in the score's note: a rule alone ("left out when ...") does not say
+ * whether it applied; locally the client shares the server's CPUs, so no step measures the server alone.
+ */
+function clientBoundScoreText(f: ThreadSweepFindings): string {
+  const any = f.sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.clientBound !== '')));
+  if (any) return 'a client-bound one (its client saturated its CPU) left out is not scored.';
+  return (
+    'no step was client-bound (no client saturated its CPU), so none is left out' +
+    (f.caveats.local ? ", though locally each client shares the server's CPUs, in every step." : '.')
+  );
 }
 
 /**
@@ -529,6 +544,27 @@ function dataScaleOf(ctx: Context): string | null {
   return m == null ? null : `${m[2]} rows instead of ${m[1]}`;
 }
 
+/**
+ * Locally, what each variant ran as: its servers (the writer and its readers, from the plan) and whether
+ * its binary log was on (as recorded). One phrase when every variant ran alike, else one per variant.
+ */
+function localTopologyOf(ctx: Context): string | null {
+  if (ctx.data.run.backend !== 'local' || ctx.variants.length === 0) return null;
+  const binlog = (v: string): string | null =>
+    (ctx.data.serverConfig ?? []).find((c) => c.variant === v && c.name === 'log_bin')?.value ?? null;
+  const text = (v: { name: string; readers: number }): string => {
+    const log = binlog(v.name);
+    return (
+      (v.readers === 0 ? 'one server (the writer), no replicas' : `a writer and ${v.readers} replica(s)`) +
+      (log === null ? '' : `, binary log ${log.toLowerCase() === 'on' ? 'on' : 'off'}`)
+    );
+  };
+  const each = ctx.variants.map((v) => ({ name: v.name, text: text(v) }));
+  return new Set(each.map((e) => e.text)).size === 1
+    ? `every variant: ${each[0]!.text}`
+    : each.map((e) => `${e.name}: ${e.text}`).join('; ');
+}
+
 /** The CPUs the local servers ran on, from the plan notes ("with 2 CPU(s)"), as the report's banner reads them. */
 function localCpusOf(ctx: Context): number | null {
   if (ctx.data.run.backend !== 'local') return null;
@@ -747,6 +783,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     maxConnections: maxConnectionsOf(ctx),
     systematic: systematicGap(sweeps, parameters, runOrder),
     dataScale: dataScaleOf(ctx),
+    topology: localTopologyOf(ctx),
     cpus: localCpusOf(ctx),
     runOrder,
     trend: runOrder === null || overall.length === 0 ? null : runTrend(runOrder, overall),
@@ -798,6 +835,16 @@ function fromThreads(firsts: readonly { variant: string; threads: number }[], va
   return `from ${parts.join(' / ')} threads`;
 }
 
+/**
+ * A fall-off cell: what share of the peak remains ("74% of peak", never "worse", which reads as the
+ * size of the drop), marked * from one run's intervals, with its verdict over repeats.
+ */
+function fallCell(r: RatioFinding): string {
+  const text = `${ratioText(r, fallDigits(r.estimate))} of peak`;
+  if (r.interval === null || r.interval.covers === 'within-run') return r.interval === null ? text : `${text}*`;
+  return `${text}, ${r.direction === 'lower' ? 'beyond the noise' : 'within noise'}`;
+}
+
 /** Whether a point past the peak was left out (unsteady, client-bound): "no fall-off" is then among the scored. */
 const excludedPastPeak = (v: SweepVariantFinding, s: ThreadSweepFinding): boolean =>
   v.peakThreads !== null &&
@@ -840,16 +887,88 @@ function fallOffText(v: SweepVariantFinding, s: ThreadSweepFinding): string {
   );
 }
 
-/** The run's noise as every sentence and table quotes it. */
-const noiseText = (n: NonNullable<ThreadSweepFindings['noise']>): string =>
-  `servers that ran alike here score up to ${pct(n.ratio, 1)} of each other ` +
-  `(${n.sweep !== null ? `${n.sweep}, ` : ''}${n.higher} over ${n.lower})`;
+/** A score ratio either way round, as the larger over the smaller (>= 1). */
+const spread = (a: number, b: number): number => (a >= b ? a / b : b / a);
+
+/**
+ * The point behind a workload's noise gap: the thread count where the pair's TPS differ most, and the
+ * lower one's TPS against the other's. Null for an overall gap or without both points.
+ */
+function noiseOutlier(
+  f: ThreadSweepFindings,
+  n: NonNullable<ThreadSweepFindings['noise']>,
+): { variant: string; threads: number; tps: number; against: number } | null {
+  const s = f.sweeps.find((x) => x.label === n.sweep);
+  const [a, b] = [n.higher, n.lower].map((v) => s?.variants.find((x) => x.variant === v));
+  if (a === undefined || b === undefined) return null;
+  const pairs = a.points.flatMap((p) => {
+    const q = b.points.find((x) => x.threads === p.threads);
+    const [x, y] = [p.tps.value, q?.tps.value ?? null];
+    return x !== null && y !== null && x > 0 && y > 0 ? [{ threads: p.threads, x, y }] : [];
+  });
+  if (pairs.length === 0) return null;
+  const w = pairs.reduce((m, p) => (spread(p.x, p.y) > spread(m.x, m.y) ? p : m));
+  return w.x <= w.y
+    ? { variant: n.higher, threads: w.threads, tps: w.x, against: w.y }
+    : { variant: n.lower, threads: w.threads, tps: w.y, against: w.x };
+}
+
+/** A pair's score ratios: overall, and its widest workload (either way round). */
+function pairSpread(
+  f: ThreadSweepFindings,
+  higher: string,
+  lower: string,
+): { overall: number | null; widest: { sweep: string; ratio: number } | null } {
+  const score = (xs: readonly { target?: string; variant?: string; score: number }[], v: string): number | null =>
+    xs.find((x) => (x.target ?? x.variant) === v)?.score ?? null;
+  const [oh, ol] = [score(f.overall, higher), score(f.overall, lower)];
+  const per = f.sweeps.flatMap((s) => {
+    const [h, l] = [score(s.scores, higher), score(s.scores, lower)];
+    return h !== null && l !== null && h > 0 && l > 0 ? [{ sweep: s.label, ratio: spread(h, l) }] : [];
+  });
+  return {
+    overall: oh !== null && ol !== null && ol > 0 ? oh / ol : null,
+    widest: per.length === 0 ? null : per.reduce((m, x) => (x.ratio > m.ratio ? x : m)),
+  };
+}
+
+/** "mostly one point: self-managed-pool at 8 threads, 3,171 TPS against 5,001", or ''. */
+const outlierText = (o: ReturnType<typeof noiseOutlier>): string =>
+  o === null
+    ? ''
+    : `; mostly one point: ${o.variant} at ${thousands(o.threads)} threads, ${thousands(Math.round(o.tps))} TPS ` +
+      `against ${thousands(Math.round(o.against))}`;
+
+/**
+ * The run's noise as every sentence quotes it: the widest gap between servers that ran alike (taken so
+ * that one repeat judges nothing it cannot), the point behind it, and the A/A pair's own gap beside it.
+ */
+function noiseText(f: ThreadSweepFindings, n: NonNullable<ThreadSweepFindings['noise']>): string {
+  const aa = f.aa;
+  const same = aa !== null && aa.higher === n.higher && aa.lower === n.lower && n.sweep === null;
+  const own = aa !== null && !same ? pairSpread(f, aa.higher, aa.lower) : null;
+  return (
+    `the widest gap between servers that ran alike here is ${pct(n.ratio, 1)} ` +
+    `(${n.sweep !== null ? `${n.sweep} score, ` : 'overall score, '}${n.higher} over ${n.lower}` +
+    `${n.sweep !== null ? outlierText(noiseOutlier(f, n)) : ''})` +
+    (own !== null && aa !== null
+      ? `; the A/A pair (${aa.higher}, ${aa.lower}) differs ${pct(aa.ratio, 1)} overall` +
+        (own.widest !== null ? `, up to ${pct(own.widest.ratio, 1)} in a workload (${own.widest.sweep})` : '')
+      : '')
+  );
+}
 
 /**
  * The best variant's lead when it departs from the others only in commit parameters and is not first
  * in a workload that commits nothing: the lead is those settings, not the offering.
  */
-function commitLead(f: ThreadSweepFindings): { parts: string[]; sweep: string; score: number } | null {
+function commitLead(f: ThreadSweepFindings): {
+  parts: string[];
+  sweep: string;
+  score: number;
+  committing: string[];
+  leads: { low: number; high: number } | null;
+} | null {
   const best = f.ranking?.best;
   if (best === undefined || f.parameters === null) return null;
   const departs = f.parameters
@@ -868,8 +987,37 @@ function commitLead(f: ThreadSweepFindings): { parts: string[]; sweep: string; s
     .filter((s) => f.commits.notCommitting.includes(s.label))
     .map((s) => ({ sweep: s.label, score: s.scores.find((x) => x.target === best)?.score }))
     .find((x) => x.score !== undefined && x.score < 100);
-  return quiet === undefined ? null : { parts: departs.map((d) => d.text), sweep: quiet.sweep, score: quiet.score! };
+  if (quiet === undefined) return null;
+  // Its lead where it commits: its score over each other variant's, in every workload that commits.
+  const committing = f.sweeps.filter((s) => !f.commits.notCommitting.includes(s.label));
+  const leads = committing.flatMap((s) => {
+    const own = s.scores.find((x) => x.target === best)?.score;
+    return own === undefined ? [] : s.scores.filter((x) => x.target !== best && x.score > 0).map((x) => own / x.score);
+  });
+  return {
+    parts: departs.map((d) => d.text),
+    sweep: quiet.sweep,
+    score: quiet.score!,
+    committing: committing.map((s) => s.label),
+    leads: leads.length === 0 ? null : { low: Math.min(...leads), high: Math.max(...leads) },
+  };
 }
+
+/** A commit lead's evidence: where it leads, by how much, and its score where nothing commits. */
+const commitLeadEvidence = (lead: NonNullable<ReturnType<typeof commitLead>>): string =>
+  (lead.leads !== null
+    ? `it scores ${timesRange(lead.leads.low, lead.leads.high)} the others only in the workloads that commit ` +
+      `(${lead.committing.join(', ')}); `
+    : '') + `in ${lead.sweep}, which commits nothing, ${lead.score.toFixed(1)} against the best's 100`;
+
+/** "1.6–1.9×", or "1.7×" when both ends round alike. */
+const timesRange = (lo: number, hi: number): string => {
+  const [a, b] = [lo.toFixed(1), hi.toFixed(1)];
+  return a === b ? `${a}×` : `${a}–${b}×`;
+};
+
+/** Why a commit lead is a likely cause, not a shown one: no variant ran the others' settings with its own engine. */
+const COMMIT_LEAD_CAVEAT = 'untested: no variant ran both settings; run order also differs';
 
 /**
  * The best two's ranking from one repeat a point: the ratio alone (its within-run interval misses the
@@ -880,15 +1028,14 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
   const lead = commitLead(f);
   if (lead !== null)
     return (
-      `${r.best}'s lead (${pct(r.ratio.estimate, 1)} of ${r.second}'s score) is its commit settings, not the ` +
-      `offering: it alone ran ${lead.parts.join(', ')}, and in ${lead.sweep}, which commits nothing, it scores ` +
-      `${lead.score.toFixed(1)}, not first.`
+      `${r.best}'s lead (${pct(r.ratio.estimate, 1)} of ${r.second}'s score) is most likely its commit ` +
+      `settings (${COMMIT_LEAD_CAVEAT}): it alone ran ${lead.parts.join(', ')}; ${commitLeadEvidence(lead)}.`
     );
   const head =
     `${r.best} has the highest score in this run, ${pct(r.ratio.estimate, 1)} of ${r.second}'s (the next); ` +
     `one repeat cannot resolve a ranking`;
   if (f.noise == null) return `${head}: run 2+ repeats to measure the run-to-run noise.`;
-  return `${head}: ${noiseText(f.noise)}, this run's noise.`;
+  return `${head}: ${noiseText(f, f.noise)}.`;
 }
 
 /** The thread-pool pairs from one repeat, in one sentence: each ratio inside or outside this run's noise. */
@@ -907,7 +1054,7 @@ function oneRepeatPools(f: ThreadSweepFindings, noise: NonNullable<ThreadSweepFi
           : f.threadPool.map((tp, i) => `${tp.pool} ${inside[i] ? 'inside' : 'outside'}`).join(', ');
   return (
     `Thread pool against one thread per connection (overall score): ${parts.join(', ')}; ${where} this run's ` +
-    `noise: ${noiseText(noise)}; one repeat cannot judge ${inside.length === 1 ? 'it' : 'them'}.`
+    `noise: ${noiseText(f, noise)}; one repeat cannot judge ${inside.length === 1 ? 'it' : 'them'}.`
   );
 }
 
@@ -958,9 +1105,9 @@ function peakSentence(f: ThreadSweepFindings): string | null {
     (odd.length > 0 ? ` (${odd.map((p) => `${p.v.variant} ${p.sweep} at ${thousands(p.threads)}`).join(', ')})` : '') +
     machine +
     (falling === peaks.length
-      ? `, and every one falls past it, with a thread pool or without (last vs peak ${range(
+      ? `, and every one falls past it, with a thread pool or without (the last point is ${range(
           lasts.map((x) => Math.round(x * 100)),
-        )}%)`
+        )}% of the peak)`
       : `; ${falling} of ${peaks.length} fall past it`) +
     (f.caveats.local && falling === peaks.length ? `: this machine's shape, not the offerings'.` : '.')
   );
@@ -1134,18 +1281,42 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
   return out;
 }
 
-/** The run's noise as the sentences quote it, and the A/A pair beside it: rows of the score-ratio table. */
-function noiseRows(f: ThreadSweepFindings): string[][] {
+/**
+ * The run's noise apart from the comparisons it judges, one basis a column: each pair that ran alike
+ * (the noise gap's, and the A/A pair), its overall score ratio and its widest workload's, with the point behind it.
+ */
+function noiseTable(f: ThreadSweepFindings): TableBlock | null {
   const n = f.noise;
-  if (n == null || f.ranking?.ratio.interval?.covers === 'run-to-run') return [];
-  const row = (pair: string, ratio: number): string[] => [pair, `${pct(ratio, 1)}: noise`, 'one repeat', '-'];
+  if (n == null || f.ranking?.ratio.interval?.covers === 'run-to-run') return null;
+  const row = (pair: string, higher: string, lower: string): string[] => {
+    const p = pairSpread(f, higher, lower);
+    const wide = p.widest;
+    const behind =
+      wide !== null && wide.sweep === n.sweep && higher === n.higher && lower === n.lower
+        ? outlierText(noiseOutlier(f, n))
+        : '';
+    return [
+      pair,
+      p.overall !== null ? pct(p.overall, 1) : '-',
+      wide !== null ? `${pct(wide.ratio, 1)} (${wide.sweep}${behind})` : '-',
+    ];
+  };
   const aa = f.aa;
-  return [
-    row(`${n.higher} / ${n.lower} (${n.sweep !== null ? `${n.sweep} score, ` : ''}ran alike here)`, n.ratio),
-    ...(aa !== null && (aa.higher !== n.higher || aa.lower !== n.lower || n.sweep !== null)
-      ? [row(`${aa.higher} / ${aa.lower} (A/A pair)`, aa.ratio)]
+  const rows = [
+    ...(aa === null || aa.higher !== n.higher || aa.lower !== n.lower
+      ? [row(`${n.higher} / ${n.lower} (ran alike${n.sweep !== null ? ` in ${n.sweep}` : ' here'})`, n.higher, n.lower)]
       : []),
+    ...(aa !== null ? [row(`${aa.higher} / ${aa.lower} (A/A pair: one server here)`, aa.higher, aa.lower)] : []),
   ];
+  return {
+    title: "This run's noise: score ratios of servers that ran alike",
+    head: ['pair', 'overall score ratio', 'widest workload score ratio'],
+    rows,
+    notes: [
+      `The sentences judge against the widest of these, ${pct(n.ratio, 1)}, so that one repeat judges nothing ` +
+        'it cannot; ratios are higher over lower score.',
+    ],
+  };
 }
 
 /**
@@ -1153,16 +1324,20 @@ function noiseRows(f: ThreadSweepFindings): string[][] {
  * the most threads run, and its deadlocks where one thread per connection's first pass the threshold.
  */
 function poolEvidence(f: ThreadSweepFindings): string | null {
-  const lat: number[] = [];
+  // Per workload and thread count (the most run, and the one below it), each pair's p95 ratio, in pair order.
+  const lat = new Map<string, string[]>();
   const dead = new Map<string, string[]>();
-  const most = Math.max(0, ...f.threadCounts);
+  const counts = [...f.threadCounts].sort((a, b) => b - a).slice(0, 2);
   for (const s of f.sweeps)
     for (const tp of f.threadPool) {
       const [pool, per] = [tp.pool, tp.perConnection].map((n) => s.variants.find((v) => v.variant === n));
       if (pool === undefined || per === undefined) continue;
       const at = (v: SweepVariantFinding, t: number) => v.points.find((p) => p.threads === t)?.latency.value ?? null;
-      const [a, b] = [at(pool, most), at(per, most)];
-      if (a !== null && b !== null && b > 0) lat.push(a / b);
+      for (const t of counts) {
+        const [a, b] = [at(pool, t), at(per, t)];
+        const key = `${s.label}|${t}`;
+        lat.set(key, [...(lat.get(key) ?? []), a !== null && b !== null && b > 0 ? pct(a / b, 0) : '-']);
+      }
       const first = per.errorPoints.filter((e) => e.kind === 'deadlocks').sort((x, y) => x.threads - y.threads)[0];
       if (first === undefined) continue;
       const mine = pool.errorPoints.find((e) => e.kind === 'deadlocks' && e.threads === first.threads);
@@ -1173,15 +1348,30 @@ function poolEvidence(f: ThreadSweepFindings): string | null {
     }
   const p = f.sweeps[0]?.latencyPercentile;
   const parts = [
-    ...(lat.length > 0 && p !== undefined
+    ...(lat.size > 0 && p !== undefined
       ? [
-          `at ${thousands(most)} threads the pool's p${p} latency is ` +
-            `${[...new Set([Math.min(...lat), Math.max(...lat)].map((x) => pct(x, 0)))].join('–')} of one ` +
-            "thread per connection's",
+          `the pool's p${p} latency as a share of one thread per connection's ` +
+            `(${f.threadPool.map((tp) => tp.pool).join(', ')}): ` +
+            f.sweeps
+              .map(
+                (s) =>
+                  `${s.label} ` +
+                  counts.map((t) => `${(lat.get(`${s.label}|${t}`) ?? []).join(', ')} at ${thousands(t)}`).join('; '),
+              )
+              .join('; ') +
+            ' threads',
         ]
       : []),
     ...(dead.size > 0
-      ? [`deadlocks per 100 committed transactions: ` + [...dead].map(([k, xs]) => `${k} ${xs.join(', ')}`).join('; ')]
+      ? [
+          // The deadlocks come from the scaled data (the Answer's scale effect); the pool's cut of them is its own.
+          `deadlocks per 100 committed transactions` +
+            (f.dataScale != null
+              ? ' (on the scaled data, where threads contend for few rows; the pool runs fewer at once)'
+              : '') +
+            ': ' +
+            [...dead].map(([k, xs]) => `${k} ${xs.join(', ')}`).join('; '),
+        ]
       : []),
   ];
   return parts.length === 0 ? null : `visible here: ${parts.join('; ')}`;
@@ -1201,7 +1391,7 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
     (judged
       ? `: ${verdictText(f.ranking.ratio, true)}`
       : lead !== null
-        ? `: its commit settings, not the offering (in ${lead.sweep}, which commits nothing, it is not first)`
+        ? `: most likely its commit settings (${COMMIT_LEAD_CAVEAT}); ${commitLeadEvidence(lead)}`
         : noise !== null
           ? `; one repeat cannot resolve a ranking (servers that ran alike here differ up to ${pct(noise.ratio, 1)})`
           : '; one repeat cannot resolve a ranking');
@@ -1269,9 +1459,10 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
         conn
           ? 'connection errors: see the points with errors'
           : local
-            ? `not testable here: none up to ${thousands(most)} threads, but locally max_connections is ` +
-              `${f.maxConnections === null ? 'not recorded' : thousands(f.maxConnections)}, not the offerings' ` +
-              `limits; ${aws}`
+            ? `not testable here: none up to ${thousands(most)} threads, but locally every server ran ` +
+              `max_connections ${f.maxConnections === null ? 'not recorded' : thousands(f.maxConnections)} ` +
+              "(the plan's stand-in for Aurora's default on the class; RDS derives its default from the class's " +
+              `memory and a self-managed MariaDB defaults to 151 unless configured; neither applies locally); ${aws}`
             : `none up to ${thousands(most)} threads, the most run`,
       ],
       [
@@ -1434,7 +1625,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
           : excludedPastPeak(v, s)
             ? 'none among scored'
             : 'none',
-        v.fallOff !== null ? ratioCell(v.fallOff, true, fallDigits(v.fallOff.estimate)) : '-',
+        v.fallOff !== null ? fallCell(v.fallOff) : '-',
         v.lastShareOfPeak !== null ? pct(v.lastShareOfPeak, 0) : '-',
       ]);
       for (const e of v.errorPoints)
@@ -1465,7 +1656,15 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
   const tables: TableBlock[] = [
     {
       title: 'Peak and fall-off (TPS)',
-      head: ['sweep', 'variant', 'peak threads', 'peak TPS', 'falls off from', 'fall-off point / peak', 'last vs peak'],
+      head: [
+        'sweep',
+        'variant',
+        'peak threads',
+        'peak TPS',
+        'falls off from',
+        'fall-off point / peak',
+        'last point / peak',
+      ],
       rows: findingRows,
       numeric: [2, 3, 4, 6],
       notes: [
@@ -1518,7 +1717,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             f.ranking.repeatsToResolve !== null
               ? String(f.ranking.repeatsToResolve)
               : f.noise?.repeatsToResolve != null
-                ? `${f.noise.repeatsToResolve} (against the noise below, ${pct(f.noise.ratio, 1)})`
+                ? `${f.noise.repeatsToResolve} (against the noise, ${pct(f.noise.ratio, 1)})`
                 : '-',
           ],
         ]
@@ -1529,8 +1728,8 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       coversText(tp.ratio),
       '-',
     ]),
-    ...noiseRows(f),
   ];
+  const noise = noiseTable(f);
   const anyRatioCi = [...(f.ranking !== null ? [f.ranking.ratio] : []), ...f.threadPool.map((tp) => tp.ratio)].some(
     (r) => r.interval?.covers === 'run-to-run',
   );
@@ -1567,7 +1766,9 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
             notes: [
               ...leftOutScoreNote(f),
               ...longNote(f, false),
-              'A failed thread count counts as 0; a client-bound one left out is not scored. ' +
+              'A failed thread count counts as 0; ' +
+                clientBoundScoreText(f) +
+                ' ' +
                 'QPS: committed transactions’ queries (TPS x ' +
                 f.sweeps.map((x) => `${x.label} ${fixed(x.queriesPerTransaction, 0)}`).join(', ') +
                 '), not sysbench’s QPS, the study’s metric, which also counts the statements of rolled-back ' +
@@ -1580,20 +1781,25 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
                 {
                   // "(95% CI)" only over a column that shows one: from one repeat the cells are estimates.
                   title: `Overall score ratios${anyRatioCi ? ' (95% CI)' : ''}`,
+                  // From one repeat every row says "one repeat": the column would repeat the head.
                   head: [
                     'comparison',
                     anyRatioCi ? 'score ratio (95% CI)' : 'score ratio (no interval: 1 repeat)',
-                    'interval from',
+                    ...(anyRatioCi ? ['interval from'] : []),
                     'repeats a side to resolve',
                   ],
-                  rows: ratioRows,
+                  rows: anyRatioCi ? ratioRows : ratioRows.map((r) => r.filter((_, i) => i !== 2)),
                   notes: [
-                    'Welch interval over the repeats (none from one repeat); A/A pair: two variants that are ' +
-                      'one server here, whose score ratios size the run-to-run noise.',
+                    anyRatioCi
+                      ? 'Welch interval over the repeats.'
+                      : 'Repeats a side to resolve: how many repeats of each variant a Welch 95% interval would ' +
+                        'need to exclude 100%, if each run wandered as much as the noise says (a run’s log ' +
+                        'spread ln(noise)/√2); computed for the best two only (-: not computed).',
                   ],
                 },
               ]
             : []),
+          ...(noise !== null ? [noise] : []),
         ]
       : [];
   const lines = threadSweepSentences(f);
@@ -1609,6 +1815,10 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
     table !== null && f.dataScale != null
       ? { ...table, rows: [...table.rows, ['data (tables x rows)', f.dataScale]] }
       : table;
+  const shaped =
+    caveats !== null && f.topology != null
+      ? { ...caveats, rows: [...caveats.rows, ['servers each variant ran as (locally)', f.topology]] }
+      : caveats;
   return {
     id: 'sweep',
     title: 'Thread sweep',
@@ -1622,7 +1832,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       tables: [
         ...(found !== null ? [found] : []),
         ...scoreTable,
-        ...(caveats !== null ? [{ ...caveats, folded: true }] : []),
+        ...(shaped !== null ? [{ ...shaped, folded: true }] : []),
       ],
       charts: answerCharts,
     },
