@@ -153,10 +153,12 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
     if (seen.has(key) || engine.kind === 'aurora-mysql') return;
     seen.add(key);
     if (backend === 'local') {
+      // Replicas only where a variant of this engine has readers: a note must not name servers that never ran.
+      const replicas = spec.variants.some((w, wi) => enginePath(w, wi) === path && w.readers > 0);
       const server =
         facts.localServer === 'postgresql'
-          ? 'PostgreSQL (a primary and streaming replicas)'
-          : 'MariaDB (a writer and GTID replicas)';
+          ? `PostgreSQL (a primary${replicas ? ' and streaming replicas' : ', no replicas'})`
+          : `MariaDB (a writer${replicas ? ' and GTID replicas' : ', no replicas'})`;
       const awsOnly =
         facts.topology === 'cluster'
           ? `Aurora's shared storage volume, its replica lag and storage I/O, Aurora-only ` +
