@@ -187,6 +187,7 @@ describe('study reports from lake rows', () => {
       'What the study found, and this run',
       expect.stringMatching(/^100-point score/),
       'Overall score ratios',
+      "This run's noise: score ratios of servers that ran alike",
       'What else shapes these numbers',
     ]);
     expect(sweep.answer!.lines[1]).toMatch(
@@ -239,7 +240,8 @@ describe('study reports from lake rows', () => {
     ]);
     expect(fwd.answer!.lines).toContainEqual(
       expect.stringMatching(
-        /from which the reader wins: in this run the reader was higher .* from 90:10 up \(32 threads\)/,
+        /from which the reader wins: in this run the reader was higher .* at 90:10 only, the highest share tried \(32 /
+          .source + /threads\)/.source,
       ),
     );
     expect(fwd.answer!.tables.find((t) => t.title.startsWith('Reader/writer TPS'))!.head).toEqual([
