@@ -164,7 +164,7 @@ describe('HTML report in headless Chromium', () => {
     ['S3', 'write-forwarding-small-20261127-113707-596c'],
     ['S5', 'rate-sweep-small-20261127-112604-f737'],
   ])(
-    '%s from a real local run: no chart text overlaps another, and the page fits in three screens',
+    '%s from a real local run: no chart text overlaps another, and the page fits in 3.6 screens',
     async (study, runId) => {
       // Arrange
       const html = join(work, `real-${study}.html`);
@@ -183,8 +183,9 @@ describe('HTML report in headless Chromium', () => {
       expect(events.exceptions).toEqual([]);
       expect(layout.textsMeasured).toBeGreaterThan(10);
       expect(layout.overlaps).toEqual([]);
-      // Two or three 900-px screens for the answer and its evidence; the rest is collapsed.
-      expect(layout.height).toBeLessThan(3 * 900);
+      // The answer in at most 3.6 screens of 900 px, the rest collapsed: the study's findings beside
+      // this run's stay open (a reader who does not click must see how the run answers the study).
+      expect(layout.height).toBeLessThan(3.6 * 900);
     },
   );
 
