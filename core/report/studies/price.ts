@@ -698,7 +698,7 @@ function regionRatioTable(f: PriceFindings): TableBlock {
     rows: f.regionRatios.map((r) => [
       r.region === f.region ? `${r.region} (the experiment's)` : r.region,
       r.pair,
-      pct(r.ratio, 1),
+      pricedText(r.ratio).ratio,
     ]),
     numeric: [2],
     notes: ['From prices/aws-prices.json; each region in its own currency, so only the ratio compares.'],
@@ -810,7 +810,7 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
                   r.step,
                   `${r.variant}/${r.baseline}`,
                   ratioText(r.performance),
-                  pct(r.priceRatio, 1),
+                  pricedText(r.priceRatio).ratio,
                   ratioCell(r.pricePerformance, true),
                 ]),
                 numeric: [3, 4, 5],
