@@ -62,9 +62,9 @@ describe("S1's Answer caveats", () => {
     const r = report(() => ({ tps: 1000, latPctMs: 40 }), 's1-deviations');
     // Assert
     const deviation = r.meta.find(([k]) => k === 'deviation (prices)')?.[1] ?? '';
-    expect(deviation).toContain("us-east-1's (the experiment's region): price ratio 89.5%");
+    expect(deviation).toContain("us-east-1's (the experiment's region): price ratio 89.48%");
     expect(deviation).toContain("cn-northwest-1 prices (the S1 study author's table");
-    expect(deviation).toContain('give 92.6%');
+    expect(deviation).toContain('give 92.61%');
     expect(renderTerminal(r)).toContain("--scale small ran one cell at a time, not a round's clusters at once");
     expect(answer(r).join(' ')).not.toMatch(/ would \(/);
   });

@@ -465,7 +465,7 @@ export function analyzeAb(ctx: Context): AbFindings | null {
         .filter((e) => e.source === 'repeats' && e.sample !== null)
         .map((e) => e.sample!),
       ctx.data.spec?.repeats,
-      ctx.data.run.notes ?? '',
+      ctx.data.run.notes,
     ),
     ranOneAtATime:
       /-small$/.test(ctx.data.run.spec_name) &&

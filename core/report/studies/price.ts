@@ -651,7 +651,7 @@ function otherRegionsText(f: PriceFindings): string {
  */
 export function priceRegionDeviation(f: PriceFindings): string | null {
   const ratioIn = (region: string): string =>
-    uniqueInOrder(f.regionRatios.filter((r) => r.region === region).map((r) => pct(r.ratio, 1))).join(' / ');
+    uniqueInOrder(f.regionRatios.filter((r) => r.region === region).map((r) => pricedText(r.ratio).ratio)).join(' / ');
   const others = f.otherRegions
     .filter((region) => ratioIn(region) !== '')
     .map((region) => {
