@@ -70,7 +70,7 @@ const servedBy = (g: StepGroup, role: string): boolean =>
  * instances that served the step's statements (summed over them: an idle reader adds only background),
  * only where the step sent at least 10/s of those statements (below that the server's background dominates).
  */
-export function serverOverClient(ctx: Context): number[] {
+function serverOverClient(ctx: Context): number[] {
   const metrics = ctx.data.metrics.filter((m) => m.role !== 'client');
   return ctx.groups.flatMap((g) =>
     g.ok.flatMap((r) =>

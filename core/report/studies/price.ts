@@ -280,7 +280,7 @@ function spreadText(values: readonly number[]): string {
  * A price ratio and what equal throughput reads per unit of money, both printable and recomputable:
  * the ratio at 2 decimals, and 1 over that printed ratio (1 / 89.48% = 111.76%, never 1 / 89.5% = 111.8%).
  */
-export function pricedText(ratio: number): { ratio: string; equal: string } {
+function pricedText(ratio: number): { ratio: string; equal: string } {
   const printed = Number((ratio * 100).toFixed(2)) / 100;
   return { ratio: pct(printed, 2), equal: pct(1 / printed, 2) };
 }
