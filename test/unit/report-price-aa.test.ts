@@ -39,7 +39,7 @@ describe('price-performance of a local A/A run', () => {
     );
     expect(line).toMatch(/the price ratio is 92\.\d\d%, so equal throughput reads 10\d\.\d\d%\./);
     expect(line).not.toContain('(us-east-1');
-    expect(line).toMatch(/TPS ratios over the price ratio read (from )?[\d.]+%( to [\d.]+%)? at us-east-1, /);
+    expect(line).toMatch(/TPS ratios give point estimates (from )?[\d.]+%( to [\d.]+%)? at us-east-1 and point /);
     expect(line).toContain('all 6 intervals contain equal throughput at either region’s prices.');
     // The section's per-AZ lines: the price list, not a class "better" per dollar.
     const lines = priceLines(r);

@@ -76,6 +76,8 @@ interface AbRow {
   readonly clientBound: string;
   /** "r6g-a's repeats 8,982 and 21,517 QPS": a repeat far from its siblings (farRepeats), else null. */
   readonly far: string | null;
+  /** The repeats' QPS CV and count (run to run); null without two repeats. */
+  readonly qpsRuns: { readonly cv: number; readonly n: number } | null;
 }
 
 interface AbRatio {
@@ -359,6 +361,10 @@ export function analyzeAb(ctx: Context): AbFindings | null {
           from: sourceLabel(g, e.tps),
           clientBound: clientBoundMark(ctx, g),
           far: farRepeats(v.name, g),
+          qpsRuns:
+            e.qps.source === 'repeats' && e.qps.sample !== null && e.qps.sample.n >= 2 && e.qps.sample.mean > 0
+              ? { cv: e.qps.sample.sd / e.qps.sample.mean, n: e.qps.sample.n }
+              : null,
         });
         if (base === undefined || v.name === baseline.name) continue;
         const b = {
@@ -695,6 +701,20 @@ export function abSection(f: AbFindings): ReportSection {
             `not a noise-free figure.`,
         ]
       : [];
+  // A few repeats that happened to agree: an interval far narrower than this machine's pooled noise gives.
+  const lucky = (r: AbRow): boolean =>
+    f.pooled !== null && r.qpsRuns !== null && r.qpsRuns.n <= 3 && r.qpsRuns.cv < f.pooled.cv / 4;
+  const luckyNote = (rows: readonly AbRow[]): string[] => {
+    const these = rows.filter(lucky);
+    if (these.length === 0 || f.pooled === null) return [];
+    const n = Math.max(...these.map((r) => r.qpsRuns!.n));
+    return [
+      `‡: ${n} repeats that happened to agree (QPS run CV ` +
+        `${uniqueInOrder(these.map((r) => pct(r.qpsRuns!.cv, 1))).join(', ')} against this machine's pooled ` +
+        `${pct(f.pooled.cv, 1)}): with ${n - 1} degree${n === 2 ? '' : 's'} of freedom a narrow interval is luck, ` +
+        `not precision.`,
+    ];
+  };
   for (const az of f.azs) {
     const rows: string[][] = [];
     const emphasis: number[] = [];
@@ -802,8 +822,8 @@ export function abSection(f: AbFindings): ReportSection {
         r.step,
         r.variant,
         r.instanceClass,
-        rangeText(r.qps),
-        rangeText(r.tps),
+        `${rangeText(r.qps)}${lucky(r) ? ' ‡' : ''}`,
+        `${rangeText(r.tps)}${lucky(r) ? ' ‡' : ''}`,
         latencyCell(r.latency),
       ]),
     ),
@@ -815,6 +835,7 @@ export function abSection(f: AbFindings): ReportSection {
           : 'none from repeats') +
         `; a range cut at 0 where the interval would go below it.`,
       ...flatNote(f.azs.flatMap((az) => az.rows)),
+      ...luckyNote(f.azs.flatMap((az) => az.rows)),
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
     ],
   };

@@ -599,13 +599,13 @@ function samePriceSentence(f: PriceFindings): string {
   const reads = regions
     .map((x) => {
       const printed = Number((x.ratio * 100).toFixed(2)) / 100;
-      return `${spreadText(measured.map((r) => r.performance.estimate! / printed))} at ${x.region}`;
+      return `point estimates ${spreadText(measured.map((r) => r.performance.estimate! / printed))} at ${x.region}`;
     })
-    .join(', ');
+    .join(' and ');
   return (
     `${head}. ${atEach[0]!.toUpperCase()}${atEach.slice(1)}.` +
     (measured.length > 0
-      ? ` The ${measured.length} step${measured.length === 1 ? '' : 's'}' TPS ratios over the price ratio read ` +
+      ? ` Over the price ratio the ${measured.length} step${measured.length === 1 ? '' : 's'}' TPS ratios give ` +
         `${reads}; ${expectedHeldText(f.ratios).replace(/holding it/, 'contain equal throughput')}` +
         (regions.length > 1 ? ' at either region’s prices' : '') +
         '.'
