@@ -112,3 +112,28 @@ describe("S1's A/B Answer on a local A/A run", () => {
     );
   });
 });
+
+describe("S1's per-AZ table flags an interval two agreeing repeats made narrow", () => {
+  it('marks the one step whose repeats agreed, against the pooled noise of the others', () => {
+    // Arrange: every step's two repeats 10% apart (CV about 7%), but r5-b write-only's agree to 0.1%.
+    const planted = plantedRunData(experiment('graviton-vs-intel'), () => ({ tps: 1000, latPctMs: 40 }), {
+      seed: 3,
+      runId: 'aa-lucky',
+      scale: 'small',
+      noise: quiet,
+    });
+    const lucky = (s: (typeof planted.steps)[number]) => s.variant === 'r5-b' && s.workload === 'write-only';
+    const steps = planted.steps.map((s) => {
+      const k = lucky(s) ? (s.repeat === 1 ? 0.9995 : 1.0005) : s.repeat === 1 ? 0.95 : 1.05;
+      return { ...s, tps: 1000 * k, qps: s.qps === null ? null : 10_000 * k };
+    });
+    // Act
+    const table = buildReport({ ...planted, steps }, prices)
+      .answer!.tables.concat(buildReport({ ...planted, steps }, prices).sections.flatMap((s) => s.tables))
+      .find((t) => t.title.startsWith('Per AZ: QPS, TPS'))!;
+    // Assert
+    const marked = table.rows.filter((r) => r[4]!.endsWith(' ‡')).map((r) => `${r[2]} ${r[1]}`);
+    expect(marked).toEqual(['r5-b write-only t64']);
+    expect(table.notes!.join('\n')).toMatch(/‡: 2 repeats that happened to agree \(QPS run CV 0\.1% against this /);
+  });
+});
