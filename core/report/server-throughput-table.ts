@@ -108,8 +108,9 @@ function samplingNote(ctx: Context): string | null {
   const direction = hi < 1 ? 'below it at every step' : lo > 1 ? 'above it at every step' : 'on both sides of it';
   return (
     `Server against sysbench: on the instance that served each step, SelectThroughput and DMLThroughput read ` +
-    `${range} of sysbench's reads/s and writes/s (${direction}, over ${ratios.length} step repeats): the server ` +
-    `samples its counters each second over the measured window plus one sample either side, not sysbench's ` +
+    `${range} of sysbench's reads/s and writes/s (${direction}, over ${ratios.length} readings, one per counter ` +
+    `and step repeat): the server samples its counters each second over the measured window plus one sample ` +
+    `either side, not sysbench's ` +
     `exact window.`
   );
 }
