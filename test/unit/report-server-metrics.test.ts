@@ -374,7 +374,8 @@ describe('the server-over-sysbench note on planted rows with a known ratio', () 
     ]);
     // Act / Assert: the old note read the writer of the reader step (0%) and the background step (450%).
     expect(note(data)).toContain(
-      "read 101%–105% of sysbench's reads/s and writes/s (above it at every step, over 2 readings, one per counter and step repeat)",
+      "read 101%–105% of sysbench's reads/s and writes/s (above it at every step, over 2 readings, one per " +
+        'counter and step repeat)',
     );
   });
 
