@@ -67,6 +67,9 @@ describe("S1's A/B Answer on a local A/A run", () => {
     expect(text).toContain('a rotation of 4 cells does so in 3 of every 4');
     expect(text.match(/Order: /g)).toHaveLength(1);
     expect(text).not.toContain('fell on r6g-b each time');
+    // Each repeat's server is fresh: what carries over is the host's state, not a warm cache of the server.
+    expect(text).toContain('the OS page cache, CPU and disk state, which a fresh server does not reset');
+    expect(text).not.toContain('warm caches');
   });
 
   it("gives one planning figure from the machine's pooled noise, not one per step", () => {
