@@ -91,7 +91,7 @@ function cell(rows: readonly StepResult[], field: (typeof FIELDS)[number]): stri
 }
 
 /** Repeats offered different rates (multiples of each repeat's own capacity): no mean of them was offered. */
-function offeredApart(g: StepGroup): boolean {
+export function offeredApart(g: StepGroup): boolean {
   return new Set(g.ok.map((r) => r.offered_tps)).size > 1;
 }
 
@@ -120,7 +120,7 @@ function meanWording(groups: readonly StepGroup[]): string {
  * A step's label with the clients that ran when its workload's name promises another count
  * (scan-12-clients with 2 clients in a local rehearsal), as the network table labels it.
  */
-function ranLabel(g: StepGroup): string {
+export function ranLabel(g: StepGroup): string {
   const ran = g.rows[0]?.clients ?? 1;
   const named = /(\d+)-clients?\b/.exec(g.workload);
   // Several clients: each percentile is the slowest client's (core/lake/step-summary.ts), said on the row.

@@ -14,7 +14,7 @@ import type { ReportSection } from './model';
 import { mean } from './stats';
 import { stepLabel, type Context } from './context';
 import { LATENCY_COLUMNS } from './server-metrics-columns';
-import { serverThroughputTable } from './server-throughput-table';
+import { countersTitle, serverThroughputTable } from './server-throughput-table';
 
 /** The metrics shown, in column order (the metric catalogue's latency table). */
 const SHOWN = LATENCY_COLUMNS;
@@ -65,7 +65,7 @@ function serverMetricsBase(shown: readonly string[], counters: readonly string[]
   const title = [
     ...(has(/Latency$/, shown) ? ['latencies'] : []),
     ...(has(/IOPs?$|^FreeableMemory$/i, shown) ? ['resources'] : []),
-    ...(counters.length > 0 ? ['throughput and locks'] : []),
+    ...(counters.length > 0 ? [countersTitle(counters.map((c) => c.replace(/ \S+$/, '')))] : []),
   ];
   return {
     id: 'server-metrics' as const,

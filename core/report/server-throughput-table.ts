@@ -3,7 +3,9 @@ import { SERVER_METRICS } from '../lake/rows';
 import type { TableBlock } from './model';
 import { mean } from './stats';
 import type { RunData } from './load';
-import { stepLabel, type Context, type StepGroup } from './context';
+import { type Context, type StepGroup } from './context';
+import { whole } from './findings';
+import { offeredApart, ranLabel } from './latency-section';
 import { THROUGHPUT_COLUMNS } from './server-metrics-columns';
 
 type MetricMean = RunData['metrics'][number];
@@ -59,37 +61,57 @@ const NO_STATEMENTS_NOTE =
   "n/a: the step's sysbench sent none of the statements the counter counts (no reads, no writes, or locally " +
   'no BEGIN/COMMIT: MariaDB counts only COMMIT statements, not autocommits), so it reads only background.';
 
+/** The role whose instances served a step's statements: the writer, or the readers of a reader step. */
+const servedBy = (g: StepGroup, role: string): boolean =>
+  g.target === 'writer' ? role === 'writer' : role !== 'writer';
+
 /**
- * Locally each value averages 1-s samples of the server's counters, each the change over the second
- * before it, over the step's measured window and one sample either side: the first sample's second
- * began before sysbench's load did, so the server's rates read a few % below sysbench's.
- * The range actually seen: the server's Select/DML rate over sysbench's reads/s and writes/s.
+ * The server's Select and DML rate over sysbench's reads/s and writes/s, per step and repeat, on the
+ * instances that served the step's statements (summed over them: an idle reader adds only background),
+ * only where the step sent at least 10/s of those statements (below that the server's background dominates).
  */
-function samplingNote(ctx: Context, avgOf: (g: StepGroup, metric: string) => number | null): string | null {
+function serverOverClient(ctx: Context): number[] {
+  const metrics = ctx.data.metrics.filter((m) => m.role !== 'client');
+  return ctx.groups.flatMap((g) =>
+    g.ok.flatMap((r) =>
+      (
+        [
+          ['SelectThroughput', 'reads'],
+          ['DMLThroughput', 'writes'],
+        ] as const
+      ).flatMap(([metric, kind]) => {
+        const count = r[kind];
+        const time = r.total_time_s;
+        if (typeof count !== 'number' || typeof time !== 'number' || !(time > 0) || count / time < 10) return [];
+        const these = metrics.filter(
+          (m) => m.step_id === g.stepId && m.cell_id === r.cell_id && m.metric === metric && servedBy(g, m.role),
+        );
+        if (these.length === 0) return [];
+        return [these.reduce((a, m) => a + m.avg_value, 0) / (count / time)];
+      }),
+    ),
+  );
+}
+
+/**
+ * Locally each value averages 1-s samples of the server's counters over the step's measured window and one
+ * sample either side, not sysbench's exact window: the range of server over sysbench seen, in the direction
+ * the figures show.
+ */
+function samplingNote(ctx: Context): string | null {
   if (ctx.data.run.backend !== 'local') return null;
-  const ratios = ctx.groups.flatMap((g) => {
-    const time = mean(g.ok.map((r) => r.total_time_s).filter((t): t is number => typeof t === 'number' && t > 0));
-    if (!(time > 0) || g.ok.length === 0) return [];
-    return (
-      [
-        ['SelectThroughput', 'reads'],
-        ['DMLThroughput', 'writes'],
-      ] as const
-    ).flatMap(([metric, kind]) => {
-      const count = clientCount(g, kind);
-      const server = avgOf(g, metric);
-      if (count === null || !(count > 0) || server === null) return [];
-      return [server / (count / g.ok.length / time)];
-    });
-  });
+  const ratios = serverOverClient(ctx);
   if (ratios.length === 0) return null;
-  const [lo, hi] = [Math.min(...ratios), Math.max(...ratios)].map((x) => `${(x * 100).toFixed(0)}%`);
+  const [lo, hi] = [Math.min(...ratios), Math.max(...ratios)];
+  const [loText, hiText] = [lo, hi].map((x) => `${(x * 100).toFixed(0)}%`);
+  const range = loText === hiText ? loText : `${loText}–${hiText}`;
+  const direction = hi < 1 ? 'below it at every step' : lo > 1 ? 'above it at every step' : 'on both sides of it';
   return (
-    `Why the server's rates read below sysbench's (here SelectThroughput and DMLThroughput are ` +
-    `${lo === hi ? lo : `${lo}–${hi}`} of sysbench's reads/s and writes/s): each is the mean of 1-s samples over ` +
-    `the step's measured window plus one sample either side, each sample the counters' change over the second ` +
-    `before it, so the first sample's second began before sysbench's load did and reads low (the sampling ` +
-    `window, not lost statements).`
+    `Server against sysbench: on the instance that served each step, SelectThroughput and DMLThroughput read ` +
+    `${range} of sysbench's reads/s and writes/s (${direction}, over ${ratios.length} readings, one per counter ` +
+    `and step repeat): the server samples its counters each second over the measured window plus one sample ` +
+    `either side, not sysbench's ` +
+    `exact window.`
   );
 }
 
@@ -104,21 +126,25 @@ export function serverThroughputTable(ctx: Context): TableBlock | null {
   const metrics = ctx.data.metrics.filter((m) => THROUGHPUT_COLUMNS.includes(m.metric as never) && m.role !== 'client');
   const found = THROUGHPUT_COLUMNS.filter((c) => metrics.some((m) => m.metric === c));
   if (found.length === 0) return null;
-  const ofGroup = (g: StepGroup) => {
-    const cells = new Set(g.rows.map((r) => r.cell_id));
-    return metrics.filter((m) => m.step_id === g.stepId && cells.has(m.cell_id));
-  };
-  const writerAvg = (g: StepGroup, metric: string): number | null => {
-    const these = ofGroup(g).filter((m) => m.metric === metric && m.role === 'writer');
-    return these.length > 0 ? mean(these.map((m) => m.avg_value)) : null;
-  };
   interface Cell {
     readonly text: string;
     readonly value: string | null;
+    /** Read exactly 0 in every datapoint. */
+    readonly zero?: boolean;
   }
-  const lines: { g: StepGroup; role: string; cells: Map<string, Cell> }[] = [];
-  for (const g of ctx.groups) {
-    const ofStep = ofGroup(g);
+  // A rate step whose repeats were offered different rates gets a row per repeat: no mean of them was offered.
+  const parts = ctx.groups.flatMap((g) =>
+    offeredApart(g)
+      ? g.ok.map((r) => ({
+          g,
+          label: `${ranLabel(g)}, repeat ${r.repeat} at ${whole(r.offered_tps)}/s`,
+          cells: new Set([r.cell_id]),
+        }))
+      : [{ g, label: ranLabel(g), cells: new Set(g.rows.map((r) => r.cell_id)) }],
+  );
+  const lines: { g: StepGroup; label: string; role: string; cells: Map<string, Cell> }[] = [];
+  for (const { g, label, cells: ofCells } of parts) {
+    const ofStep = metrics.filter((m) => m.step_id === g.stepId && ofCells.has(m.cell_id));
     for (const [role, ofRole] of byInstance(ofStep)) {
       const cells = new Map<string, Cell>();
       for (const metric of found) {
@@ -130,12 +156,20 @@ export function serverThroughputTable(ctx: Context): TableBlock | null {
           const max = Math.max(...these.map((m) => m.max_value));
           const partial = these.some((m) => m.partial) ? ' partial' : '';
           const text = `${valueText(metric, avg)} (max ${valueText(metric, max)})${partial}`;
-          cells.set(metric, { text, value: text });
+          cells.set(metric, { text, value: text, ...(avg === 0 && max === 0 ? { zero: true } : {}) });
         }
       }
-      lines.push({ g, role, cells });
+      lines.push({ g, label, role, cells });
     }
   }
+  // A reading of exactly 0 where the workload's other rows read n/a (a step whose client counts are unknown)
+  // says the same: n/a, so one workload's rows read alike.
+  for (const l of lines)
+    for (const metric of found) {
+      const c = l.cells.get(metric)!;
+      const naBeside = lines.some((o) => o.g.workload === l.g.workload && o.cells.get(metric)!.text === 'n/a');
+      if (c.zero === true && naBeside) l.cells.set(metric, { text: 'n/a', value: null });
+    }
   const dropped: string[] = [];
   const present = found.filter((metric) => {
     const values = lines.map((l) => l.cells.get(metric)!).filter((c) => c.value !== null);
@@ -153,20 +187,35 @@ export function serverThroughputTable(ctx: Context): TableBlock | null {
     return true;
   });
   if (present.length === 0) return null;
-  const rows = lines.map((l) => [l.g.variant, stepLabel(l.g), l.role, ...present.map((m) => l.cells.get(m)!.text)]);
+  const rows = lines.map((l) => [l.g.variant, l.label, l.role, ...present.map((m) => l.cells.get(m)!.text)]);
   const notes = [
     'Each value: the mean over the repeats of the metric’s average over the step, and its largest ' +
       'datapoint, as the server counted them; a role with several instances gets a row per instance.',
   ];
   if (rows.some((r) => r.includes('n/a'))) notes.push(NO_STATEMENTS_NOTE);
   if (dropped.length > 0) notes.push(`${dropped.join('; ')}: no column for ${dropped.length === 1 ? 'it' : 'them'}.`);
-  const sampling = samplingNote(ctx, writerAvg);
+  const sampling = samplingNote(ctx);
   if (sampling !== null) notes.push(sampling);
   return {
-    title: 'Server throughput and locks per step and instance role',
+    title: `Server ${countersTitle(present)} per step and instance role`,
     head: ['variant', 'step', 'role', ...present.map((m) => `${m} ${unitText(m)}`)],
     rows,
     numeric: present.map((_, i) => i + 3),
     notes,
   };
+}
+
+/** What the counters' columns show, for a title: "statement rates and deadlocks", never a promise of more. */
+export function countersTitle(columns: readonly string[]): string {
+  const has = (re: RegExp) => columns.some((c) => re.test(c));
+  const parts = [
+    ...(has(/^(Select|DML)Throughput/) ? ['statement'] : []),
+    ...(has(/^CommitThroughput/) ? ['commit'] : []),
+  ];
+  const what = [
+    ...(parts.length > 0 ? [`${parts.join(' and ')} rates`] : []),
+    ...(has(/^Deadlocks/) ? ['deadlocks'] : []),
+    ...(has(/^BufferCacheHitRatio/) ? ['buffer cache hits'] : []),
+  ];
+  return what.length <= 1 ? (what[0] ?? 'counters') : `${what.slice(0, -1).join(', ')} and ${what[what.length - 1]}`;
 }

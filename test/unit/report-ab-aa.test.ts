@@ -67,6 +67,9 @@ describe("S1's A/B Answer on a local A/A run", () => {
     expect(text).toContain('a rotation of 4 cells does so in 3 of every 4');
     expect(text.match(/Order: /g)).toHaveLength(1);
     expect(text).not.toContain('fell on r6g-b each time');
+    // Each repeat's server is fresh: what carries over is the host's state, not a warm cache of the server.
+    expect(text).toContain('the OS page cache, CPU and disk state, which a fresh server does not reset');
+    expect(text).not.toContain('warm caches');
   });
 
   it("gives one planning figure from the machine's pooled noise, not one per step", () => {
@@ -81,10 +84,25 @@ describe("S1's A/B Answer on a local A/A run", () => {
     expect(p.cv).toBeCloseTo(0.04, 10);
     expect(p.steps).toBe(2);
     expect(p.resolves).toBeCloseTo(Math.exp((2.7764 + 0.941) * 0.04 * Math.sqrt(2 / 3)) - 1, 3);
-    const lead = report('aa-pooled').answer?.lines[0] ?? '';
+    // The run as --scale small stores it: the design's 2-3 rounds cut to 2-2 in the plan's repeats note.
+    const planted = plantedRunData(experiment('graviton-vs-intel'), () => ({ tps: 1000, latPctMs: 40 }), {
+      seed: 3,
+      runId: 'aa-pooled',
+      scale: 'small',
+      noise: quiet,
+    });
+    const cut = { path: 'repeats', message: 'scaled for a local rehearsal: 2-3 rounds -> 2-2 rounds' };
+    const notes = [...(JSON.parse(planted.run.notes || '[]') as unknown[]), cut];
+    const lead =
+      buildReport({ ...planted, run: { ...planted.run, notes: JSON.stringify(notes) } }, prices).answer?.lines[0] ?? '';
     expect(lead).toMatch(
-      /This machine's run-to-run QPS noise, pooled over 12 variant steps: CV [\d.]+%; at that noise 3 repeats a side /,
+      /This machine's run-to-run QPS noise \(not AWS's\), pooled over 12 variant steps: CV [\d.]+%; the design /,
     );
+    // The design's rounds, one statement of them (repeats 2 to 3), and what they cannot tell apart.
+    expect(lead).toMatch(/the design runs 2 to 3 rounds, and at that noise 2 repeats a side resolve about \d+%, 3 /);
+    // At this quiet planted noise (CV under 1%) 3 repeats do resolve 5%: no "not a 5% gap".
+    expect(lead).toContain('it tells a gap that size or larger from none.');
+    expect(lead).not.toContain('would resolve');
   });
 
   it('says in the Answer which engine the AWS run uses, where it is not the study’s', () => {
@@ -93,7 +111,32 @@ describe("S1's A/B Answer on a local A/A run", () => {
     // Assert
     expect(first).toContain(
       "On AWS the engine is Aurora MySQL 3.10.4 (MySQL 8.0.42 compatible), not the study's Aurora MySQL 2.10.0 " +
-        '(MySQL 5.7 compatible).',
+        '(MySQL 5.7 compatible): the AWS run answers the question on that engine',
     );
+  });
+});
+
+describe("S1's per-AZ table flags an interval two agreeing repeats made narrow", () => {
+  it('marks the one step whose repeats agreed, against the pooled noise of the others', () => {
+    // Arrange: every step's two repeats 10% apart (CV about 7%), but r5-b write-only's agree to 0.1%.
+    const planted = plantedRunData(experiment('graviton-vs-intel'), () => ({ tps: 1000, latPctMs: 40 }), {
+      seed: 3,
+      runId: 'aa-lucky',
+      scale: 'small',
+      noise: quiet,
+    });
+    const lucky = (s: (typeof planted.steps)[number]) => s.variant === 'r5-b' && s.workload === 'write-only';
+    const steps = planted.steps.map((s) => {
+      const k = lucky(s) ? (s.repeat === 1 ? 0.9995 : 1.0005) : s.repeat === 1 ? 0.95 : 1.05;
+      return { ...s, tps: 1000 * k, qps: s.qps === null ? null : 10_000 * k };
+    });
+    // Act
+    const table = buildReport({ ...planted, steps }, prices)
+      .answer!.tables.concat(buildReport({ ...planted, steps }, prices).sections.flatMap((s) => s.tables))
+      .find((t) => t.title.startsWith('Per AZ: QPS, TPS'))!;
+    // Assert
+    const marked = table.rows.filter((r) => r[4]!.endsWith(' ‡')).map((r) => `${r[2]} ${r[1]}`);
+    expect(marked).toEqual(['r5-b write-only t64']);
+    expect(table.notes!.join('\n')).toMatch(/‡: 2 repeats that happened to agree \(QPS run CV 0\.1% against this /);
   });
 });

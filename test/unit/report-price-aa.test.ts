@@ -32,16 +32,21 @@ describe('price-performance of a local A/A run', () => {
     // Assert: the Answer's price line.
     const line = (r.answer?.lines ?? []).find((l) => l.startsWith('Price:')) ?? '';
     expect(line).toContain('no per-USD winner can show here');
-    expect(line).toContain('equal throughput reads 111.8% (1 / 89.5%)');
-    expect(line).toContain('us-east-1 on-demand list prices, collected 2026-11-21; 92.6% at cn-northwest-1');
-    expect(line).toMatch(/the 6 steps' point estimates read (from )?[\d.]+%( to [\d.]+%)? \(each interval: /);
-    expect(line).toContain("(each interval: the TPS ratio's divided by 89.5%), all 6 intervals holding it");
+    // Each region priced alike, the experiment's first, with figures the reader can recompute (1 / 89.48%).
+    expect(line).toContain(
+      "At us-east-1 on-demand list prices, collected 2026-11-21 (the experiment's), the price ratio is 89.48%, " +
+        'so equal throughput reads 111.76%; at cn-northwest-1 prices',
+    );
+    expect(line).toMatch(/the price ratio is 92\.\d\d%, so equal throughput reads 10\d\.\d\d%\./);
+    expect(line).not.toContain('(us-east-1');
+    expect(line).toMatch(/TPS ratios give point estimates (from )?[\d.]+%( to [\d.]+%)? at us-east-1 and point /);
+    expect(line).toContain('all 6 intervals contain equal throughput at either region’s prices.');
     // The section's per-AZ lines: the price list, not a class "better" per dollar.
     const lines = priceLines(r);
     expect(lines).toHaveLength(2);
     for (const l of lines) {
-      expect(l).toMatch(/^AZ [ab]: r6g-[ab] is priced at 89\.5% of r5-[ab] per hour; here they are the same server/);
-      expect(l).toContain('equal throughput reads 111.8% per USD');
+      expect(l).toMatch(/^AZ [ab]: r6g-[ab] is priced at 89\.48% of r5-[ab] per hour; here they are the same server/);
+      expect(l).toContain('equal throughput reads 111.76% per USD');
       expect(l).not.toMatch(/\bbetter\b|costs/);
     }
   });
@@ -67,5 +72,16 @@ describe('price-performance of a local A/A run', () => {
     expect(lines.some((l) => /here they are the same server, so equal throughput reads [\d.]+% per USD/.test(l))).toBe(
       true,
     );
+  });
+});
+
+describe('a per-USD lead in a local run of differently configured servers', () => {
+  it('says in the bullet itself that the lead is the price list times local noise', () => {
+    // Arrange: thread-sweep: servers that differ in configuration, all one engine on this machine.
+    const r = report('thread-sweep', () => ({ tps: 1000, latPctMs: 40 }), 'local-lead');
+    // Assert
+    const lead = priceLines(r).find((l) => l.startsWith('Most transactions per')) ?? '';
+    expect(lead).not.toBe('');
+    expect(lead).toContain('locally every server is the same engine on this machine, so this lead is the price');
   });
 });

@@ -10,6 +10,9 @@ import type { TableBlock } from '../model';
 import { mean } from '../stats';
 import { comparableKey, runOrder, stepLabel, uniqueInOrder, type Context, type StepGroup } from '../context';
 
+/** What one cell leaves to the next: not its server (each repeat's is fresh), but the host under it. */
+const HOST_STATE = 'the OS page cache, CPU and disk state, which a fresh server does not reset';
+
 /** Host CPU from which a run's throughput is said to be bounded by the machine, not the class. */
 const BUSY_HOST_PCT = 90;
 
@@ -299,7 +302,7 @@ export function pairOrderCaveat(o: PairOrder, order: string): string | null {
       : `"order": "randomized" in the experiment would vary it` +
         (order === 'interleaved' ? ` ("interleaved" only rotates who goes first)` : '');
   return (
-    `order: ${said}, so what ${o.first} left on the host (warm caches, CPU or disk state) fell on ` +
+    `order: ${said}, so what ${o.first} left on the host (${HOST_STATE}) fell on ` +
     `${secondOf(o)} each time and more repeats in this order cannot average it out: ${fix}`
   );
 }
@@ -319,7 +322,7 @@ export function rotationOrderText(orders: readonly PairOrder[], cells: number, n
     `Order: the interleaved rotation only shifts who goes first, so each variant mostly runs right after its ` +
     `baseline (here ${counts.join(', ')}` +
     (nextInList ? `; a rotation of ${cells} cells does so in ${cells - 1} of every ${cells}` : '') +
-    `), and what a baseline leaves on the host (warm caches, CPU or disk state) falls mostly on its variant: ` +
+    `), and what a baseline leaves on the host (${HOST_STATE}) falls mostly on its variant: ` +
     `"order": "randomized" in the experiment would vary it.`
   );
 }

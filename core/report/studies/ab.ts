@@ -76,6 +76,8 @@ interface AbRow {
   readonly clientBound: string;
   /** "r6g-a's repeats 8,982 and 21,517 QPS": a repeat far from its siblings (farRepeats), else null. */
   readonly far: string | null;
+  /** The repeats' QPS CV and count (run to run); null without two repeats. */
+  readonly qpsRuns: { readonly cv: number; readonly n: number } | null;
 }
 
 interface AbRatio {
@@ -128,6 +130,8 @@ export interface AbFindings {
   readonly engineChange: string | null;
   /** The run-to-run QPS noise pooled over the compared steps, and what it lets a planned run resolve; or null. */
   readonly pooled: PooledNoise | null;
+  /** The same at the design's fewest rounds (repeats.min, when it is below the most); else null. */
+  readonly pooledFewest: PooledNoise | null;
 }
 
 interface PooledNoise {
@@ -155,6 +159,27 @@ export function pooledNoise(samples: readonly Sample[], repeats: number): Pooled
   const n = Math.max(2, repeats);
   const t = studentTQuantile(0.975, 2 * n - 2) + studentTQuantile(0.8, 2 * n - 2);
   return { cv, steps: used.length, repeats: n, resolves: Math.exp(t * cv * Math.sqrt(2 / n)) - 1 };
+}
+
+/**
+ * The design's rounds where --scale small cut them (its plan note "repeats: ... 2-3 rounds -> 2-2 rounds"):
+ * the Answer plans the AWS run, so it states the design's rounds, as the banner does.
+ */
+function designRepeats(notes: string): number | { min: number; max: number } | null {
+  const m = /scaled for a local rehearsal: (\d+)(?:-(\d+))? (?:rounds|repeats) ->/.exec(notes);
+  if (m === null) return null;
+  return m[2] !== undefined ? { min: Number(m[1]), max: Number(m[2]) } : Number(m[1]);
+}
+
+/** The pooled noise at the design's most rounds and, where it stops earlier, at its fewest. */
+function designNoise(samples: readonly Sample[], repeats: unknown, notes: string) {
+  const r = (designRepeats(notes) ?? repeats) as number | { min?: number; max?: number } | undefined;
+  const most = typeof r === 'number' ? r : (r?.max ?? 3);
+  const fewest = typeof r === 'number' ? r : (r?.min ?? most);
+  return {
+    pooled: pooledNoise(samples, most),
+    pooledFewest: fewest < most ? pooledNoise(samples, fewest) : null,
+  };
 }
 
 /**
@@ -336,6 +361,10 @@ export function analyzeAb(ctx: Context): AbFindings | null {
           from: sourceLabel(g, e.tps),
           clientBound: clientBoundMark(ctx, g),
           far: farRepeats(v.name, g),
+          qpsRuns:
+            e.qps.source === 'repeats' && e.qps.sample !== null && e.qps.sample.n >= 2 && e.qps.sample.mean > 0
+              ? { cv: e.qps.sample.sd / e.qps.sample.mean, n: e.qps.sample.n }
+              : null,
         });
         if (base === undefined || v.name === baseline.name) continue;
         const b = {
@@ -435,13 +464,14 @@ export function analyzeAb(ctx: Context): AbFindings | null {
     // --scale small stores maxConcurrency 1 (core/experiment/scale.ts), so the design's "at once" is read
     // from the experiment's text.
     engineChange: engineChange(ctx.data.spec?.description ?? ''),
-    pooled: pooledNoise(
+    ...designNoise(
       ctx.groups
         .filter((g) => !inSweep(ctx, g) && azs.some((az) => az.rows.some((r) => r.step === stepLabel(g))))
         .map((g) => estimate(ctx, g, 'qps'))
         .filter((e) => e.source === 'repeats' && e.sample !== null)
         .map((e) => e.sample!),
-      Math.max(3, ((r) => (typeof r === 'number' ? r : (r?.max ?? 3)))(ctx.data.spec?.repeats)),
+      ctx.data.spec?.repeats,
+      ctx.data.run.notes,
     ),
     ranOneAtATime:
       /-small$/.test(ctx.data.run.spec_name) &&
@@ -671,6 +701,20 @@ export function abSection(f: AbFindings): ReportSection {
             `not a noise-free figure.`,
         ]
       : [];
+  // A few repeats that happened to agree: an interval far narrower than this machine's pooled noise gives.
+  const lucky = (r: AbRow): boolean =>
+    f.pooled !== null && r.qpsRuns !== null && r.qpsRuns.n <= 3 && r.qpsRuns.cv < f.pooled.cv / 4;
+  const luckyNote = (rows: readonly AbRow[]): string[] => {
+    const these = rows.filter(lucky);
+    if (these.length === 0 || f.pooled === null) return [];
+    const n = Math.max(...these.map((r) => r.qpsRuns!.n));
+    return [
+      `‡: ${n} repeats that happened to agree (QPS run CV ` +
+        `${uniqueInOrder(these.map((r) => pct(r.qpsRuns!.cv, 1))).join(', ')} against this machine's pooled ` +
+        `${pct(f.pooled.cv, 1)}): with ${n - 1} degree${n === 2 ? '' : 's'} of freedom a narrow interval is luck, ` +
+        `not precision.`,
+    ];
+  };
   for (const az of f.azs) {
     const rows: string[][] = [];
     const emphasis: number[] = [];
@@ -778,8 +822,8 @@ export function abSection(f: AbFindings): ReportSection {
         r.step,
         r.variant,
         r.instanceClass,
-        rangeText(r.qps),
-        rangeText(r.tps),
+        `${rangeText(r.qps)}${lucky(r) ? ' ‡' : ''}`,
+        `${rangeText(r.tps)}${lucky(r) ? ' ‡' : ''}`,
         latencyCell(r.latency),
       ]),
     ),
@@ -791,6 +835,7 @@ export function abSection(f: AbFindings): ReportSection {
           : 'none from repeats') +
         `; a range cut at 0 where the interval would go below it.`,
       ...flatNote(f.azs.flatMap((az) => az.rows)),
+      ...luckyNote(f.azs.flatMap((az) => az.rows)),
       ...(anyWithinRun ? [WITHIN_RUN_NOTE] : []),
     ],
   };
@@ -815,14 +860,24 @@ export function abSection(f: AbFindings): ReportSection {
   if (!anyBeyond) spread.push(...all.filter((l) => l.startsWith('Each comparison at the 95% level')));
   findings.push(...spread);
   // The engine the AWS run would use, where it is not the study's: in the Answer, not only the Appendix.
-  const engine = f.engineChange !== null ? `On AWS the engine is ${f.engineChange}.` : null;
-  // One server twice: its noise is the finding, as one pooled figure to plan by.
+  const engine =
+    f.engineChange !== null
+      ? `On AWS the engine is ${f.engineChange}: the AWS run answers the question on that engine, and a major ` +
+        'version can change how the classes compare.'
+      : null;
+  // One server twice: its noise is the finding, as one pooled figure to plan by, at the design's rounds.
+  const resolved = (p: PooledNoise): string => `${p.repeats} repeats a side resolve about ${pct(p.resolves, 0)}`;
   const noise =
     sameServer && f.pooled !== null
-      ? `This machine's run-to-run QPS noise, pooled over ${f.pooled.steps} variant steps: CV ` +
-        `${pct(f.pooled.cv, 1)}; at that noise ${f.pooled.repeats} repeats a side would resolve a difference of ` +
-        `about ${pct(f.pooled.resolves, 0)} (80% of the time, at 95% confidence).`
+      ? `This machine's run-to-run QPS noise (not AWS's), pooled over ${f.pooled.steps} variant steps: CV ` +
+        `${pct(f.pooled.cv, 1)}; the design runs ` +
+        (f.pooledFewest !== null ? `${f.pooledFewest.repeats} to ${f.pooled.repeats}` : `${f.pooled.repeats}`) +
+        ` rounds, and at that noise ` +
+        (f.pooledFewest !== null ? `${resolved(f.pooledFewest)}, ${resolved(f.pooled)}` : resolved(f.pooled)) +
+        ` (80% of the time, at 95% confidence): it tells a gap that size or larger from none` +
+        (f.pooled.resolves > 0.05 ? ', not a 5% gap.' : '.')
       : null;
+  // The Answer keeps at most five lines: the engine and the noise go with the scope.
   const extraLead = [engine, noise].filter((x): x is string => x !== null).join(' ');
   const lead = scope !== null ? `${scope}${extraLead !== '' ? ` ${extraLead}` : ''}` : extraLead || null;
   const opening = [...(lead !== null ? [lead] : []), ...all.filter((l) => !spread.includes(l))];

@@ -277,6 +277,15 @@ function spreadText(values: readonly number[]): string {
 }
 
 /**
+ * A price ratio and what equal throughput reads per unit of money, both printable and recomputable:
+ * the ratio at 2 decimals, and 1 over that printed ratio (1 / 89.48% = 111.76%, never 1 / 89.5% = 111.8%).
+ */
+function pricedText(ratio: number): { ratio: string; equal: string } {
+  const printed = Number((ratio * 100).toFixed(2)) / 100;
+  return { ratio: pct(printed, 2), equal: pct(1 / printed, 2) };
+}
+
+/**
  * Of A/A price-performance findings, whether their intervals hold 1 / price ratio (what equal
  * throughput reads): "all 6 intervals hold it", "4 of 6 intervals hold it (write-only t64 misses it)".
  */
@@ -302,7 +311,7 @@ function bareSameText(f: PriceFindings, points: number, priceRatio: number): str
   if (f.sweptAtRates.length === 0) return bareText(f, points);
   return (
     ` (point estimates from the capacities; their noise: the capacity ratios' intervals in the Answer's ` +
-    `capacity table, divided by ${pct(priceRatio, 1)})`
+    `capacity table, divided by ${pricedText(priceRatio).ratio})`
   );
 }
 
@@ -367,6 +376,11 @@ function winnerSentence(f: PriceFindings, ctx: Context): string | null {
     (same
       ? `${leads.map((l) => l.text).join('; ')}; ${leads[0]!.verdict}`
       : leads.map((l) => `${l.text}: ${l.verdict}`).join('; ')) +
+    // Locally every server is one engine on this machine: a lead is the price list times this machine's noise.
+    (ctx.data.run.backend === 'local'
+      ? ' (locally every server is the same engine on this machine, so this lead is the price list times local ' +
+        'noise, not what the classes are worth)'
+      : '') +
     `.`
   );
 }
@@ -426,8 +440,9 @@ function samePairSentence(f: PriceFindings, az: string | null, v: VariantPrice, 
   const bare = steps.length === 0 && per.length > 0;
   return (
     (az !== null ? `AZ ${az}: ` : '') +
-    `${v.variant} is priced at ${pct(priceRatio, 1)} of ${base.variant} per hour; here they are the same ` +
-    `server, so equal throughput reads ${pct(1 / priceRatio, 1)} per ${f.currency} (1 / ${pct(priceRatio, 1)}), ` +
+    `${v.variant} is priced at ${pricedText(priceRatio).ratio} of ${base.variant} per hour; here they are the ` +
+    `same server, so equal throughput reads ${pricedText(priceRatio).equal} per ${f.currency} ` +
+    `(1 / ${pricedText(priceRatio).ratio}), ` +
     `whatever the classes` +
     (per.length > 0
       ? `; measured (point estimates): ${per.join(', ')}` +
@@ -553,33 +568,48 @@ function samePriceSentence(f: PriceFindings): string {
   const pairs = uniqueInOrder(f.ratios.map((r) => `${r.variant}/${r.baseline}`));
   const priceRatios = uniqueInOrder(f.ratios.map((r) => r.priceRatio));
   const named = pairs.length === 1 ? pairs[0]! : `${pairs.slice(0, -1).join(', ')} and ${pairs[pairs.length - 1]}`;
-  const elsewhere = f.otherRegions.flatMap((region) => {
-    const ratios = uniqueInOrder(f.regionRatios.filter((r) => r.region === region).map((r) => pct(r.ratio, 1)));
-    return ratios.length > 0 ? [`${ratios.join(' / ')} at ${region}`] : [];
-  });
-  const basis = `${f.basis}${elsewhere.length > 0 ? `; ${elsewhere.join('; ')}` : ''}`;
-  const expected =
-    priceRatios.length === 1
-      ? `at a price ratio of ${pct(priceRatios[0], 1)} (${basis}) equal throughput reads ` +
-        `${pct(1 / priceRatios[0]!, 1)} (1 / ${pct(priceRatios[0], 1)})`
-      : `equal throughput reads 1 / the price ratio (${basis}): ` +
-        pairs
-          .map((p) => {
-            const r = f.ratios.find((x) => `${x.variant}/${x.baseline}` === p)!;
-            return `${pct(1 / r.priceRatio, 1)} for ${p}`;
-          })
-          .join(', ');
-  const measured = f.ratios.map((r) => r.pricePerformance.estimate).filter((x): x is number => x !== null);
-  const one = priceRatios.length === 1 ? pct(priceRatios[0], 1) : 'the price ratio';
-  return (
+  const measured = f.ratios.filter((r) => r.pricePerformance.estimate !== null && r.performance.estimate !== null);
+  const head =
     `Price: no per-${f.currency} winner can show here: ${named} ${pairs.length === 1 ? 'is' : 'are each'} one ` +
-    `server twice, so transactions per ${f.currency} are the price list plus A/A noise: ${expected}` +
+    `server twice, so transactions per ${f.currency} are the price list plus A/A noise`;
+  if (priceRatios.length !== 1) {
+    const each = pairs.map((p) => {
+      const r = f.ratios.find((x) => `${x.variant}/${x.baseline}` === p)!;
+      return `${pricedText(r.priceRatio).equal} for ${p}`;
+    });
+    return `${head}: equal throughput reads 1 / the price ratio (${f.basis}): ${each.join(', ')}.`;
+  }
+  // Each region the price table prices both sides in, said alike: the experiment's first, then the others.
+  const regions = [f.region, ...f.otherRegions].flatMap((region) => {
+    const ratio = f.regionRatios.find((r) => r.region === region)?.ratio;
+    if (ratio === undefined) return [];
+    const source = f.regionSources[region]?.split('. ')[0]?.replace(/\.$/, '');
+    const label =
+      region === f.region
+        ? `${f.basis} (the experiment's)`
+        : `${region} prices${source !== undefined ? ` (${source})` : ''}`;
+    return [{ region, ratio, label }];
+  });
+  const atEach = regions
+    .map((x) => {
+      const t = pricedText(x.ratio);
+      return `at ${x.label}, the price ratio is ${t.ratio}, so equal throughput reads ${t.equal}`;
+    })
+    .join('; ');
+  const reads = regions
+    .map((x) => {
+      const printed = Number((x.ratio * 100).toFixed(2)) / 100;
+      return `point estimates ${spreadText(measured.map((r) => r.performance.estimate! / printed))} at ${x.region}`;
+    })
+    .join(' and ');
+  return (
+    `${head}. ${atEach[0]!.toUpperCase()}${atEach.slice(1)}.` +
     (measured.length > 0
-      ? `; the ${measured.length} step${measured.length === 1 ? '' : 's'}' point estimates read ` +
-        `${spreadText(measured)} ` +
-        `(each interval: the TPS ratio's divided by ${one}), ${expectedHeldText(f.ratios)}`
-      : '') +
-    '.'
+      ? ` Over the price ratio the ${measured.length} step${measured.length === 1 ? '' : 's'}' TPS ratios give ` +
+        `${reads}; ${expectedHeldText(f.ratios).replace(/holding it/, 'contain equal throughput')}` +
+        (regions.length > 1 ? ' at either region’s prices' : '') +
+        '.'
+      : '')
   );
 }
 
@@ -621,7 +651,7 @@ function otherRegionsText(f: PriceFindings): string {
  */
 export function priceRegionDeviation(f: PriceFindings): string | null {
   const ratioIn = (region: string): string =>
-    uniqueInOrder(f.regionRatios.filter((r) => r.region === region).map((r) => pct(r.ratio, 1))).join(' / ');
+    uniqueInOrder(f.regionRatios.filter((r) => r.region === region).map((r) => pricedText(r.ratio).ratio)).join(' / ');
   const others = f.otherRegions
     .filter((region) => ratioIn(region) !== '')
     .map((region) => {
@@ -668,7 +698,7 @@ function regionRatioTable(f: PriceFindings): TableBlock {
     rows: f.regionRatios.map((r) => [
       r.region === f.region ? `${r.region} (the experiment's)` : r.region,
       r.pair,
-      pct(r.ratio, 1),
+      pricedText(r.ratio).ratio,
     ]),
     numeric: [2],
     notes: ['From prices/aws-prices.json; each region in its own currency, so only the ratio compares.'],
@@ -780,7 +810,7 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
                   r.step,
                   `${r.variant}/${r.baseline}`,
                   ratioText(r.performance),
-                  pct(r.priceRatio, 1),
+                  pricedText(r.priceRatio).ratio,
                   ratioCell(r.pricePerformance, true),
                 ]),
                 numeric: [3, 4, 5],
