@@ -89,7 +89,7 @@ describe('study reports from lake rows', () => {
     ]);
     const pp = report.answer!.tables[2]!.rows[0]!;
     expect(pp.slice(0, 3)).toEqual(['a', 'read-only t32', 'r6g-a/r5-a']);
-    expect(pp[4]).toBe('89.5%');
+    expect(pp[4]).toBe('89.48%');
     expect(pp[5]).toMatch(/^103\.9% \(\d+\.\d%–\d+\.\d%\) (better|within noise)$/);
     expect(renderTerminal(report).indexOf('== Answer ==')).toBeLessThan(
       renderTerminal(report).indexOf('== Variants compared'),
