@@ -61,60 +61,6 @@ const NO_STATEMENTS_NOTE =
   "n/a: the step's sysbench sent none of the statements the counter counts (no reads, no writes, or locally " +
   'no BEGIN/COMMIT: MariaDB counts only COMMIT statements, not autocommits), so it reads only background.';
 
-/** The role whose instances served a step's statements: the writer, or the readers of a reader step. */
-const servedBy = (g: StepGroup, role: string): boolean =>
-  g.target === 'writer' ? role === 'writer' : role !== 'writer';
-
-/**
- * The server's Select and DML rate over sysbench's reads/s and writes/s, per step and repeat, on the
- * instances that served the step's statements (summed over them: an idle reader adds only background),
- * only where the step sent at least 10/s of those statements (below that the server's background dominates).
- */
-function serverOverClient(ctx: Context): number[] {
-  const metrics = ctx.data.metrics.filter((m) => m.role !== 'client');
-  return ctx.groups.flatMap((g) =>
-    g.ok.flatMap((r) =>
-      (
-        [
-          ['SelectThroughput', 'reads'],
-          ['DMLThroughput', 'writes'],
-        ] as const
-      ).flatMap(([metric, kind]) => {
-        const count = r[kind];
-        const time = r.total_time_s;
-        if (typeof count !== 'number' || typeof time !== 'number' || !(time > 0) || count / time < 10) return [];
-        const these = metrics.filter(
-          (m) => m.step_id === g.stepId && m.cell_id === r.cell_id && m.metric === metric && servedBy(g, m.role),
-        );
-        if (these.length === 0) return [];
-        return [these.reduce((a, m) => a + m.avg_value, 0) / (count / time)];
-      }),
-    ),
-  );
-}
-
-/**
- * Locally each value averages 1-s samples of the server's counters over the step's measured window and one
- * sample either side, not sysbench's exact window: the range of server over sysbench seen, in the direction
- * the figures show.
- */
-function samplingNote(ctx: Context): string | null {
-  if (ctx.data.run.backend !== 'local') return null;
-  const ratios = serverOverClient(ctx);
-  if (ratios.length === 0) return null;
-  const [lo, hi] = [Math.min(...ratios), Math.max(...ratios)];
-  const [loText, hiText] = [lo, hi].map((x) => `${(x * 100).toFixed(0)}%`);
-  const range = loText === hiText ? loText : `${loText}–${hiText}`;
-  const direction = hi < 1 ? 'below it at every step' : lo > 1 ? 'above it at every step' : 'on both sides of it';
-  return (
-    `Server against sysbench: on the instance that served each step, SelectThroughput and DMLThroughput read ` +
-    `${range} of sysbench's reads/s and writes/s (${direction}, over ${ratios.length} readings, one per counter ` +
-    `and step repeat): the server samples its counters each second over the measured window plus one sample ` +
-    `either side, not sysbench's ` +
-    `exact window.`
-  );
-}
-
 /**
  * The server's statement throughput, deadlocks and buffer cache hit ratio per variant, step and
  * instance role (per instance where a role has several), only for the metrics the lake has: the mean
@@ -194,8 +140,6 @@ export function serverThroughputTable(ctx: Context): TableBlock | null {
   ];
   if (rows.some((r) => r.includes('n/a'))) notes.push(NO_STATEMENTS_NOTE);
   if (dropped.length > 0) notes.push(`${dropped.join('; ')}: no column for ${dropped.length === 1 ? 'it' : 'them'}.`);
-  const sampling = samplingNote(ctx);
-  if (sampling !== null) notes.push(sampling);
   return {
     title: `Server ${countersTitle(present)} per step and instance role`,
     head: ['variant', 'step', 'role', ...present.map((m) => `${m} ${unitText(m)}`)],

@@ -242,15 +242,6 @@ describe('the server section of a local run says what it shows', () => {
     expect(notes).toContain('BufferCacheHitRatio read 100.00% (max 100.00%) at every step');
   });
 
-  it("puts the server's rates against sysbench's with the gap and the direction seen", () => {
-    // Act: Select 950/s against sysbench's 60,000 reads in 60 s; DML 480/s against 30,000 writes in 60 s.
-    const notes = serverMetricsSection(makeContext(local(metrics), prices))!.tables[0]!.notes!.join('\n');
-    // Assert
-    expect(notes).toContain(
-      "SelectThroughput and DMLThroughput read 95%–96% of sysbench's reads/s and writes/s (below it at every step",
-    );
-  });
-
   it('keeps an autocommit step’s CommitThroughput on AWS, where every commit is counted', () => {
     // Act
     const counted = metrics.map((x) =>
@@ -340,83 +331,5 @@ describe('the server throughput table with two readers', () => {
       ['a', 'rw t8', 'reader-2', '0 (max 0)'],
       ['a', 'rw t8', 'writer', '500 (max 500)'],
     ]);
-  });
-});
-
-describe('the server-over-sysbench note on planted rows with a known ratio', () => {
-  const local = (steps: ReturnType<typeof stepResult>[], metrics: Metric[]): RunData => ({
-    ...runData(steps),
-    run: { ...runData(steps).run, backend: 'local' },
-    metrics,
-  });
-  const note = (data: RunData) =>
-    serverMetricsSection(makeContext(data, prices))!
-      .tables.flatMap((t) => t.notes ?? [])
-      .find((n) => n.startsWith('Server against sysbench'));
-
-  it('reads the instances that served the step, per repeat, and says the direction the figures show', () => {
-    // Arrange: a reader step with two clients (sysbench counts both: 1,200 reads/s), served by reader-1
-    // (1,260/s: 105%) while reader-2 idles and the writer reads nothing; a write step at 1,000 writes/s
-    // whose writer counts 1,010/s (101%); a rate step whose client sent 2 reads/s (background: left out).
-    const steps = [
-      stepResult({ variant: 'a', step_id: 'ro', target: 'reader', clients: 2, reads: 72_000, writes: 0, other: 0 }),
-      stepResult({ variant: 'a', step_id: 'wo', reads: 0, writes: 60_000, other: 0 }),
-      stepResult({ variant: 'a', step_id: 'slow', rate: 1, offered_tps: 1, reads: 120, writes: 0, other: 0 }),
-    ];
-    const m = (step_id: string, role: string, inst: string, name: Metric['metric'], v: number): Metric =>
-      metric({ cell_id: 'a-r1', step_id, role, instance_id: `a-r1-${inst}`, metric: name, avg_value: v });
-    const data = local(steps, [
-      m('ro', 'reader', 'reader-1', 'SelectThroughput', 1260),
-      m('ro', 'reader', 'reader-2', 'SelectThroughput', 0),
-      m('ro', 'writer', 'writer', 'SelectThroughput', 0),
-      m('wo', 'writer', 'writer', 'DMLThroughput', 1010),
-      m('slow', 'writer', 'writer', 'SelectThroughput', 9),
-    ]);
-    // Act / Assert: the old note read the writer of the reader step (0%) and the background step (450%).
-    expect(note(data)).toContain(
-      "read 101%–105% of sysbench's reads/s and writes/s (above it at every step, over 2 readings, one per " +
-        'counter and step repeat)',
-    );
-  });
-
-  it('names the server throughput rows by what ran and gives a rate step offered apart a row per repeat', () => {
-    // Arrange: scan-12-clients ran with 2 clients; rate repeats offered 100/s and 200/s.
-    const steps = [
-      stepResult({ variant: 'a', step_id: 'scan', workload: 'scan-12-clients', threads: 1, clients: 2 }),
-      ...[1, 2].map((repeat) =>
-        stepResult({ variant: 'a', step_id: 'rate', repeat, rate: 1, offered_tps: 100 * repeat, reads: 6000 }),
-      ),
-    ];
-    const data = local(steps, [
-      metric({ cell_id: 'a-r1', step_id: 'scan', metric: 'SelectThroughput', avg_value: 700 }),
-      metric({ cell_id: 'a-r1', step_id: 'rate', metric: 'SelectThroughput', avg_value: 100 }),
-      metric({ cell_id: 'a-r2', step_id: 'rate', metric: 'SelectThroughput', avg_value: 300 }),
-    ]);
-    // Act
-    const rows = serverMetricsSection(makeContext(data, prices))!.tables[0]!.rows;
-    // Assert: never the 200/s mean of two repeats offered different rates.
-    expect(rows.map((r) => [r[1], r[3]])).toEqual([
-      ["scan-12-clients t1 (2 clients ran, slowest client's)", '700 (max 700)'],
-      [expect.stringMatching(/, repeat 1 at 100\/s$/), '100 (max 100)'],
-      [expect.stringMatching(/, repeat 2 at 200\/s$/), '300 (max 300)'],
-    ]);
-  });
-
-  it('reads n/a, not "0 (max 0)", where the same workload\'s other rows read n/a', () => {
-    // Arrange: variant a's ro sent no writes (n/a); b's ro has no client counts and reads 0 (max 0).
-    const steps = [
-      stepResult({ variant: 'a', step_id: 'ro', reads: 6000, writes: 0, other: 0 }),
-      stepResult({ variant: 'b', step_id: 'ro' }),
-      stepResult({ variant: 'a', step_id: 'wo', reads: 0, writes: 6000, other: 0 }),
-    ];
-    const data = local(steps, [
-      metric({ cell_id: 'a-r1', step_id: 'ro', metric: 'DMLThroughput', avg_value: 0 }),
-      metric({ cell_id: 'b-r1', step_id: 'ro', metric: 'DMLThroughput', avg_value: 0 }),
-      metric({ cell_id: 'a-r1', step_id: 'wo', metric: 'DMLThroughput', avg_value: 95 }),
-    ]);
-    // Act
-    const rows = serverMetricsSection(makeContext(data, prices))!.tables[0]!.rows;
-    // Assert
-    expect(rows.map((r) => r[3])).toEqual(['n/a', 'n/a', '95 (max 95)']);
   });
 });
