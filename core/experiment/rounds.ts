@@ -19,11 +19,15 @@ export function maxRepeats(spec: Pick<Spec, 'repeats'>): number {
 }
 
 /** "3 repeats", or "2-10 rounds, 1 question" for a range. */
+/** A range of rounds as a reader reads it: "2-3", or "2" when the fewest and the most are the same. */
+export const roundsSpan = (min: number, max: number): string => (min === max ? `${min}` : `${min}-${max}`);
+
 export function repeatsText(spec: Pick<Spec, 'repeats' | 'questions'>): string {
   const q = spec.questions?.length ?? 0;
   const asked = q > 0 ? `, ${q} question${q === 1 ? '' : 's'}` : '';
   if (typeof spec.repeats === 'number') return `${spec.repeats} repeat${spec.repeats === 1 ? '' : 's'}${asked}`;
-  return `${spec.repeats.min}-${spec.repeats.max} rounds${asked}`;
+  const { min, max } = spec.repeats;
+  return `${roundsSpan(min, max)} round${max === 1 ? '' : 's'}${asked}`;
 }
 
 /** The path of the run manifest's note that says how many rounds ran and why they stopped. */

@@ -10,6 +10,7 @@
  */
 import type { PlanNote } from './notes';
 import { SpecSchema, type Spec } from './schema';
+import { roundsSpan } from './rounds';
 
 export type Scale = 'full' | 'small';
 export const SCALES: readonly Scale[] = ['full', 'small'];
@@ -225,7 +226,8 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
     return { ...v, clients };
   });
   const repeats = smallRepeats(spec.repeats);
-  const text = (r: Spec['repeats']) => (typeof r === 'number' ? `${r} repeats` : `${r.min}-${r.max} rounds`);
+  const text = (r: Spec['repeats']) =>
+    typeof r === 'number' ? `${r} repeats` : `${roundsSpan(r.min, r.max)} round${r.max === 1 ? '' : 's'}`;
   if (text(repeats) !== text(spec.repeats)) changed('repeats', `${text(spec.repeats)} -> ${text(repeats)}`);
   const name = spec.name.length <= 34 ? `${spec.name}-small` : `${spec.name.slice(0, 34).replace(/-+$/, '')}-small`;
   const scaled = SpecSchema.parse({ ...spec, name, data, defaults, workloads, variants, repeats, maxConcurrency: 1 });

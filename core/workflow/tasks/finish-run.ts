@@ -10,7 +10,7 @@ import { readJson } from './lake-json';
 import { need } from './need';
 import type { CellOutcome } from './teardown-cell';
 import { stopText, type RoundsJudged } from './judge-round';
-import { ROUNDS_NOTE_PATH } from '../../experiment/rounds';
+import { ROUNDS_NOTE_PATH, roundsSpan } from '../../experiment/rounds';
 import type { TaskDeps, TaskError } from './types';
 
 export interface FinishRunEvent {
@@ -115,7 +115,7 @@ function roundsNote(j: RoundsJudged): PlanNote {
     level: 'info',
     path: ROUNDS_NOTE_PATH,
     message:
-      `${j.rounds} round${j.rounds === 1 ? '' : 's'} of ${j.minRounds}-${j.maxRounds} ran, stopped: ${why} ` +
+      `${j.rounds} round${j.rounds === 1 ? '' : 's'} of ${roundsSpan(j.minRounds, j.maxRounds)} ran, stopped: ${why} ` +
       `(${resolved} of ${j.questions.length} question${j.questions.length === 1 ? '' : 's'} resolved)`,
   };
 }

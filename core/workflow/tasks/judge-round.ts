@@ -13,6 +13,7 @@ import { readJson } from './lake-json';
 import { need } from './need';
 import { roundValues } from './round-values';
 import type { TaskDeps } from './types';
+import { roundsSpan } from '../../experiment/rounds';
 
 /** What PlanRun writes for a run with questions (lakeKeys.workflow.rounds). */
 export interface RoundsConfig {
@@ -137,14 +138,14 @@ function roundsSummary(j: RoundsJudged): string {
   if (j.history !== undefined) {
     const next =
       j.decision === 'continue' ? `next round $${j.nextRoundUsd.toFixed(2)}` : `stopped: ${historyStopText(j)}`;
-    return `round ${j.rounds} of ${j.minRounds}-${j.maxRounds}: ${historySummary(j.history)}; ${next}`;
+    return `round ${j.rounds} of ${roundsSpan(j.minRounds, j.maxRounds)}: ${historySummary(j.history)}; ${next}`;
   }
   const questions = j.questions
     .map((q) => `${q.id} ${pct(q.ratio)} (${pct(q.lower)}-${pct(q.upper)}) ${q.resolved ? 'resolved' : 'unclear'}`)
     .join('; ');
   const next =
     j.decision === 'continue' ? `next round $${j.nextRoundUsd.toFixed(2)}` : `stopped: ${STOP_TEXT[j.reason!]}`;
-  return `round ${j.rounds} of ${j.minRounds}-${j.maxRounds}: ${questions}; ${next}`;
+  return `round ${j.rounds} of ${roundsSpan(j.minRounds, j.maxRounds)}: ${questions}; ${next}`;
 }
 
 /** Why the rounds stopped, in words: the round line's and the manifest's `rounds` note. */
