@@ -40,6 +40,16 @@ export function recordedNoise(): NoiseModel {
   return fitNoiseModel(latest.runs, latest.withinRun?.intervalTps);
 }
 
+/** A quiet machine: a tenth of the recorded spread, so a planted gap stands clear of the noise. */
+export function quietNoise(): NoiseModel {
+  const recorded = recordedNoise();
+  return {
+    ...recorded,
+    runs: { ...recorded.runs, sigma: recorded.runs.sigma / 10 },
+    intervals: { ...recorded.intervals, sigma: recorded.intervals.sigma / 10 },
+  };
+}
+
 /** The Lua workloads experiment files name, by file name, as `run` loads them. */
 function workloadScripts(): Record<string, string> {
   const dirs = [join(REPO, 'client', 'workloads'), join(REPO, 'experiments', 'workloads')];

@@ -7,18 +7,11 @@ import { loadPrices } from '../../core/plan/cost';
 import { buildReport } from '../../core/report/report';
 import type { Report } from '../../core/report/model';
 import type { RunData } from '../../core/report/load';
-import { experiment, plantedRunData, recordedNoise } from '../helpers/planted-lakes';
-import type { NoiseModel } from '../../bench/noise-model';
+import { experiment, plantedRunData, quietNoise } from '../helpers/planted-lakes';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
 const S2 = experiment('thread-sweep');
-const recorded = recordedNoise();
-/** A quiet machine: a tenth of the recorded spread, so the planted gap stands clear at every count. */
-const quiet: NoiseModel = {
-  ...recorded,
-  runs: { ...recorded.runs, sigma: recorded.runs.sigma / 10 },
-  intervals: { ...recorded.intervals, sigma: recorded.intervals.sigma / 10 },
-};
+const quiet = quietNoise();
 
 /** The lake's server_config as a local run records it: the self-managed pair alone sets flush_neighbors. */
 function withConfig(data: RunData): RunData {

@@ -7,17 +7,11 @@ import { loadPrices } from '../../core/plan/cost';
 import { buildReport } from '../../core/report/report';
 import type { Report, TableBlock } from '../../core/report/model';
 import type { RunData } from '../../core/report/load';
-import { experiment, plantedRunData, recordedNoise } from '../helpers/planted-lakes';
-import type { NoiseModel } from '../../bench/noise-model';
+import { experiment, plantedRunData, quietNoise } from '../helpers/planted-lakes';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
 const S2 = experiment('thread-sweep');
-const recorded = recordedNoise();
-const quiet: NoiseModel = {
-  ...recorded,
-  runs: { ...recorded.runs, sigma: recorded.runs.sigma / 10 },
-  intervals: { ...recorded.intervals, sigma: recorded.intervals.sigma / 10 },
-};
+const quiet = quietNoise();
 
 /** As a local run records it: every server a lone writer with its binary log on. */
 function withConfig(data: RunData): RunData {

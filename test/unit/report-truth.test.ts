@@ -15,6 +15,7 @@ import type { Report } from '../../core/report/model';
 import {
   experiment,
   plantedRunData,
+  quietNoise,
   recordedNoise,
   s4ClientBound as clientBound,
   withReplicaLag,
@@ -26,12 +27,7 @@ import type { RunData } from '../../core/report/load';
 
 const prices = loadPrices(resolve(__dirname, '../..'));
 const recorded = recordedNoise();
-/** A quiet machine: a tenth of the recorded spread, so that a 10% difference is resolvable. */
-const quiet: NoiseModel = {
-  ...recorded,
-  runs: { ...recorded.runs, sigma: recorded.runs.sigma / 10 },
-  intervals: { ...recorded.intervals, sigma: recorded.intervals.sigma / 10 },
-};
+const quiet = quietNoise();
 
 const slack = (p: number, n: number): number => Math.max(4 * Math.sqrt((p * (1 - p)) / n), 1 / n);
 
