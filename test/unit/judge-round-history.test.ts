@@ -9,8 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunContext } from '../../core/backend';
-import { lakeKeys, type StepRow } from '../../core/lake/rows';
-import { localHistoryLevels } from '../../core/regression/judge-local';
+import { lakeKeys, type StepRow, type VerdictsRow } from '../../core/lake/rows';
+import { localHistoryLevels, localJudge } from '../../core/regression/judge-local';
+import { computeVerdictsTask } from '../../core/workflow/tasks/compute-verdicts';
 import { historyBounds } from '../../core/rounds/history-test';
 import { judgeRoundTask, type RoundsConfig, type RoundsJudged } from '../../core/workflow/tasks/judge-round';
 import type { SeriesLevel } from '../../core/workflow/tasks/round-types';
@@ -214,5 +215,36 @@ describe('JudgeRound against history on planted lake rows', () => {
     // Assert
     expect(output.decision).toBe('continue');
     expect(record.history![0]).toMatchObject({ call: 'no-history', why: 'this function reads no history' });
+  });
+});
+
+describe('ComputeVerdicts after rounds judged against history', () => {
+  it("gives a series the rounds' call as its verdict, not the history's second opinion", async () => {
+    // Arrange: tonight's one round in the grey zone, and a budget that allows no second round.
+    plantHistory();
+    const level = await tpsLevel();
+    const { futility, alarm } = historyBounds(1, level.df, { maxRounds: 3 });
+    const grey = tpsAtZ(level, (futility + alarm) / 2);
+    writeLakeRun(lakeDir, run.runId, '2026-02-01T00:00:00.000Z', [{ tps: grey }]);
+    const { record } = await judged(tonight([grey]), 1, true, { budgetUsd: 1.5 });
+    const judgeRun = localJudge(lakeDir, () => new Date('2026-02-02T00:00:00.000Z'));
+    const own = (await judgeRun(run)).find((v) => v.metric === 'tps')!;
+    const backend = new InProcessBenchBackend();
+    await backend.lake.put(lakeKeys.workflow.roundsJudged(run.runId), JSON.stringify(record));
+    const deps = { backend, judgeRun } as unknown as TaskDeps;
+    // Act
+    const out = await computeVerdictsTask(deps, { run });
+    // Assert: the history's own method calls it, the rounds did not; the table says what the run line said.
+    expect(record.history![0]!.call).toBe('continue');
+    expect(own.verdict).not.toBe('unknown');
+    const rows = (await backend.lake.get(out.lakeKey))!
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as VerdictsRow);
+    const tps = rows.find((v) => v.metric === 'tps')!;
+    expect(tps).toMatchObject({ verdict: 'unknown', interval_low: null, interval_high: null });
+    expect(tps.reason).toMatch(/^judged after 1 round against its stable history: \d+\.\d% of its level, z /);
+    expect(tps.reason).toMatch(/still unclear at the last round/);
+    expect(rows.find((v) => v.metric === 'qps')!.reason).not.toMatch(/judged after/);
   });
 });

@@ -1,6 +1,9 @@
 import type { RunContext, VerdictPublication } from '../../backend';
 import { lakeKeys, toJsonLines } from '../../lake/rows';
+import type { RoundsJudged } from './judge-round';
+import { readJson } from './lake-json';
 import { need } from './need';
+import { withRoundCalls } from './round-verdicts';
 import type { TaskDeps } from './types';
 
 export interface ComputeVerdictsEvent {
@@ -33,7 +36,9 @@ const MAX_REGRESSIONS_LISTED = 5;
 export async function computeVerdictsTask(deps: TaskDeps, event: ComputeVerdictsEvent): Promise<ComputeVerdictsOutput> {
   need(event, ['run'], 'compute-verdicts');
   const { run } = event;
-  const verdicts = await deps.judgeRun(run);
+  // A run judged against its history after each round keeps those calls (round-verdicts.ts).
+  const judged = await readJson<RoundsJudged>(deps, lakeKeys.workflow.roundsJudged(run.runId));
+  const verdicts = withRoundCalls(await deps.judgeRun(run), judged);
   const lakeKey = lakeKeys.verdicts(run.dt, run.runId);
   await deps.backend.lake.put(lakeKey, toJsonLines(verdicts));
   const published = await deps.backend.publishVerdicts(run, verdicts);

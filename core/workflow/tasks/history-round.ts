@@ -59,7 +59,9 @@ export function historyRound(
       const label = labelOf(series[0]!);
       const logs = roundLogs(series, q.metric, round);
       const level = levelOf.get(`${keyOf(series[0]!)}\u0000${q.metric}`);
-      const base = { question: q.id, series: label, rounds: logs.length };
+      const { variant, workload, threads, rate, target } = series[0]!;
+      const key = { variant, workload, threads, rate, target, metric: q.metric };
+      const base = { question: q.id, series: label, key, rounds: logs.length };
       if (level?.level === undefined)
         return { ...base, ratio: Number.NaN, z: Number.NaN, call: 'no-history', why: level?.why ?? 'no earlier run' };
       if (logs.length === 0)

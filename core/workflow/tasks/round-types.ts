@@ -55,6 +55,15 @@ export interface HistorySeriesState {
   readonly question: string;
   /** "read-write t16 [r7g-large]" */
   readonly series: string;
+  /** The series' step and metric, as the verdicts table keys them. */
+  readonly key?: {
+    readonly variant: string;
+    readonly workload: string;
+    readonly threads: number;
+    readonly rate: number;
+    readonly target: string;
+    readonly metric: SeriesLevel['metric'];
+  };
   readonly rounds: number;
   /** Tonight over the history (geometric means); NaN without a history. */
   readonly ratio: number;
