@@ -107,6 +107,21 @@ const STOP_TEXT: Record<StopReason, string> = {
   budget: 'the next round would pass budget.maxUsd',
 };
 
+/**
+ * The manifest's count of resolved questions, each named with its ratio and the bounds it asks about, so a
+ * reader who never saw the experiment file knows what "resolved" was asked of:
+ * "0 of 1 question resolved (b-vs-a-tps 98.8% (79.9%-122.3%) across 95% or 105%)".
+ */
+export function questionsResolvedText(questions: readonly QuestionState[]): string {
+  const resolved = questions.filter((q) => q.resolved).length;
+  const each = questions.map((q) => {
+    const bounds = q.sides.map((s) => pct(1 + s.horizon / 100)).join(' or ');
+    return `${q.id} ${pct(q.ratio)} (${pct(q.lower)}-${pct(q.upper)}) ${q.resolved ? 'clear of' : 'across'} ${bounds}`;
+  });
+  const head = `${resolved} of ${questions.length} question${questions.length === 1 ? '' : 's'} resolved`;
+  return each.length > 0 ? `${head} (${each.join('; ')})` : head;
+}
+
 /** "tps-vs-history: 6 series, 5 quiet, 1 unclear (write-only t16 [r6g-large] 96.1%, z -2.31)" */
 function historySummary(states: readonly HistorySeriesState[]): string {
   const byQuestion = new Map<string, HistorySeriesState[]>();
