@@ -105,15 +105,13 @@ describe('JudgeRound on planted lake rows', () => {
     expect(last.record.questions[0]!.upper).toBeGreaterThan(0.95);
   });
 
-  it("names each question in the manifest's count, with its ratio and the bounds it asks about", async () => {
+  it("names each question in the manifest's count, with the bounds it asks about", async () => {
     // Act: the truth sits on the 95% bound, so after 3 rounds the question is open
     const { record } = await judged(plantedRows(3, 0.95), 3);
     const text = questionsResolvedText(record.questions);
 
     // Assert: a reader learns which question and what "resolved" asks, not only "0 of 1"
-    expect(text).toMatch(
-      /^0 of 1 question resolved \(b-vs-a-tps 95\.\d% \(\d+\.\d%-\d+\.\d%\) across 95\.0% or 105\.0%\)$/,
-    );
+    expect(text).toBe("0 of 1 question resolved (b-vs-a-tps: is the ratio's interval clear of 95% and of 105%?)");
   });
 
   it('stops before a round that would pass the budget', async () => {
