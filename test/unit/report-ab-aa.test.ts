@@ -70,6 +70,10 @@ describe("S1's A/B Answer on a local A/A run", () => {
     // Each repeat's server is fresh: what carries over is the host's state, not a warm cache of the server.
     expect(text).toContain('the OS page cache, CPU and disk state, which a fresh server does not reset');
     expect(text).not.toContain('warm caches');
+    // It covers both AZs' pairs: with the other things besides the classes, not inside AZ b's line.
+    const lines = report('aa-order').answer?.lines ?? [];
+    expect(lines.filter((l) => /^AZ [ab], /.test(l)).some((l) => l.includes('Order: '))).toBe(false);
+    expect(lines.find((l) => l.includes('Order: '))).toMatch(/^Besides the classes: /);
   });
 
   it("gives one planning figure from the machine's pooled noise, not one per step", () => {

@@ -13,6 +13,7 @@ import {
   confoundersTable,
   orderBiasText,
   pairOrderCaveat,
+  ROTATION_HEAD,
   rotationOrderText,
   pairOrderCell,
   repeatOrderTable,
@@ -654,7 +655,8 @@ function abSentences(f: AbFindings): string[] {
       );
     }
   }
-  if (rotation !== null && out.length > 0) out[out.length - 1] = `${out[out.length - 1]} ${rotation}`;
+  // Its own line: it covers every AZ's pair, not the last AZ's (the Answer puts it with the other confounders).
+  if (rotation !== null && out.length > 0) out.push(rotation);
   if (f.azSpread.length > 0) {
     const shown = f.azSpread.filter((s) => s.qps.estimate !== null);
     const beyond = f.azSpread.filter(
@@ -904,7 +906,8 @@ export function abSection(f: AbFindings): ReportSection {
   // The Answer keeps at most five lines: the engine and the noise go with the scope.
   const extraLead = [engine, noise].filter((x): x is string => x !== null).join(' ');
   const lead = scope !== null ? `${scope}${extraLead !== '' ? ` ${extraLead}` : ''}` : extraLead || null;
-  const opening = [...(lead !== null ? [lead] : []), ...all.filter((l) => !spread.includes(l))];
+  const rotation = all.find((l) => l.startsWith(ROTATION_HEAD)) ?? null;
+  const opening = [...(lead !== null ? [lead] : []), ...all.filter((l) => !spread.includes(l) && l !== rotation)];
   if (f.clientBound !== null) opening.push(f.clientBound);
   // On different servers a difference that goes one way at every step is what a real one looks like;
   // on one server (locally, an A/A test) it can only be the order or drift.
@@ -924,7 +927,9 @@ export function abSection(f: AbFindings): ReportSection {
       : extra.length > 0
         ? `Besides the classes: ${extra.join('; ')}.`
         : null;
-  if (besides !== null) opening.push(besides);
+  // The rotation's order is one more thing besides the classes, for every AZ at once: with them, not in an AZ's line.
+  const withOrder = [besides, rotation].filter((x): x is string => x !== null).join(' ');
+  if (withOrder !== '') opening.push(withOrder);
   const params = parameterSentence(f.caveats);
   if (params !== null) opening.push(params);
   if (f.confounders !== null && besides !== null) tables.push(confoundersTable(f.confounders));
