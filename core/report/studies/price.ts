@@ -72,6 +72,15 @@ interface PricePerformance {
   readonly identical: boolean;
 }
 
+interface RegionPricePerformance {
+  readonly region: string;
+  readonly az: string | null;
+  readonly step: string;
+  readonly pair: string;
+  readonly priceRatio: number;
+  readonly pricePerformance: RatioFinding;
+}
+
 interface RegionRatio {
   readonly region: string;
   readonly pair: string;
@@ -86,6 +95,8 @@ export interface PriceFindings {
   readonly otherRegions: readonly string[];
   /** Each compared pair's price ratio in every region that prices both sides. */
   readonly regionRatios: readonly RegionRatio[];
+  /** Each compared step's price-performance at each other region's prices (the Answer table's own columns). */
+  readonly elsewhere: readonly RegionPricePerformance[];
   /** Where each other region's prices come from (the price file's `source`), when it says. */
   readonly regionSources: Readonly<Record<string, string>>;
   readonly pricesAsOf: string;
@@ -234,12 +245,27 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
       }
     }
   }
+  const byRegion = regionRatios(ctx, lookup.region, ratios);
   return {
     kind: 'price',
     currency: lookup.prices.currency,
     region: lookup.region,
     otherRegions: Object.keys(ctx.prices.regions).filter((r) => r !== lookup.region),
-    regionRatios: regionRatios(ctx, lookup.region, ratios),
+    regionRatios: byRegion,
+    elsewhere: byRegion
+      .filter((x) => x.region !== lookup.region)
+      .flatMap((x) =>
+        ratios
+          .filter((r) => `${r.variant}/${r.baseline}` === x.pair)
+          .map((r) => ({
+            region: x.region,
+            az: r.az,
+            step: r.step,
+            pair: x.pair,
+            priceRatio: x.ratio,
+            pricePerformance: overPrice(r.performance, x.ratio),
+          })),
+      ),
     regionSources: Object.fromEntries(
       Object.entries(ctx.prices.regions).flatMap(([r, p]) => (p.source !== undefined ? [[r, p.source]] : [])),
     ),
@@ -828,10 +854,13 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
                   pricedText(r.priceRatio).ratio,
                   ratioCell(r.pricePerformance, true),
                   ...others.flatMap((o) => {
-                    const there = regionRatioOf(f, o, r);
-                    return there === null
+                    const there = f.elsewhere.find(
+                      (x) =>
+                        x.region === o && x.az === r.az && x.step === r.step && x.pair === `${r.variant}/${r.baseline}`,
+                    );
+                    return there === undefined
                       ? ['-', '-']
-                      : [pricedText(there).ratio, ratioCell(overPrice(r.performance, there), true)];
+                      : [pricedText(there.priceRatio).ratio, ratioCell(there.pricePerformance, true)];
                   }),
                 ]),
                 numeric: [3, 4, 5, ...others.flatMap((_, i) => [6 + 2 * i, 7 + 2 * i])],

@@ -114,8 +114,8 @@ function roundsNote(j: RoundsJudged): PlanNote {
     level: 'info',
     path: ROUNDS_NOTE_PATH,
     message:
-      `${j.rounds} round${j.rounds === 1 ? '' : 's'} of ${roundsSpan(j.minRounds, j.maxRounds)} ran, stopped: ${why}: ` +
-      questionsResolvedText(j.questions),
+      `${j.rounds} round${j.rounds === 1 ? '' : 's'} of ${roundsSpan(j.minRounds, j.maxRounds)} ran, ` +
+      `stopped: ${why}: ${questionsResolvedText(j.questions)}`,
   };
 }
 
