@@ -6,7 +6,12 @@
 import type { RunContext } from '../../core/backend';
 import { lakeKeys, type StepRow } from '../../core/lake/rows';
 import { judgeRounds } from '../../core/rounds/judge';
-import { judgeRoundTask, type RoundsConfig, type RoundsJudged } from '../../core/workflow/tasks/judge-round';
+import {
+  judgeRoundTask,
+  questionsResolvedText,
+  type RoundsConfig,
+  type RoundsJudged,
+} from '../../core/workflow/tasks/judge-round';
 import type { TaskDeps } from '../../core/workflow/tasks/types';
 import { InProcessBenchBackend } from '../../bench/in-process-backend';
 import { stepRow } from '../helpers/lake-fixtures';
@@ -98,6 +103,15 @@ describe('JudgeRound on planted lake rows', () => {
     expect(last.record).toMatchObject({ reason: 'max-rounds', rounds: 6 });
     expect(last.record.questions[0]!.lower).toBeLessThan(0.95);
     expect(last.record.questions[0]!.upper).toBeGreaterThan(0.95);
+  });
+
+  it("names each question in the manifest's count, with the bounds it asks about", async () => {
+    // Act: the truth sits on the 95% bound, so after 3 rounds the question is open
+    const { record } = await judged(plantedRows(3, 0.95), 3);
+    const text = questionsResolvedText(record.questions);
+
+    // Assert: a reader learns which question and what "resolved" asks, not only "0 of 1"
+    expect(text).toBe("0 of 1 question resolved (b-vs-a-tps: is the ratio's interval clear of 95% and of 105%?)");
   });
 
   it('stops before a round that would pass the budget', async () => {

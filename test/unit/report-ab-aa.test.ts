@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { loadPrices } from '../../core/plan/cost';
 import { buildReport } from '../../core/report/report';
-import { pooledNoise } from '../../core/report/studies/ab';
+import { pooledNoise, repeatsForGap } from '../../core/report/studies/ab';
 import type { Report } from '../../core/report/model';
 import type { NoiseModel } from '../../bench/noise-model';
 import { experiment, plantedRunData } from '../helpers/planted-lakes';
@@ -70,6 +70,10 @@ describe("S1's A/B Answer on a local A/A run", () => {
     // Each repeat's server is fresh: what carries over is the host's state, not a warm cache of the server.
     expect(text).toContain('the OS page cache, CPU and disk state, which a fresh server does not reset');
     expect(text).not.toContain('warm caches');
+    // It covers both AZs' pairs: with the other things besides the classes, not inside AZ b's line.
+    const lines = report('aa-order').answer?.lines ?? [];
+    expect(lines.filter((l) => /^AZ [ab], /.test(l)).some((l) => l.includes('Order: '))).toBe(false);
+    expect(lines.find((l) => l.includes('Order: '))).toMatch(/^Besides the classes: /);
   });
 
   it("gives one planning figure from the machine's pooled noise, not one per step", () => {
@@ -105,6 +109,43 @@ describe("S1's A/B Answer on a local A/A run", () => {
     expect(lead).not.toContain('would resolve');
   });
 
+  it('says plainly that a gap under what the most rounds resolve cannot be told from none, and what 5% takes', () => {
+    // Arrange: every step's two repeats 8% apart (a CV of about 5.7%), the design's 2-3 rounds.
+    const planted = plantedRunData(experiment('graviton-vs-intel'), () => ({ tps: 1000, latPctMs: 40 }), {
+      seed: 3,
+      runId: 'aa-gap',
+      scale: 'small',
+      noise: quiet,
+    });
+    const steps = planted.steps.map((s) => {
+      const k = s.repeat === 1 ? 0.96 : 1.04;
+      return { ...s, tps: 1000 * k, qps: s.qps === null ? null : 10_000 * k };
+    });
+    const cut = { path: 'repeats', message: 'scaled for a local rehearsal: 2-3 rounds -> 2 rounds' };
+    const notes = [...(JSON.parse(planted.run.notes || '[]') as unknown[]), cut];
+    // Act
+    const lead =
+      buildReport({ ...planted, steps, run: { ...planted.run, notes: JSON.stringify(notes) } }, prices).answer
+        ?.lines[0] ?? '';
+    // Assert: the CV is sd/mean of (0.96, 1.04): 0.08 / sqrt(2) = 5.66%; 5% at that CV takes this many repeats.
+    const five = repeatsForGap(0.08 / Math.SQRT2, 0.05)!;
+    expect(five).toBeGreaterThan(3);
+    expect(lead).toContain(
+      `a smaller gap, such as 5%, it cannot tell from none (that takes about ${five} repeats a side at this noise).`,
+    );
+    expect(lead).not.toContain('not a 5% gap');
+  });
+
+  it('finds the fewest repeats a side that resolve a gap at a CV', () => {
+    // Act / Assert: at 4% a side of 3 resolves about 15.3% (the test above), not 5%; at 0 noise 2 suffice.
+    expect(repeatsForGap(0, 0.05)).toBe(2);
+    const n = repeatsForGap(0.04, 0.05)!;
+    const at = (k: number) => pooledNoise([{ mean: 1000, sd: 40, n: 3 }], k)!.resolves;
+    expect(at(n)).toBeLessThanOrEqual(0.05);
+    expect(at(n - 1)).toBeGreaterThan(0.05);
+    expect(repeatsForGap(0.5, 0.01)).toBeNull();
+  });
+
   it('says in the Answer which engine the AWS run uses, where it is not the study’s', () => {
     // Act
     const first = report('aa-engine').answer?.lines[0] ?? '';
@@ -137,6 +178,7 @@ describe("S1's per-AZ table flags an interval two agreeing repeats made narrow",
     // Assert
     const marked = table.rows.filter((r) => r[4]!.endsWith(' ‡')).map((r) => `${r[2]} ${r[1]}`);
     expect(marked).toEqual(['r5-b write-only t64']);
-    expect(table.notes!.join('\n')).toMatch(/‡: 2 repeats that happened to agree \(QPS run CV 0\.1% against this /);
+    // Two decimals: the planted 0.001 / sqrt(2) = 0.07%, not a one-decimal 0.1%.
+    expect(table.notes!.join('\n')).toMatch(/‡: 2 repeats that happened to agree \(QPS run CV 0\.07% against this /);
   });
 });

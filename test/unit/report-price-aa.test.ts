@@ -32,23 +32,53 @@ describe('price-performance of a local A/A run', () => {
     // Assert: the Answer's price line.
     const line = (r.answer?.lines ?? []).find((l) => l.startsWith('Price:')) ?? '';
     expect(line).toContain('no per-USD winner can show here');
-    // Each region priced alike, the experiment's first, with figures the reader can recompute (1 / 89.48%).
+    // Each region priced alike, the experiment's first, with figures the reader can recompute (1 / 89.48%),
+    // in plain words (what equal throughput would give), and the region apart from the date.
     expect(line).toContain(
-      "At us-east-1 on-demand list prices, collected 2026-11-21 (the experiment's), the price ratio is 89.48%, " +
-        'so equal throughput reads 111.76%; at cn-northwest-1 prices',
+      "Equal throughput would give the variant 111.76% of its baseline's transactions per unit of money at " +
+        "us-east-1 (the experiment's region; on-demand list prices, collected 2026-11-21: price ratio 89.48%) and ",
     );
-    expect(line).toMatch(/the price ratio is 92\.\d\d%, so equal throughput reads 10\d\.\d\d%\./);
-    expect(line).not.toContain('(us-east-1');
-    expect(line).toMatch(/TPS ratios give point estimates (from )?[\d.]+%( to [\d.]+%)? at us-east-1 and point /);
-    expect(line).toContain('all 6 intervals contain equal throughput at either region’s prices.');
+    expect(line).toContain(
+      "at cn-northwest-1 (the S1 study author's table of unit prices, which states no year, pricing model or unit: ",
+    );
+    expect(line).toMatch(/: price ratio 92\.\d\d%\); every interval includes that figure at either region’s prices\.$/);
+    // The author's table states no year, pricing model or unit: the report gives none.
+    expect(line).not.toMatch(/2021|Ningxia region, /);
+    expect(line).not.toContain('reads 1');
     // The section's per-AZ lines: the price list, not a class "better" per dollar.
     const lines = priceLines(r);
     expect(lines).toHaveLength(2);
     for (const l of lines) {
       expect(l).toMatch(/^AZ [ab]: r6g-[ab] is priced at 89\.48% of r5-[ab] per hour; here they are the same server/);
-      expect(l).toContain('equal throughput reads 111.76% per USD');
+      expect(l).toContain('equal throughput would give 111.76% transactions per USD (1 / 89.48%)');
+      expect(l).toMatch(/; every interval includes 111\.76%\.$/);
       expect(l).not.toMatch(/\bbetter\b|costs/);
     }
+  });
+
+  it("gives the author's region its own price-performance columns, from the same performance interval", () => {
+    // Act
+    const r = report('graviton-vs-intel', () => ({ tps: 1000, latPctMs: 40 }), 'aa-cn');
+    const t = r.answer!.tables.find((x) => x.title.startsWith('Performance ratio vs price ratio'))!;
+    // Assert: us-east-1 and cn-northwest-1 side by side; each cell the performance interval over its price ratio.
+    expect(t.head.slice(4)).toEqual([
+      'price, us-east-1',
+      'price-performance, us-east-1 (95% CI)',
+      'price, cn-northwest-1',
+      'price-performance, cn-northwest-1 (95% CI)',
+    ]);
+    const num = (x: string): number[] => [...x.matchAll(/([\d.]+)%/g)].map((m) => Number(m[1]));
+    for (const row of t.rows) {
+      expect(row[6]).toBe('92.61%');
+      const [perf, low, high] = num(row[3]!);
+      const [there, thereLow, thereHigh] = num(row[7]!);
+      const cn = 8.872 / 9.58;
+      expect(there).toBeCloseTo(perf! / cn, 0);
+      expect(thereLow).toBeCloseTo(low! / cn, 0);
+      expect(thereHigh).toBeCloseTo(high! / cn, 0);
+    }
+    // The chart's axis is logarithmic, and its red bars are the experiment region's prices: both said.
+    expect(r.answer!.charts[0]!.title).toContain('(log scale); red bar: the price ratio at us-east-1');
   });
 
   it('says the price basis once with one date and how many instances each price counts', () => {
@@ -69,9 +99,8 @@ describe('price-performance of a local A/A run', () => {
     // Assert
     const lines = priceLines(r);
     expect(lines.some((l) => l.startsWith('Most transactions per'))).toBe(false);
-    expect(lines.some((l) => /here they are the same server, so equal throughput reads [\d.]+% per USD/.test(l))).toBe(
-      true,
-    );
+    const same = /here they are the same server, so equal throughput would give [\d.]+% transactions per USD/;
+    expect(lines.some((l) => same.test(l))).toBe(true);
   });
 });
 

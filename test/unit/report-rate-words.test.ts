@@ -27,8 +27,10 @@ describe('S5 words on an A/A sweep', () => {
       expect(out).toMatch(/@0\.5x unlimited-rate TPS/);
       const price = out.split('\n').find((l) => /is priced at .* per hour/.test(l))!;
       // One server twice: the per-USD figures are the price list plus noise, said with where the noise is read.
-      expect(price).toMatch(/here they are the same server, so equal throughput reads 111\.76% per USD/);
-      expect(price).toMatch(/point estimates\b.*(intervals? holding it|their noise: the capacity ratios' intervals)/);
+      expect(price).toMatch(
+        /here they are the same server, so equal throughput would give 111\.76% transactions per USD/,
+      );
+      expect(price).toMatch(/point estimates\b.*(intervals? include|their noise: the capacity ratios' intervals)/);
       expect(price).not.toMatch(/\b(worse|better|faster|slower)\b/);
     }
   });

@@ -55,7 +55,7 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     // Assert: the rate sweep section shows no capacity ratio; the Answer's capacity table does.
     expect(text).not.toContain('Most transactions per USD');
     const lead = text.split('\n').find((l) => l.includes('here they are the same server')) ?? '';
-    expect(lead).toContain('equal throughput reads 89.49% per USD (1 / 111.75%)');
+    expect(lead).toContain('equal throughput would give 89.49% transactions per USD (1 / 111.75%)');
     expect(lead).toContain("point estimates from the capacities; their noise: the capacity ratios' intervals");
     expect(text).not.toContain('(rate sweep section)');
   });

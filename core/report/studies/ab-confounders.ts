@@ -307,6 +307,9 @@ export function pairOrderCaveat(o: PairOrder, order: string): string | null {
   );
 }
 
+/** How the rotation's order sentence starts: the Answer finds it by this. */
+export const ROTATION_HEAD = 'Order: the interleaved rotation';
+
 /**
  * The order confounder of an interleaved run, said once for every pair: the rotation only shifts who
  * goes first, so each variant keeps its baseline as the cell before it in most rounds (with n cells
@@ -319,7 +322,7 @@ export function rotationOrderText(orders: readonly PairOrder[], cells: number, n
   if (seen.length === 0 || cells <= 2) return null;
   const counts = seen.map((o) => `${o.variant} right after ${o.baseline} in ${o.rightAfter} of ${o.rounds} rounds`);
   return (
-    `Order: the interleaved rotation only shifts who goes first, so each variant mostly runs right after its ` +
+    `${ROTATION_HEAD} only shifts who goes first, so each variant mostly runs right after its ` +
     `baseline (here ${counts.join(', ')}` +
     (nextInList ? `; a rotation of ${cells} cells does so in ${cells - 1} of every ${cells}` : '') +
     `), and what a baseline leaves on the host (${HOST_STATE}) falls mostly on its variant: ` +

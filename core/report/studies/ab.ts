@@ -13,6 +13,7 @@ import {
   confoundersTable,
   orderBiasText,
   pairOrderCaveat,
+  ROTATION_HEAD,
   rotationOrderText,
   pairOrderCell,
   repeatOrderTable,
@@ -157,8 +158,22 @@ export function pooledNoise(samples: readonly Sample[], repeats: number): Pooled
   if (used.length === 0 || df === 0) return null;
   const cv = Math.sqrt(used.reduce((a, s) => a + (s.n - 1) * (s.sd / s.mean) ** 2, 0) / df);
   const n = Math.max(2, repeats);
+  return { cv, steps: used.length, repeats: n, resolves: resolvesAt(cv, n) };
+}
+
+/** The gap n repeats a side resolve at a CV (80% of the time at 95% confidence), on the log scale. */
+function resolvesAt(cv: number, n: number): number {
   const t = studentTQuantile(0.975, 2 * n - 2) + studentTQuantile(0.8, 2 * n - 2);
-  return { cv, steps: used.length, repeats: n, resolves: Math.exp(t * cv * Math.sqrt(2 / n)) - 1 };
+  return Math.exp(t * cv * Math.sqrt(2 / n)) - 1;
+}
+
+/**
+ * The fewest repeats a side that resolve `gap` at a CV, or null past 100 (a count no one would run).
+ * @internal exported for its tests (a test seam)
+ */
+export function repeatsForGap(cv: number, gap: number): number | null {
+  for (let n = 2; n <= 100; n++) if (resolvesAt(cv, n) <= gap) return n;
+  return null;
 }
 
 /**
@@ -169,6 +184,15 @@ function designRepeats(notes: string): number | { min: number; max: number } | n
   const m = /scaled for a local rehearsal: (\d+)(?:-(\d+))? (?:rounds|repeats) ->/.exec(notes);
   if (m === null) return null;
   return m[2] !== undefined ? { min: Number(m[1]), max: Number(m[2]) } : Number(m[1]);
+}
+
+/** What the design's most rounds cannot resolve, plainly: any smaller gap, and what a 5% one would take. */
+function smallerGapText(p: PooledNoise): string {
+  const five = repeatsForGap(p.cv, 0.05);
+  return (
+    `a smaller gap, such as 5%, it cannot tell from none` +
+    (five !== null ? ` (that takes about ${five} repeats a side at this noise).` : '.')
+  );
 }
 
 /** The pooled noise at the design's most rounds and, where it stops earlier, at its fewest. */
@@ -631,7 +655,8 @@ function abSentences(f: AbFindings): string[] {
       );
     }
   }
-  if (rotation !== null && out.length > 0) out[out.length - 1] = `${out[out.length - 1]} ${rotation}`;
+  // Its own line: it covers every AZ's pair, not the last AZ's (the Answer puts it with the other confounders).
+  if (rotation !== null && out.length > 0) out.push(rotation);
   if (f.azSpread.length > 0) {
     const shown = f.azSpread.filter((s) => s.qps.estimate !== null);
     const beyond = f.azSpread.filter(
@@ -702,6 +727,7 @@ export function abSection(f: AbFindings): ReportSection {
         ]
       : [];
   // A few repeats that happened to agree: an interval far narrower than this machine's pooled noise gives.
+  // Two decimals: at one, a CV near 0.05% reads 0.1% here and 0.0% in the TPS CV column.
   const lucky = (r: AbRow): boolean =>
     f.pooled !== null && r.qpsRuns !== null && r.qpsRuns.n <= 3 && r.qpsRuns.cv < f.pooled.cv / 4;
   const luckyNote = (rows: readonly AbRow[]): string[] => {
@@ -710,7 +736,7 @@ export function abSection(f: AbFindings): ReportSection {
     const n = Math.max(...these.map((r) => r.qpsRuns!.n));
     return [
       `‡: ${n} repeats that happened to agree (QPS run CV ` +
-        `${uniqueInOrder(these.map((r) => pct(r.qpsRuns!.cv, 1))).join(', ')} against this machine's pooled ` +
+        `${uniqueInOrder(these.map((r) => pct(r.qpsRuns!.cv, 2))).join(', ')} against this machine's pooled ` +
         `${pct(f.pooled.cv, 1)}): with ${n - 1} degree${n === 2 ? '' : 's'} of freedom a narrow interval is luck, ` +
         `not precision.`,
     ];
@@ -874,13 +900,14 @@ export function abSection(f: AbFindings): ReportSection {
         (f.pooledFewest !== null ? `${f.pooledFewest.repeats} to ${f.pooled.repeats}` : `${f.pooled.repeats}`) +
         ` rounds, and at that noise ` +
         (f.pooledFewest !== null ? `${resolved(f.pooledFewest)}, ${resolved(f.pooled)}` : resolved(f.pooled)) +
-        ` (80% of the time, at 95% confidence): it tells a gap that size or larger from none` +
-        (f.pooled.resolves > 0.05 ? ', not a 5% gap.' : '.')
+        ` (80% of the time, at 95% confidence): ` +
+        (f.pooled.resolves > 0.05 ? smallerGapText(f.pooled) : 'it tells a gap that size or larger from none.')
       : null;
   // The Answer keeps at most five lines: the engine and the noise go with the scope.
   const extraLead = [engine, noise].filter((x): x is string => x !== null).join(' ');
   const lead = scope !== null ? `${scope}${extraLead !== '' ? ` ${extraLead}` : ''}` : extraLead || null;
-  const opening = [...(lead !== null ? [lead] : []), ...all.filter((l) => !spread.includes(l))];
+  const rotation = all.find((l) => l.startsWith(ROTATION_HEAD)) ?? null;
+  const opening = [...(lead !== null ? [lead] : []), ...all.filter((l) => !spread.includes(l) && l !== rotation)];
   if (f.clientBound !== null) opening.push(f.clientBound);
   // On different servers a difference that goes one way at every step is what a real one looks like;
   // on one server (locally, an A/A test) it can only be the order or drift.
@@ -900,7 +927,9 @@ export function abSection(f: AbFindings): ReportSection {
       : extra.length > 0
         ? `Besides the classes: ${extra.join('; ')}.`
         : null;
-  if (besides !== null) opening.push(besides);
+  // The rotation's order is one more thing besides the classes, for every AZ at once: with them, not in an AZ's line.
+  const withOrder = [besides, rotation].filter((x): x is string => x !== null).join(' ');
+  if (withOrder !== '') opening.push(withOrder);
   const params = parameterSentence(f.caveats);
   if (params !== null) opening.push(params);
   if (f.confounders !== null && besides !== null) tables.push(confoundersTable(f.confounders));

@@ -72,6 +72,15 @@ interface PricePerformance {
   readonly identical: boolean;
 }
 
+interface RegionPricePerformance {
+  readonly region: string;
+  readonly az: string | null;
+  readonly step: string;
+  readonly pair: string;
+  readonly priceRatio: number;
+  readonly pricePerformance: RatioFinding;
+}
+
 interface RegionRatio {
   readonly region: string;
   readonly pair: string;
@@ -86,6 +95,8 @@ export interface PriceFindings {
   readonly otherRegions: readonly string[];
   /** Each compared pair's price ratio in every region that prices both sides. */
   readonly regionRatios: readonly RegionRatio[];
+  /** Each compared step's price-performance at each other region's prices (the Answer table's own columns). */
+  readonly elsewhere: readonly RegionPricePerformance[];
   /** Where each other region's prices come from (the price file's `source`), when it says. */
   readonly regionSources: Readonly<Record<string, string>>;
   readonly pricesAsOf: string;
@@ -234,12 +245,27 @@ export function analyzePrice(ctx: Context): PriceFindings | null {
       }
     }
   }
+  const byRegion = regionRatios(ctx, lookup.region, ratios);
   return {
     kind: 'price',
     currency: lookup.prices.currency,
     region: lookup.region,
     otherRegions: Object.keys(ctx.prices.regions).filter((r) => r !== lookup.region),
-    regionRatios: regionRatios(ctx, lookup.region, ratios),
+    regionRatios: byRegion,
+    elsewhere: byRegion
+      .filter((x) => x.region !== lookup.region)
+      .flatMap((x) =>
+        ratios
+          .filter((r) => `${r.variant}/${r.baseline}` === x.pair)
+          .map((r) => ({
+            region: x.region,
+            az: r.az,
+            step: r.step,
+            pair: x.pair,
+            priceRatio: x.ratio,
+            pricePerformance: overPrice(r.performance, x.ratio),
+          })),
+      ),
     regionSources: Object.fromEntries(
       Object.entries(ctx.prices.regions).flatMap(([r, p]) => (p.source !== undefined ? [[r, p.source]] : [])),
     ),
@@ -286,10 +312,10 @@ function pricedText(ratio: number): { ratio: string; equal: string } {
 }
 
 /**
- * Of A/A price-performance findings, whether their intervals hold 1 / price ratio (what equal
- * throughput reads): "all 6 intervals hold it", "4 of 6 intervals hold it (write-only t64 misses it)".
+ * Of A/A price-performance findings, whether their intervals include `target` (what equal throughput
+ * gives): "every interval includes 111.76%", "4 of 6 intervals include 111.76% (write-only t64 misses it)".
  */
-function expectedHeldText(ratios: readonly PricePerformance[]): string {
+function expectedHeldText(ratios: readonly PricePerformance[], target: string): string {
   const judged = ratios.filter((r) => r.pricePerformance.interval?.covers === 'run-to-run');
   if (judged.length === 0) return 'with no run-to-run interval to judge them by';
   const misses = judged.filter((r) => {
@@ -298,10 +324,9 @@ function expectedHeldText(ratios: readonly PricePerformance[]): string {
     return expected < i.low || expected > i.high;
   });
   const n = judged.length;
-  const which = n === 1 ? 'its interval' : `${misses.length === 0 ? 'all ' : ''}${n} intervals`;
-  if (misses.length === 0) return `${which} holding it`;
+  if (misses.length === 0) return n === 1 ? `its interval includes ${target}` : `every interval includes ${target}`;
   return (
-    `${n - misses.length} of ${n} intervals holding it (${misses.map((r) => r.step).join(', ')} ` +
+    `${n - misses.length} of ${n} intervals include ${target} (${misses.map((r) => r.step).join(', ')} ` +
     `${misses.length === 1 ? 'misses' : 'miss'} it: this machine's noise or the run order, not the class)`
   );
 }
@@ -424,8 +449,8 @@ function powerText(f: PriceFindings, beyond: readonly PricePerformance[]): strin
 }
 
 /**
- * A pair that ran as the same server: no winner, only the price list. "AZ a: r6g-a is priced at 89.5% of
- * r5-a per hour; here they are the same server, so equal throughput reads 111.8% per USD; the steps read ..."
+ * A pair that ran as the same server: no winner, only the price list. "AZ a: r6g-a is priced at 89.48% of
+ * r5-a per hour; here they are the same server, so equal throughput would give 111.76% transactions per USD ..."
  */
 function samePairSentence(f: PriceFindings, az: string | null, v: VariantPrice, base: VariantPrice): string {
   const priceRatio = v.hourly! / base.hourly!;
@@ -441,12 +466,11 @@ function samePairSentence(f: PriceFindings, az: string | null, v: VariantPrice, 
   return (
     (az !== null ? `AZ ${az}: ` : '') +
     `${v.variant} is priced at ${pricedText(priceRatio).ratio} of ${base.variant} per hour; here they are the ` +
-    `same server, so equal throughput reads ${pricedText(priceRatio).equal} per ${f.currency} ` +
-    `(1 / ${pricedText(priceRatio).ratio}), ` +
-    `whatever the classes` +
+    `same server, so equal throughput would give ${pricedText(priceRatio).equal} transactions per ` +
+    `${f.currency} (1 / ${pricedText(priceRatio).ratio}), whatever the classes` +
     (per.length > 0
       ? `; measured (point estimates): ${per.join(', ')}` +
-        (bare ? bareSameText(f, per.length, priceRatio) : `, ${expectedHeldText(steps)}`)
+        (bare ? bareSameText(f, per.length, priceRatio) : `; ${expectedHeldText(steps, pricedText(priceRatio).equal)}`)
       : '') +
     '.'
   );
@@ -584,32 +608,26 @@ function samePriceSentence(f: PriceFindings): string {
     const ratio = f.regionRatios.find((r) => r.region === region)?.ratio;
     if (ratio === undefined) return [];
     const source = f.regionSources[region]?.split('. ')[0]?.replace(/\.$/, '');
-    const label =
+    // "us-east-1 (the experiment's region; on-demand list prices, collected 2026-11-21: price ratio 89.48%)"
+    const what =
       region === f.region
-        ? `${f.basis} (the experiment's)`
-        : `${region} prices${source !== undefined ? ` (${source})` : ''}`;
-    return [{ region, ratio, label }];
+        ? `the experiment's region; ${f.basis.replace(`${region} `, '')}`
+        : (source ?? 'the price file');
+    return [
+      { equal: pricedText(ratio).equal, where: `at ${region} (${what}: price ratio ${pricedText(ratio).ratio})` },
+    ];
   });
-  const atEach = regions
-    .map((x) => {
-      const t = pricedText(x.ratio);
-      return `at ${x.label}, the price ratio is ${t.ratio}, so equal throughput reads ${t.equal}`;
-    })
-    .join('; ');
-  const reads = regions
-    .map((x) => {
-      const printed = Number((x.ratio * 100).toFixed(2)) / 100;
-      return `point estimates ${spreadText(measured.map((r) => r.performance.estimate! / printed))} at ${x.region}`;
-    })
-    .join(' and ');
+  if (regions.length === 0) return `${head}.`;
+  // Per unit of money, not per USD: another region prices in its own currency, and only the ratio compares.
+  const said = regions.map((x, i) =>
+    i === 0 ? `${x.equal} of its baseline's transactions per unit of money ${x.where}` : `${x.equal} ${x.where}`,
+  );
+  const each = said.length === 1 ? said[0]! : `${said.slice(0, -1).join(', ')} and ${said.at(-1)!}`;
+  const held = measured.length > 0 ? expectedHeldText(f.ratios, 'that figure') : null;
   return (
-    `${head}. ${atEach[0]!.toUpperCase()}${atEach.slice(1)}.` +
-    (measured.length > 0
-      ? ` Over the price ratio the ${measured.length} step${measured.length === 1 ? '' : 's'}' TPS ratios give ` +
-        `${reads}; ${expectedHeldText(f.ratios).replace(/holding it/, 'contain equal throughput')}` +
-        (regions.length > 1 ? ' at either region’s prices' : '') +
-        '.'
-      : '')
+    `${head}. Equal throughput would give the variant ${each}` +
+    (held !== null ? `; ${held}${regions.length > 1 ? ' at either region’s prices' : ''}` : '') +
+    '.'
   );
 }
 
@@ -621,7 +639,7 @@ function samePriceSentence(f: PriceFindings): string {
 function pricePerformanceChart(f: PriceFindings) {
   return ratioChart(
     'price-performance',
-    'TPS ratio with 95% CI; red bar: the price ratio (dashed: 100%)',
+    `TPS ratio with 95% CI (log scale); red bar: the price ratio at ${f.region} (dashed: 100%)`,
     f.ratios
       .filter((r) => r.performance.estimate !== null)
       .map((r) => ({
@@ -693,19 +711,34 @@ function priceTpsText(f: PriceFindings, workloads: readonly string[], steps: (w:
 /** The price ratio per region: it differs by region, and a study priced elsewhere reads its own row. */
 function regionRatioTable(f: PriceFindings): TableBlock {
   return {
-    title: 'Price ratio per hour, by region (on-demand DB instances)',
+    title: 'Price ratio by region (DB instances)',
     head: ['region', 'ratio', 'price ratio'],
     rows: f.regionRatios.map((r) => [
-      r.region === f.region ? `${r.region} (the experiment's)` : r.region,
+      r.region === f.region ? `${r.region} (the experiment's region)` : r.region,
       r.pair,
       pricedText(r.ratio).ratio,
     ]),
     numeric: [2],
-    notes: ['From prices/aws-prices.json; each region in its own currency, so only the ratio compares.'],
+    notes: [
+      'From prices/aws-prices.json; each region in its own currency, so only the ratio compares.' +
+        f.otherRegions
+          .map((o) => {
+            const source = f.regionSources[o]?.split('. ')[0]?.replace(/\.$/, '');
+            return source !== undefined ? ` ${o}: ${source}.` : '';
+          })
+          .join(''),
+    ],
   };
 }
 
+/** A pair's price ratio in another region the price file prices both sides in, or null. */
+function regionRatioOf(f: PriceFindings, region: string, r: PricePerformance): number | null {
+  return f.regionRatios.find((x) => x.region === region && x.pair === `${r.variant}/${r.baseline}`)?.ratio ?? null;
+}
+
 export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
+  // The other regions that price every compared pair: the Answer's table gives each its own columns.
+  const others = f.otherRegions.filter((o) => f.ratios.every((r) => regionRatioOf(f, o, r) !== null));
   const workloads = uniqueInOrder(f.rows.map((r) => r.workload));
   // Steps per workload of one variant (the first priced): one step needs no "mean over" in the title.
   const stepsOf = (w: string): number =>
@@ -804,7 +837,15 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
             tables: [
               {
                 title: 'Performance ratio vs price ratio (TPS; transactions per unit of money = performance / price)',
-                head: ['AZ', 'step', 'ratio', 'performance (95% CI)', 'price', 'price-performance (95% CI)'],
+                head: [
+                  'AZ',
+                  'step',
+                  'ratio',
+                  'performance (95% CI)',
+                  ...(others.length > 0 ? [`price, ${f.region}`, `price-performance, ${f.region} (95% CI)`] : []),
+                  ...(others.length > 0 ? [] : ['price', 'price-performance (95% CI)']),
+                  ...others.flatMap((o) => [`price, ${o}`, `price-performance, ${o} (95% CI)`]),
+                ],
                 rows: f.ratios.map((r) => [
                   r.az ?? '-',
                   r.step,
@@ -812,11 +853,21 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
                   ratioText(r.performance),
                   pricedText(r.priceRatio).ratio,
                   ratioCell(r.pricePerformance, true),
+                  ...others.flatMap((o) => {
+                    const there = f.elsewhere.find(
+                      (x) =>
+                        x.region === o && x.az === r.az && x.step === r.step && x.pair === `${r.variant}/${r.baseline}`,
+                    );
+                    return there === undefined
+                      ? ['-', '-']
+                      : [pricedText(there.priceRatio).ratio, ratioCell(there.pricePerformance, true)];
+                  }),
                 ]),
-                numeric: [3, 4, 5],
+                numeric: [3, 4, 5, ...others.flatMap((_, i) => [6 + 2 * i, 7 + 2 * i])],
                 notes: [
                   `Price-performance: the performance ratio and its interval divided by the price ratio (per ` +
-                    `hour, the price section's basis). In the chart an interval wholly right ` +
+                    `hour, the price section's basis${others.length > 0 ? '; each region at its own prices' : ''}). ` +
+                    `In the chart (a log axis) an interval wholly right ` +
                     `of its red bar (the price ratio) is more transactions per ${f.currency} beyond the noise.` +
                     (f.local ? ' Local run: performance was measured on this machine, not on the priced classes.' : ''),
                 ],

@@ -9,7 +9,7 @@ import { causeText } from './cause-text';
 import { readJson } from './lake-json';
 import { need } from './need';
 import type { CellOutcome } from './teardown-cell';
-import { stopText, type RoundsJudged } from './judge-round';
+import { questionsResolvedText, stopText, type RoundsJudged } from './judge-round';
 import { ROUNDS_NOTE_PATH, roundsSpan } from '../../experiment/rounds';
 import type { TaskDeps, TaskError } from './types';
 
@@ -110,13 +110,12 @@ const cellRound = (cellId: string): number => Number(/-r(\d+)$/.exec(cellId)?.[1
 /** The manifest's record of the rounds: how many ran of the range, and why they stopped. */
 function roundsNote(j: RoundsJudged): PlanNote {
   const why = stopText(j);
-  const resolved = j.questions.filter((q) => q.resolved).length;
   return {
     level: 'info',
     path: ROUNDS_NOTE_PATH,
     message:
-      `${j.rounds} round${j.rounds === 1 ? '' : 's'} of ${roundsSpan(j.minRounds, j.maxRounds)} ran, stopped: ${why} ` +
-      `(${resolved} of ${j.questions.length} question${j.questions.length === 1 ? '' : 's'} resolved)`,
+      `${j.rounds} round${j.rounds === 1 ? '' : 's'} of ${roundsSpan(j.minRounds, j.maxRounds)} ran, ` +
+      `stopped: ${why}: ${questionsResolvedText(j.questions)}`,
   };
 }
 

@@ -107,6 +107,23 @@ const STOP_TEXT: Record<StopReason, string> = {
   budget: 'the next round would pass budget.maxUsd',
 };
 
+/**
+ * The manifest's count of resolved questions, each named with the bounds it asks about, so a reader who
+ * never saw the experiment file knows what "resolved" was asked of. No figures: the judge's interval
+ * (over the rounds' ratios) is not the report's (Welch over the repeats), and one ratio gets one interval.
+ * "0 of 2 questions resolved (b-vs-a-tps, c-vs-a-tps: is the ratio clear of 95% and of 105%?)"
+ */
+export function questionsResolvedText(questions: readonly QuestionState[]): string {
+  const resolved = questions.filter((q) => q.resolved).length;
+  const bounds = (q: QuestionState) =>
+    q.sides.map((s) => pct(1 + s.horizon / 100).replace('.0%', '%')).join(' and of ');
+  const byBounds = new Map<string, string[]>();
+  for (const q of questions) byBounds.set(bounds(q), [...(byBounds.get(bounds(q)) ?? []), q.id]);
+  const each = [...byBounds].map(([b, ids]) => `${ids.join(', ')}: is the ratio's interval clear of ${b}?`);
+  const head = `${resolved} of ${questions.length} question${questions.length === 1 ? '' : 's'} resolved`;
+  return each.length > 0 ? `${head} (${each.join('; ')})` : head;
+}
+
 /** "tps-vs-history: 6 series, 5 quiet, 1 unclear (write-only t16 [r6g-large] 96.1%, z -2.31)" */
 function historySummary(states: readonly HistorySeriesState[]): string {
   const byQuestion = new Map<string, HistorySeriesState[]>();
