@@ -171,3 +171,21 @@ describe("S2's score weighting", () => {
     expect(score.head.join(' ')).not.toMatch(/without/);
   });
 });
+
+describe("S2's CPU sharing", () => {
+  it("gives the client's and the server's measured CPU per step, not only that they share the CPUs", () => {
+    // Arrange: sysbench at 20% (2 threads) to 40%, the server at 60% to 90% of CPUUtilization
+    const truth: Truth = (_, step) => ({
+      tps: 1000,
+      clientCpuPct: step.threads <= 2 ? 20 : 40,
+      metrics: { CPUUtilization: step.threads <= 2 ? 60 : 90 },
+    });
+    // Act
+    const note = answerTable(report(truth), '100-point score').notes!.join(' ');
+    // Assert
+    expect(note).toMatch(
+      /locally client and server share the CPUs: per step sysbench used (19|20)–(40|41)% of the CPUs its threads can use, the server (59|60)–(90|91)% CPUUtilization\./,
+    );
+    expect(note).not.toContain("though locally each client shares the server's CPUs, in every step");
+  });
+});

@@ -181,6 +181,11 @@ export interface ThreadSweepFindings {
   readonly maxConnections: number | null;
   /** The widest score gap that holds at every scored thread count: systematic in this run, not noise. */
   readonly systematic?: SystematicGap | null;
+  /** Locally, the range over steps of the client's and the writer's mean CPU %; null on AWS or unrecorded. */
+  readonly cpuShares?: {
+    readonly client: readonly [number, number];
+    readonly server: readonly [number, number];
+  } | null;
   /** The CPUs the local servers shared (the plan note "with 2 CPU(s)"); null when not recorded. */
   readonly cpus?: number | null;
   /** The plan note's scaled data ("4 x 10,000 rows instead of 10 x 10,000,000"), null at full scale. */
@@ -255,10 +260,34 @@ function queriesPerTransaction(groups: readonly StepGroup[]): number | null {
 function clientBoundScoreText(f: ThreadSweepFindings): string {
   const any = f.sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.clientBound !== '')));
   if (any) return 'a client-bound one (its client saturated its CPU) left out is not scored.';
+  const c = f.cpuShares;
+  const range = ([lo, hi]: readonly [number, number]): string =>
+    Math.round(lo) === Math.round(hi) ? `${Math.round(lo)}%` : `${Math.round(lo)}–${Math.round(hi)}%`;
   return (
     'no step was client-bound (no client saturated its CPU), so none is left out' +
-    (f.caveats.local ? ", though locally each client shares the server's CPUs, in every step." : '.')
+    (f.caveats.local
+      ? c != null
+        ? `; locally client and server share the CPUs: per step sysbench used ${range(c.client)} of the CPUs ` +
+          `its threads can use, the server ${range(c.server)} CPUUtilization.`
+        : ", though locally each client shares the server's CPUs, in every step."
+      : '.')
   );
+}
+
+/** Locally, the range over steps of the client's and the writer's mean CPU: how they shared the machine. */
+function cpuSharesOf(ctx: Context, groups: readonly StepGroup[]): ThreadSweepFindings['cpuShares'] {
+  if (ctx.data.run.backend !== 'local') return null;
+  const rows = groups.flatMap((g) => g.ok);
+  const client = rows.flatMap((r) => (r.client_cpu_avg_pct == null ? [] : [r.client_cpu_avg_pct]));
+  const keys = new Set(rows.map((r) => stepKey(r.cell_id, r.step_id)));
+  const server = ctx.data.metrics
+    .filter((m) => m.metric === 'CPUUtilization' && m.role === 'writer' && keys.has(stepKey(m.cell_id, m.step_id)))
+    .map((m) => m.avg_value);
+  if (client.length === 0 || server.length === 0) return null;
+  return {
+    client: [Math.min(...client), Math.max(...client)],
+    server: [Math.min(...server), Math.max(...server)],
+  };
 }
 
 /**
@@ -818,6 +847,7 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     dataScale: dataScaleOf(ctx),
     topology: localTopologyOf(ctx),
     cpus: localCpusOf(ctx),
+    cpuShares: cpuSharesOf(ctx, swept),
     runOrder,
     trend: runOrder === null || overall.length === 0 ? null : runTrend(runOrder, overall),
   };
