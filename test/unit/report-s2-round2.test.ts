@@ -55,7 +55,8 @@ describe("S2's local topology", () => {
     // Assert: the plan gives every variant 0 readers, as the price note counts them
     expect(rows).toContainEqual([
       'servers each variant ran as (locally)',
-      'every variant: one server (the writer), no replicas, binary log on; replication (the study: asynchronous) not run',
+      'every variant: one server (the writer), no replicas, binary log on; ' +
+        'replication (the study: asynchronous) not run',
     ]);
   });
 });

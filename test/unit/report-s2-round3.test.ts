@@ -70,10 +70,17 @@ describe("S2's noise point and the pool's deficit", () => {
     // Assert: without read-only at 8 threads the planted pool and its twin are alike (100%)
     expect(pool).toMatch(/mostly one point: self-managed-pool at 8 threads/);
     expect(pool).toMatch(
-      /that point is also most of self-managed-pool's gap: without read-only at 8 threads, self-managed-pool is (9[89]|10[01])\.\d% of self-managed-per-conn, inside the widest gap between servers that ran alike without it, 10\d\.\d%/,
+      new RegExp(
+        "that point is also most of self-managed-pool's gap: without read-only at 8 threads, self-managed-pool " +
+          'is (9[89]|10[01])\\.\\d% of self-managed-per-conn, inside the widest gap between servers that ran ' +
+          'alike without it, 10\\d\\.\\d%',
+      ),
     );
     expect(found).toMatch(
-      /self-managed-pool 9\d\.\d% of self-managed-per-conn \(inside the noise; (9[89]|10[01])\.\d% without the one point behind it\)/,
+      new RegExp(
+        'self-managed-pool 9\\d\\.\\d% of self-managed-per-conn \\(inside the noise; (9[89]|10[01])\\.\\d% ' +
+          'without the one point behind it\\)',
+      ),
     );
   });
 
@@ -157,7 +164,10 @@ describe("S2's score weighting", () => {
     // Assert
     expect(score.head).toContain('overall without 1,024 threads');
     expect(score.notes!.join(' ')).toMatch(
-      /Each thread count run weighs the same: 5 here \(2, 8, 64, 256, 1,024\), so the 1,024-thread step is 1\/5 of every score; without it \(last score column\) (the order stays|it changes the order)\./,
+      new RegExp(
+        'Each thread count run weighs the same: 5 here \\(2, 8, 64, 256, 1,024\\), so the 1,024-thread step ' +
+          'is 1/5 of every score; without it \\(last score column\\) (the order stays|it changes the order)\\.',
+      ),
     );
     const col = score.head.indexOf('overall without 1,024 threads');
     expect(score.rows[0]![0]).toBe('aurora-mysql');
@@ -184,7 +194,10 @@ describe("S2's CPU sharing", () => {
     const note = answerTable(report(truth), '100-point score').notes!.join(' ');
     // Assert
     expect(note).toMatch(
-      /locally client and server share the CPUs: per step sysbench used (19|20)–(40|41)% of the CPUs its threads can use, the server (59|60)–(90|91)% CPUUtilization\./,
+      new RegExp(
+        'locally client and server share the CPUs: per step sysbench used (19|20)–(40|41)% of the CPUs its ' +
+          'threads can use, the server (59|60)–(90|91)% CPUUtilization\\.',
+      ),
     );
     expect(note).not.toContain("though locally each client shares the server's CPUs, in every step");
   });
