@@ -1,6 +1,7 @@
 /**
  * Server sizing is not scaled here: the local backend maps each instance class to local memory,
  * buffer pool and max_connections itself (docs/local-backend.md), S2's 12G buffer pool included.
+ * Data larger than a variant's absolute buffer pool is scaled like that pool, so it stays larger.
  *
  * Scaling an experiment down for a local rehearsal (`--scale small`): the same variants, workloads
  * and sweeps, with fewer rows, shorter steps, fewer thread/rate points and fewer clients, so a user
@@ -40,6 +41,47 @@ const SMALL = {
    */
   ratesOfCapacity: [0.5, 0.9, 1.5, 6],
 } as const;
+
+/**
+ * The local backend gives a server 1/64 of its class's memory and scales an absolute
+ * innodb_buffer_pool_size the same way (core/backends/local/instance-classes.ts, LOCAL_MEMORY_DIVISOR;
+ * a test keeps the two equal: this layer may not import the backend).
+ */
+const LOCAL_MEMORY_DIVISOR = 64;
+
+/** About what one sysbench sbtest row takes in InnoDB (clustered row of ~190 bytes plus the k index). */
+const SYSBENCH_ROW_BYTES = 240;
+
+const GIB = 1024 ** 3;
+const formatGiB = (bytes: number) => `${(bytes / GIB).toFixed(bytes < 10 * GIB ? 1 : 0)} GiB`;
+
+/** An absolute size in bytes: a number, or 512K/64M/12G (binary multiples); undefined for a formula. */
+function absoluteBytes(value: string | number | boolean | undefined): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value !== 'string') return undefined;
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGTkmgt])?(?:i?[Bb])?\s*$/.exec(value);
+  if (!m) return undefined;
+  const unit = { k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[(m[2] ?? '').toLowerCase()] ?? 1;
+  return Math.round(Number(m[1]) * unit);
+}
+
+/**
+ * Where a variant sets an absolute buffer pool (its own parameters or its template's) smaller than the
+ * study's full-scale data: the largest such pool and the data's estimated size. undefined otherwise.
+ * @internal exported for its tests (a test seam)
+ */
+export function dataOverBufferPool(spec: Spec): { poolBytes: number; dataBytes: number } | undefined {
+  const dataBytes = spec.data.tables * spec.data.tableSize * SYSBENCH_ROW_BYTES;
+  const pools = spec.variants.map((v) => {
+    const t = v.parameterTemplate !== undefined ? spec.parameterTemplates[v.parameterTemplate] : undefined;
+    const sources = [v.instanceParameters, v.clusterParameters, t?.instanceParameters, t?.clusterParameters];
+    const set = sources.find((p) => p?.['innodb_buffer_pool_size'] !== undefined);
+    return absoluteBytes(set?.['innodb_buffer_pool_size']);
+  });
+  if (pools.length === 0 || pools.some((p) => p === undefined)) return undefined;
+  const poolBytes = Math.max(...(pools as number[]));
+  return dataBytes > poolBytes ? { poolBytes, dataBytes } : undefined;
+}
 
 export interface ScaledSpec {
   readonly spec: Spec;
@@ -159,7 +201,21 @@ export function scaleSpec(spec: Spec, scale: Scale): ScaledSpec {
     notes.push({ level: 'info', path, message: `scaled for a local rehearsal: ${message}` });
   };
   const data = { ...spec.data };
-  if (data.tables > SMALL.tables || data.tableSize > SMALL.tableSize) {
+  const overPool = dataOverBufferPool(spec);
+  if (overPool !== undefined) {
+    // The study's data is larger than its buffer pool: keep that, scaling the rows as the local
+    // backend scales the pool (like the instance memory), instead of cutting them to SMALL.tableSize.
+    data.tables = Math.min(data.tables, SMALL.tables);
+    data.tableSize = Math.ceil((spec.data.tables * spec.data.tableSize) / LOCAL_MEMORY_DIVISOR / data.tables);
+    changed(
+      'data',
+      `${spec.data.tables} x ${spec.data.tableSize.toLocaleString('en-US')} rows ` +
+        `-> ${data.tables} x ${data.tableSize.toLocaleString('en-US')}: 1/${LOCAL_MEMORY_DIVISOR} of the rows, ` +
+        `as the ${formatGiB(overPool.poolBytes)} buffer pool is 1/${LOCAL_MEMORY_DIVISOR} locally, so the data ` +
+        `stays larger than the buffer pool (about ${(overPool.dataBytes / overPool.poolBytes).toFixed(1)}x, ` +
+        `about ${formatGiB(overPool.dataBytes)} at full scale)`,
+    );
+  } else if (data.tables > SMALL.tables || data.tableSize > SMALL.tableSize) {
     changed(
       'data',
       `${spec.data.tables} x ${spec.data.tableSize.toLocaleString('en-US')} rows ` +

@@ -223,7 +223,7 @@ export function scopeSentence(c: LocalCaveats, variants: readonly string[], awsQ
   const pairs = c.sameServer.map((g) => g.join(' and '));
   return (
     `Locally every variant is MariaDB on this machine, sharing its CPUs with the clients` +
-    (pairs.length > 0 ? ` (${pairs.join('; ')} are one server here: an A/A pair)` : '') +
+    (pairs.length > 0 ? ` (${pairs.join('; ')} are identical servers, run separately: an A/A pair)` : '') +
     `: this run shows the method, not ${awsQuestion}.`
   );
 }

@@ -5,7 +5,8 @@ import { maxRepeats } from '../../core/experiment/rounds';
 import { preparePlan } from '../../core/plan/prepare';
 import { checkBudget, estimatePlanCost, loadPrices } from '../../core/plan/cost';
 import { SpecSchema } from '../../core/experiment/schema';
-import { scaleSpec, thinSweep } from '../../core/experiment/scale';
+import { dataOverBufferPool, scaleSpec, thinSweep } from '../../core/experiment/scale';
+import { LOCAL_MEMORY_DIVISOR, localShape } from '../../core/backends/local/instance-classes';
 import { loadSpecFile, parseSpecText } from '../../core/experiment/validate';
 import { readFileSync } from 'node:fs';
 
@@ -114,7 +115,9 @@ describe('the study experiments (experiments/*.json)', () => {
       const plan = planRun(small, { backend: 'local', scripts });
       // Assert
       expect(small.name).toBe(`${spec.name}-small`);
-      expect(small.data.tables * small.data.tableSize).toBeLessThanOrEqual(40_000);
+      // Data larger than the study's buffer pool stays larger (S2, its own test below); the rest is cut.
+      if (dataOverBufferPool(spec) === undefined)
+        expect(small.data.tables * small.data.tableSize).toBeLessThanOrEqual(40_000);
       const stepSeconds = plan.cells.reduce(
         (acc, c) => acc + c.steps.reduce((a, s) => a + s.durationS + s.warmupS, 0),
         0,
@@ -192,6 +195,41 @@ describe('the study experiments (experiments/*.json)', () => {
     });
     // sizing stays as written: the local backend scales the class (12G buffer pool -> 192 MiB)
     expect(small.parameterTemplates['aurora-tuned']!.instanceParameters['innodb_buffer_pool_size']).toBe(12884901888);
+  });
+
+  it("keeps S2's data larger than its buffer pool at --scale small, scaling the rows like the pool", () => {
+    // Arrange: 10 x 10M rows (about 22 GiB) over a 12 GiB buffer pool, which the local backend scales to 1/64
+    const { spec } = loadSpecFile(join(experimentsDir, 'thread-sweep.json'), builtinWorkloads);
+    const poolScale = localShape('db.r6g.2xlarge', { cpus: 2, memoryBytes: 24 * 1024 ** 3 }).memoryScale;
+    // Act
+    const { spec: small, notes } = scaleSpec(spec, 'small');
+    // Assert: rows scaled by the pool's own factor, so the data-to-pool ratio is the study's
+    const rows = small.data.tables * small.data.tableSize;
+    expect(poolScale).toBe(1 / LOCAL_MEMORY_DIVISOR);
+    expect(rows / (spec.data.tables * spec.data.tableSize)).toBeCloseTo(poolScale, 6);
+    expect(small.data).toMatchObject({ tables: 4, tableSize: 390_625 });
+    expect(notes.find((n) => n.path === 'data')!.message).toBe(
+      'scaled for a local rehearsal: 10 x 10,000,000 rows -> 4 x 390,625: 1/64 of the rows, as the 12 GiB ' +
+        'buffer pool is 1/64 locally, so the data stays larger than the buffer pool (about 1.9x, about 22 GiB ' +
+        'at full scale)',
+    );
+  });
+
+  it('cuts the data to 4 x 10,000 rows where no buffer pool is set, or the data fits it', () => {
+    // Arrange
+    const { spec: base } = loadSpecFile(join(experimentsDir, 'quickstart.json'), builtinWorkloads);
+    const big = { ...base, data: { ...base.data, tables: 8, tableSize: 1_000_000 } };
+    const withPool = (pool: number | string) => ({
+      ...big,
+      variants: big.variants.map((v) => ({ ...v, instanceParameters: { innodb_buffer_pool_size: pool } })),
+    });
+    // Act / Assert
+    expect(dataOverBufferPool(big)).toBeUndefined();
+    expect(dataOverBufferPool(withPool('{DBInstanceClassMemory*3/4}'))).toBeUndefined();
+    expect(dataOverBufferPool(withPool('4G'))).toBeUndefined();
+    expect(dataOverBufferPool(withPool('1G'))).toMatchObject({ poolBytes: 1024 ** 3 });
+    expect(scaleSpec(big, 'small').spec.data).toMatchObject({ tables: 4, tableSize: 10_000 });
+    expect(scaleSpec(withPool('1G'), 'small').spec.data).toMatchObject({ tables: 4, tableSize: 31_250 });
   });
 
   it('thins sweeps keeping both ends', () => {

@@ -93,7 +93,7 @@ describe('S2 noise and ranking', () => {
     expect(text).toMatch(
       new RegExp(
         "aurora-mysql's lead \\([\\d.]+% of [a-z-]+'s score\\) is most likely its commit settings " +
-          '\\(untested: no variant ran both settings; run order also differs\\): ' +
+          '\\(untested: no variant ran both settings; it also ran first\\): ' +
           'it alone ran innodb_flush_log_at_trx_commit 0 \\(others 2\\)',
       ),
     );

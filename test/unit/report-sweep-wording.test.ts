@@ -130,7 +130,7 @@ describe("S2's wording", () => {
     // Act
     const lines = threadSweepSentences(findings());
     // Assert: "not judged" is never next to "better/worse in this run"
-    const unjudged = lines.filter((l) => /not judged|no fall-off is judged|cannot resolve/.test(l));
+    const unjudged = lines.filter((l) => /not judged|within-run intervals only|cannot resolve/.test(l));
     expect(unjudged.length).toBe(2);
     for (const l of unjudged) expect(l).not.toMatch(/better|worse|ranks above/);
     expect(unjudged[0]).toContain(

@@ -12,7 +12,8 @@ import { lineChart, type XYSeries } from '../charts';
 import { aboveEverywhere, systematicGap, systematicGapSentence, type SystematicGap } from './thread-sweep-gap';
 import { clip, errorKind, fixed, num, pct } from '../../format';
 import type { ChartBlock, ReportSection, TableBlock } from '../model';
-import { overallScores, sweepScores, type TargetScore } from '../score';
+import type { TargetScore } from '../score';
+import { overallOf, sweepScoresOf, sweepsWithout } from './thread-sweep-drop';
 import { analyzeSweep } from '../sweep';
 import { batchMeans, mean, summarize, welchRatioCi, repeatsToResolve } from '../stats';
 import { stepKey } from '../load';
@@ -158,10 +159,33 @@ export interface ThreadSweepFindings {
     /** Repeats a side the best two would need against this noise. */
     readonly repeatsToResolve: number | null;
   } | null;
+  /**
+   * When one point makes the noise (the thread count where its pair's TPS differ most): that point, the
+   * noise without it, and each thread pool's overall score ratio without it.
+   */
+  readonly withoutPoint?: {
+    readonly variant: string;
+    readonly sweep: string;
+    readonly threads: number;
+    readonly tps: number;
+    readonly against: number;
+    readonly noise: number | null;
+    readonly pools: readonly { readonly pool: string; readonly ratio: number }[];
+  } | null;
+  /** The overall scores without the most threads run, when those steps were long (not a steady state). */
+  readonly withoutTop?: {
+    readonly threads: number;
+    readonly overall: readonly { variant: string; score: number }[];
+  } | null;
   /** The highest max_connections the servers ran with (server_config), or null when none is recorded. */
   readonly maxConnections: number | null;
   /** The widest score gap that holds at every scored thread count: systematic in this run, not noise. */
   readonly systematic?: SystematicGap | null;
+  /** Locally, the range over steps of the client's and the writer's mean CPU %; null on AWS or unrecorded. */
+  readonly cpuShares?: {
+    readonly client: readonly [number, number];
+    readonly server: readonly [number, number];
+  } | null;
   /** The CPUs the local servers shared (the plan note "with 2 CPU(s)"); null when not recorded. */
   readonly cpus?: number | null;
   /** The plan note's scaled data ("4 x 10,000 rows instead of 10 x 10,000,000"), null at full scale. */
@@ -236,10 +260,34 @@ function queriesPerTransaction(groups: readonly StepGroup[]): number | null {
 function clientBoundScoreText(f: ThreadSweepFindings): string {
   const any = f.sweeps.some((s) => s.variants.some((v) => v.points.some((p) => p.clientBound !== '')));
   if (any) return 'a client-bound one (its client saturated its CPU) left out is not scored.';
+  const c = f.cpuShares;
+  const range = ([lo, hi]: readonly [number, number]): string =>
+    Math.round(lo) === Math.round(hi) ? `${Math.round(lo)}%` : `${Math.round(lo)}–${Math.round(hi)}%`;
   return (
     'no step was client-bound (no client saturated its CPU), so none is left out' +
-    (f.caveats.local ? ", though locally each client shares the server's CPUs, in every step." : '.')
+    (f.caveats.local
+      ? c != null
+        ? `; locally client and server share the CPUs: per step sysbench used ${range(c.client)} of the CPUs ` +
+          `its threads can use, the server ${range(c.server)} CPUUtilization.`
+        : ", though locally each client shares the server's CPUs, in every step."
+      : '.')
   );
+}
+
+/** Locally, the range over steps of the client's and the writer's mean CPU: how they shared the machine. */
+function cpuSharesOf(ctx: Context, groups: readonly StepGroup[]): ThreadSweepFindings['cpuShares'] {
+  if (ctx.data.run.backend !== 'local') return null;
+  const rows = groups.flatMap((g) => g.ok);
+  const client = rows.flatMap((r) => (r.client_cpu_avg_pct == null ? [] : [r.client_cpu_avg_pct]));
+  const keys = new Set(rows.map((r) => stepKey(r.cell_id, r.step_id)));
+  const server = ctx.data.metrics
+    .filter((m) => m.metric === 'CPUUtilization' && m.role === 'writer' && keys.has(stepKey(m.cell_id, m.step_id)))
+    .map((m) => m.avg_value);
+  if (client.length === 0 || server.length === 0) return null;
+  return {
+    client: [Math.min(...client), Math.max(...client)],
+    server: [Math.min(...server), Math.max(...server)],
+  };
 }
 
 /**
@@ -560,9 +608,15 @@ function localTopologyOf(ctx: Context): string | null {
     );
   };
   const each = ctx.variants.map((v) => ({ name: v.name, text: text(v) }));
-  return new Set(each.map((e) => e.text)).size === 1
-    ? `every variant: ${each[0]!.text}`
-    : each.map((e) => `${e.name}: ${e.text}`).join('; ');
+  // The study ran asynchronous replication; a run without replicas must say it did not.
+  const noReplicas = ctx.variants.every((v) => v.readers === 0)
+    ? '; replication (the study: asynchronous) not run'
+    : '';
+  return (
+    (new Set(each.map((e) => e.text)).size === 1
+      ? `every variant: ${each[0]!.text}`
+      : each.map((e) => `${e.name}: ${e.text}`).join('; ')) + noReplicas
+  );
 }
 
 /** The CPUs the local servers ran on, from the plan notes ("with 2 CPU(s)"), as the report's banner reads them. */
@@ -636,7 +690,6 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
       (first.rate > 0 ? ` @${first.rate}/s` : '') +
       (first.target !== 'writer' ? ` → ${first.target}` : '');
     const variants: SweepVariantFinding[] = [];
-    const scoreInput = new Map<string, { threads: number; tps: number | null; qps: number | null }[]>();
     const qpt = queriesPerTransaction(groups) ?? 0;
     // A point left out because its client saturated (every repeat) is not scored: it measured the
     // client, not the server. A failed point still counts as 0 (score.ts).
@@ -665,16 +718,6 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     const steadyLeft = byVariant.some((x) => x.points.some((p) => !unsteadyAt.includes(p.threads)));
     const unscored = steadyLeft ? unsteadyAt : [];
     for (const { v, vg, points } of byVariant) {
-      scoreInput.set(
-        v.name,
-        points
-          .filter((p) => !p.leftOut && !unscored.includes(p.threads))
-          .map((p) => ({
-            threads: p.threads,
-            tps: p.tps.value,
-            qps: p.tps.value === null ? null : p.tps.value * qpt,
-          })),
-      );
       // A left-out or unsteady point is no measurement of the server at that load: neither a peak
       // nor a fall-off (a null throughput would read as one).
       // One rule with the score: a thread count unsteady in any variant is no variant's peak or fall-off.
@@ -709,23 +752,11 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
         errorPoints: vg.map((g) => errorPointOf(g, leftOut(g))).filter((e): e is SweepErrorPoint => e !== null),
       });
     }
-    return {
-      label,
-      queriesPerTransaction: qpt,
-      latencyPercentile: first.latPct,
-      variants,
-      unscored,
-      scores: sweepScores(scoreInput),
-    };
+    const scored = { label, queriesPerTransaction: qpt, variants, unscored };
+    return { ...scored, latencyPercentile: first.latPct, scores: sweepScoresOf(scored, unscored) };
   });
   const threadCounts = uniqueInOrder(swept.map((g) => g.threads)).sort((a, b) => a - b);
-  const overall =
-    ctx.variants.length >= 2
-      ? overallScores(new Map(sweeps.map((s) => [s.label, s.scores]))).map((o) => ({
-          variant: o.target,
-          score: o.score,
-        }))
-      : [];
+  const overall = ctx.variants.length >= 2 ? overallOf(sweeps) : [];
   const scored: ScoredSweep[] = keys.map((key, i) => ({
     groups: ctx.groups.filter((g) => sweepKey(g) === key && !sweeps[i]!.unscored.includes(g.threads)),
     bestSum: Math.max(0, ...sweeps[i]!.scores.map((x) => x.sum)),
@@ -766,6 +797,35 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
   const runOrder = runOrderOf(swept.flatMap((g) => g.rows));
   const aa = withNear(aaNoise(sweeps, overall, caveats.sameServer, ranking), nearAA(ctx, overall, parameters));
   const identical = identicalGaps(ctx, sweeps, commits.notCommitting);
+  const noise = noiseOf(identical, aa, ranking, overall);
+  // The noise's one point, when a single point makes it: the noise and the pools' ratios without it.
+  const point = noise?.sweep != null ? noiseOutlier(sweeps, noise) : null;
+  let withoutPoint: ThreadSweepFindings['withoutPoint'] = null;
+  if (point !== null) {
+    const rest = sweepsWithout(sweeps, noise!.sweep, point.threads);
+    const all = overallOf(rest);
+    const n = noiseOf(
+      identicalGaps(ctx, rest, commits.notCommitting),
+      withNear(aaNoise(rest, all, caveats.sameServer, ranking), nearAA(ctx, all, parameters)),
+      ranking,
+      all,
+    );
+    const score = (v: string): number | undefined => all.find((o) => o.variant === v)?.score;
+    withoutPoint = {
+      ...point,
+      sweep: noise!.sweep!,
+      noise: n?.ratio ?? null,
+      pools: threadPool.flatMap((tp) => {
+        const [a, b] = [score(tp.pool), score(tp.perConnection)];
+        return a !== undefined && b !== undefined && b > 0 ? [{ pool: tp.pool, ratio: a / b }] : [];
+      }),
+    };
+  }
+  // The score without the most threads run, when those steps were long (not a steady state) yet scored.
+  const top = Math.max(0, ...threadCounts);
+  const topScored = caveats.longSteps.some((l) => l.threads === top) && sweeps.some((s) => !s.unscored.includes(top));
+  const withoutTop =
+    overall.length > 0 && topScored ? { threads: top, overall: overallOf(sweepsWithout(sweeps, null, top)) } : null;
   return {
     kind: 'thread-sweep',
     sweeps,
@@ -779,12 +839,15 @@ export function analyzeThreadSweep(ctx: Context): ThreadSweepFindings | null {
     aa,
     commits,
     identical,
-    noise: noiseOf(identical, aa, ranking, overall),
+    noise,
+    withoutPoint,
+    withoutTop,
     maxConnections: maxConnectionsOf(ctx),
     systematic: systematicGap(sweeps, parameters, runOrder),
     dataScale: dataScaleOf(ctx),
     topology: localTopologyOf(ctx),
     cpus: localCpusOf(ctx),
+    cpuShares: cpuSharesOf(ctx, swept),
     runOrder,
     trend: runOrder === null || overall.length === 0 ? null : runTrend(runOrder, overall),
   };
@@ -895,10 +958,10 @@ const spread = (a: number, b: number): number => (a >= b ? a / b : b / a);
  * lower one's TPS against the other's. Null for an overall gap or without both points.
  */
 function noiseOutlier(
-  f: ThreadSweepFindings,
+  sweeps: readonly ThreadSweepFinding[],
   n: NonNullable<ThreadSweepFindings['noise']>,
 ): { variant: string; threads: number; tps: number; against: number } | null {
-  const s = f.sweeps.find((x) => x.label === n.sweep);
+  const s = sweeps.find((x) => x.label === n.sweep);
   const [a, b] = [n.higher, n.lower].map((v) => s?.variants.find((x) => x.variant === v));
   if (a === undefined || b === undefined) return null;
   const pairs = a.points.flatMap((p) => {
@@ -950,7 +1013,7 @@ function noiseText(f: ThreadSweepFindings, n: NonNullable<ThreadSweepFindings['n
   return (
     `the widest gap between servers that ran alike here is ${pct(n.ratio, 1)} ` +
     `(${n.sweep !== null ? `${n.sweep} score, ` : 'overall score, '}${n.higher} over ${n.lower}` +
-    `${n.sweep !== null ? outlierText(noiseOutlier(f, n)) : ''})` +
+    `${n.sweep !== null ? outlierText(noiseOutlier(f.sweeps, n)) : ''})` +
     (own !== null && aa !== null
       ? `; the A/A pair (${aa.higher}, ${aa.lower}) differs ${pct(aa.ratio, 1)} overall` +
         (own.widest !== null ? `, up to ${pct(own.widest.ratio, 1)} in a workload (${own.widest.sweep})` : '')
@@ -1016,8 +1079,24 @@ const timesRange = (lo: number, hi: number): string => {
   return a === b ? `${a}×` : `${a}–${b}×`;
 };
 
-/** Why a commit lead is a likely cause, not a shown one: no variant ran the others' settings with its own engine. */
-const COMMIT_LEAD_CAVEAT = 'untested: no variant ran both settings; run order also differs';
+/**
+ * Why a commit lead is a likely cause, not a shown one: no variant ran the others' settings with its own
+ * engine, and the other causes this run cannot rule out, named: running first (a fresh machine), and locally
+ * a binary log Aurora MySQL keeps off by default.
+ */
+function commitLeadCaveat(f: ThreadSweepFindings): string {
+  const best = f.ranking?.best;
+  const first = f.runOrder !== null && !f.runOrder.interleaved && f.runOrder.windows[0]?.variant === best;
+  const binlog = f.caveats.local && best?.startsWith('aurora') === true && /binary log on/.test(f.topology ?? '');
+  const also = [
+    ...(first ? ['it also ran first'] : []),
+    ...(binlog ? [`${first ? '' : 'it ran '}with the binary log on, which Aurora MySQL has off by default`] : []),
+  ];
+  return (
+    'untested: no variant ran both settings' +
+    (also.length > 0 ? `; ${also.join(', and ')}` : f.runOrder !== null ? '; run order also differs' : '')
+  );
+}
 
 /**
  * The best two's ranking from one repeat a point: the ratio alone (its within-run interval misses the
@@ -1029,7 +1108,7 @@ function oneRepeatRanking(f: ThreadSweepFindings): string {
   if (lead !== null)
     return (
       `${r.best}'s lead (${pct(r.ratio.estimate, 1)} of ${r.second}'s score) is most likely its commit ` +
-      `settings (${COMMIT_LEAD_CAVEAT}): it alone ran ${lead.parts.join(', ')}; ${commitLeadEvidence(lead)}.`
+      `settings (${commitLeadCaveat(f)}): it alone ran ${lead.parts.join(', ')}; ${commitLeadEvidence(lead)}.`
     );
   const head =
     `${r.best} has the highest score in this run, ${pct(r.ratio.estimate, 1)} of ${r.second}'s (the next); ` +
@@ -1054,7 +1133,42 @@ function oneRepeatPools(f: ThreadSweepFindings, noise: NonNullable<ThreadSweepFi
           : f.threadPool.map((tp, i) => `${tp.pool} ${inside[i] ? 'inside' : 'outside'}`).join(', ');
   return (
     `Thread pool against one thread per connection (overall score): ${parts.join(', ')}; ${where} this run's ` +
-    `noise: ${noiseText(f, noise)}; one repeat cannot judge ${inside.length === 1 ? 'it' : 'them'}.`
+    `noise: ${noiseText(f, noise)}` +
+    onePointText(f) +
+    `; one repeat cannot judge ${inside.length === 1 ? 'it' : 'them'}.`
+  );
+}
+
+/**
+ * The thread pools whose ratio the noise's one point moves toward 100%: the same point then makes the
+ * yardstick and the deficit it judges, so both are given without it.
+ */
+function pointPools(f: ThreadSweepFindings): { pool: string; ratio: number; before: number; most: boolean }[] {
+  const w = f.withoutPoint;
+  if (w == null) return [];
+  return f.threadPool.flatMap((tp) => {
+    const after = w.pools.find((p) => p.pool === tp.pool)?.ratio;
+    const before = tp.ratio.estimate;
+    if (after === undefined || before === null || ![tp.pool, tp.perConnection].includes(w.variant)) return [];
+    const [lb, la] = [Math.abs(Math.log(before)), Math.abs(Math.log(after))];
+    return la < lb ? [{ pool: tp.pool, ratio: after, before, most: la <= lb / 2 }] : [];
+  });
+}
+
+/** "; that point is also most of self-managed-pool's gap: without it ... 98.0% ..., the noise 102.0%", or ''. */
+function onePointText(f: ThreadSweepFindings): string {
+  const w = f.withoutPoint;
+  const pools = pointPools(f);
+  if (w == null || pools.length === 0) return '';
+  const tp = (p: string) => f.threadPool.find((x) => x.pool === p)!;
+  return (
+    `; that point is also ${pools.every((p) => p.most) ? 'most' : 'part'} of ` +
+    `${pools.map((p) => `${p.pool}'s`).join(' and ')} gap: without ${w.sweep} at ${thousands(w.threads)} threads, ` +
+    pools.map((p) => `${p.pool} is ${pct(p.ratio, 1)} of ${tp(p.pool).perConnection}`).join(', ') +
+    (w.noise !== null
+      ? `, ${pools.every((p) => insideNoise(p.ratio, { ratio: w.noise! })) ? 'inside' : 'not all inside'} the ` +
+        `widest gap between servers that ran alike without it, ${pct(w.noise, 1)}`
+      : '')
   );
 }
 
@@ -1183,6 +1297,19 @@ function scoredScope(f: ThreadSweepFindings): string {
   );
 }
 
+/**
+ * Repeats a side to resolve the study's thread-pool gap (7–9%) if each run wandered as the noise says:
+ * "18–30 (the study's 7–9%)", "over 1,000" where more would be needed.
+ */
+function studyGapRepeats(noise: number): string {
+  const sigma = Math.log(noise) / Math.SQRT2;
+  const need = (gap: number): number | null =>
+    repeatsToResolve({ mean: gap, sd: sigma * gap, n: 2 }, { mean: 1, sd: sigma, n: 2 });
+  const [few, many] = [need(1.09), need(1.07)];
+  const text = (n: number | null): string => (n === null ? 'over 1,000' : String(n));
+  return `${few === many ? text(few) : `${text(few)}–${text(many)}`} (the study's 7–9%)`;
+}
+
 /** The thread pool what-if varies thread_handling on purpose; it is not a confounder. */
 const STUDIED_PARAMETERS = ['thread_handling'];
 
@@ -1238,7 +1365,7 @@ export function threadSweepSentences(f: ThreadSweepFindings): string[] {
       `${s.label}: ` +
         s.variants.map((v) => fallOffText(v, s)).join('; ') +
         ` (fall-off: below 90% of the peak` +
-        (unjudged ? '; one repeat a point: run-to-run noise not measured, so no fall-off is judged beyond it' : '') +
+        (unjudged ? '; *: within-run intervals only, one repeat a point, so run-to-run noise is not in them' : '') +
         `).`,
     );
   }
@@ -1293,7 +1420,7 @@ function noiseTable(f: ThreadSweepFindings): TableBlock | null {
     const wide = p.widest;
     const behind =
       wide !== null && wide.sweep === n.sweep && higher === n.higher && lower === n.lower
-        ? outlierText(noiseOutlier(f, n))
+        ? outlierText(noiseOutlier(f.sweeps, n))
         : '';
     return [
       pair,
@@ -1306,15 +1433,17 @@ function noiseTable(f: ThreadSweepFindings): TableBlock | null {
     ...(aa === null || aa.higher !== n.higher || aa.lower !== n.lower
       ? [row(`${n.higher} / ${n.lower} (ran alike${n.sweep !== null ? ` in ${n.sweep}` : ' here'})`, n.higher, n.lower)]
       : []),
-    ...(aa !== null ? [row(`${aa.higher} / ${aa.lower} (A/A pair: one server here)`, aa.higher, aa.lower)] : []),
+    ...(aa !== null
+      ? [row(`${aa.higher} / ${aa.lower} (A/A pair: identical servers, run separately)`, aa.higher, aa.lower)]
+      : []),
   ];
   return {
     title: "This run's noise: score ratios of servers that ran alike",
     head: ['pair', 'overall score ratio', 'widest workload score ratio'],
     rows,
     notes: [
-      `The sentences judge against the widest of these, ${pct(n.ratio, 1)}, so that one repeat judges nothing ` +
-        'it cannot; ratios are higher over lower score.',
+      `The sentences judge against the widest of these, ${pct(n.ratio, 1)}: single-run differences smaller ` +
+        'than this are not called real; ratios are higher over lower score.',
     ],
   };
 }
@@ -1391,19 +1520,22 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
     (judged
       ? `: ${verdictText(f.ranking.ratio, true)}`
       : lead !== null
-        ? `: most likely its commit settings (${COMMIT_LEAD_CAVEAT}); ${commitLeadEvidence(lead)}`
+        ? `: most likely its commit settings (${commitLeadCaveat(f)}); ${commitLeadEvidence(lead)}`
         : noise !== null
           ? `; one repeat cannot resolve a ranking (servers that ran alike here differ up to ${pct(noise.ratio, 1)})`
           : '; one repeat cannot resolve a ranking');
-  const pools = f.threadPool.map(
-    (tp) =>
+  const moved = pointPools(f);
+  const pools = f.threadPool.map((tp) => {
+    const m = moved.find((x) => x.pool === tp.pool);
+    return (
       `${tp.pool} ${pct(tp.ratio.estimate, 1)} of ${tp.perConnection}` +
       (!judged && noise !== null && tp.ratio.estimate !== null
-        ? insideNoise(tp.ratio.estimate, noise)
-          ? ' (inside the noise)'
-          : ' (outside the noise)'
-        : ''),
-  );
+        ? ` (${insideNoise(tp.ratio.estimate, noise) ? 'inside' : 'outside'} the noise` +
+          (m !== undefined ? `; ${pct(m.ratio, 1)} without the one point behind it` : '') +
+          ')'
+        : '')
+    );
+  });
   const poolAnswer =
     pools.length === 0
       ? 'not testable here: no pair differing only in thread_handling'
@@ -1439,7 +1571,9 @@ function studyFoundTable(f: ThreadSweepFindings): TableBlock | null {
         'the headline: cloud RDS 1.6x self-built (self-managed here)',
         local
           ? 'not testable locally: the cloud offerings and self-managed are one MariaDB on this machine, so ' +
-            `their score ratio shows parameters and run order, not the offerings; ${aws}`
+            'their score ratio shows parameters and run order, not the offerings; the AWS run tests only AWS ' +
+            "offerings against self-managed, not the study's 1.6x (another provider's general-purpose tier against " +
+            'self-built MySQL)'
           : 'see the score table (the cloud variants against self-managed)',
       ],
       ['a ranking of offerings by a 100-point score', ranking],
@@ -1520,11 +1654,15 @@ function longNote(f: ThreadSweepFindings, marked: boolean): string[] {
   if (ls.length === 0) return [];
   return [
     `${marked ? '†: t' : 'T'}he ${ls.map((l) => thousands(l.threads)).join('- and ')}-thread steps took ` +
-      ls.map((l) => `${l.lowS.toFixed(0)}–${l.highS.toFixed(0)} s for ${l.plannedS} s planned`).join(', ') +
+      ls.map((l) => `${secondsRange(l.lowS, l.highS)} s for ${l.plannedS} s planned`).join(', ') +
       ' (connecting and draining threads): not a steady state, yet in every score, peak and fall-off here' +
       (marked ? '.' : ' (marked † in the TPS per thread count).'),
   ];
 }
+
+/** "10–13", or "20" when both ends round alike. */
+const secondsRange = (lo: number, hi: number): string =>
+  lo.toFixed(0) === hi.toFixed(0) ? lo.toFixed(0) : `${lo.toFixed(0)}–${hi.toFixed(0)}`;
 
 /** What the fall-off column's intervals are, for the kinds the table holds. */
 function fallOffIntervalNote(f: ThreadSweepFindings): string {
@@ -1536,6 +1674,27 @@ function fallOffIntervalNote(f: ThreadSweepFindings): string {
       : []),
   ];
   return kinds.length === 0 ? '' : `Its ratio to the peak has an interval ${kinds.join('; or, ')}. `;
+}
+
+/**
+ * What each thread count weighs in the score: one point of the counts run, so with a thinned sweep the
+ * most threads (long steps, not a steady state) are a large share; the last column leaves them out.
+ */
+function weightNote(f: ThreadSweepFindings): string[] {
+  const w = f.withoutTop;
+  if (w == null) return [];
+  const run = f.threadCounts.length;
+  const study = run + f.caveats.threadsNotRun.length;
+  const moves =
+    w.overall.map((o) => o.variant).join() !== f.overall.map((o) => o.variant).join()
+      ? 'it changes the order'
+      : 'the order stays';
+  return [
+    `Each thread count run weighs the same: ${run} here (${f.threadCounts.map(thousands).join(', ')})` +
+      (study > run ? `, not the study's ${study}` : '') +
+      `, so the ${thousands(w.threads)}-thread step is 1/${run} of every score; without it (last score column) ` +
+      `${moves}.`,
+  ];
 }
 
 export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): ReportSection {
@@ -1726,10 +1885,11 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
       `${tp.pool} / ${tp.perConnection} (thread pool)`,
       scoreRatioCell(tp.ratio),
       coversText(tp.ratio),
-      '-',
+      tp.ratio.interval?.covers !== 'run-to-run' && f.noise != null ? studyGapRepeats(f.noise.ratio) : '-',
     ]),
   ];
   const noise = noiseTable(f);
+  const withoutTop = f.withoutTop ?? null;
   const anyRatioCi = [...(f.ranking !== null ? [f.ranking.ratio] : []), ...f.threadPool.map((tp) => tp.ratio)].some(
     (r) => r.interval?.covers === 'run-to-run',
   );
@@ -1747,6 +1907,7 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
               'variant',
               ...f.sweeps.map((s) => s.label),
               'overall',
+              ...(withoutTop !== null ? [`overall without ${thousands(withoutTop.threads)} threads`] : []),
               ...(f.runOrder !== null ? [f.runOrder.interleaved ? 'ran (UTC)' : 'ran (order, UTC)'] : []),
             ],
             rows: f.overall.map((o) => [
@@ -1760,12 +1921,18 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
                   : '-';
               }),
               o.score.toFixed(1),
+              ...(withoutTop !== null
+                ? [withoutTop.overall.find((x) => x.variant === o.variant)?.score.toFixed(1) ?? '-']
+                : []),
               ...(f.runOrder !== null ? [windowCell(f.runOrder, o.variant)] : []),
             ]),
-            numeric: f.sweeps.map((_, i) => i + 1).concat([f.sweeps.length + 1]),
+            numeric: f.sweeps
+              .map((_, i) => i + 1)
+              .concat([f.sweeps.length + 1], withoutTop !== null ? [f.sweeps.length + 2] : []),
             notes: [
               ...leftOutScoreNote(f),
               ...longNote(f, false),
+              ...weightNote(f),
               'A failed thread count counts as 0; ' +
                 clientBoundScoreText(f) +
                 ' ' +
@@ -1792,9 +1959,15 @@ export function threadSweepSection(f: ThreadSweepFindings, ctx?: Context): Repor
                   notes: [
                     anyRatioCi
                       ? 'Welch interval over the repeats.'
-                      : 'Repeats a side to resolve: how many repeats of each variant a Welch 95% interval would ' +
-                        'need to exclude 100%, if each run wandered as much as the noise says (a run’s log ' +
-                        'spread ln(noise)/√2); computed for the best two only (-: not computed).',
+                      : 'Not judged: one run a side gives no run-to-run spread to build an interval from, however ' +
+                        'wide the gap. Repeats a side to resolve: how many repeats of each variant a Welch 95% ' +
+                        'interval would need to exclude 100%, if each run wandered as much as the noise says (a ' +
+                        'run’s log spread ln(noise)/√2): for the best two their own gap, for the thread pools the ' +
+                        "study's 7–9% (-: not computed)." +
+                        (commitLead(f) !== null && f.ranking !== null
+                          ? ` Even resolved, the best two's gap would measure ${f.ranking.best}'s commit settings, ` +
+                            'not the offering.'
+                          : ''),
                   ],
                 },
               ]
