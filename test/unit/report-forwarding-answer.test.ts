@@ -355,8 +355,11 @@ describe("S3's answer", () => {
     const { section, answer } = analyzed(levelsRun([0, 0, 0]));
     // Assert: TPS, average and p95 each with their own ratio (190/224, 166/141, 293/298)
     const line = section.answer!.lines.find((l) => l.startsWith('Consistency levels'))!;
-    expect(line).toMatch(/SESSION 190 TPS \(85%, [^)]+\), 166 ms average \(118%\), 293 ms p95 \(98%, [^)]+\)/);
-    expect(line).toMatch(/GLOBAL 151 TPS \(67%, lower in this run\)/);
+    expect(line).toMatch(/TPS EVENTUAL 224, SESSION 190 \(85%, [^)]+\), GLOBAL 151 \(67%, lower in this run\)/);
+    expect(line).toMatch(/average EVENTUAL 141 ms, SESSION 166 \(118%\)/);
+    expect(line).toMatch(/p95 EVENTUAL 298 ms, SESSION 293 \(98%, [^)]+\)/);
+    // The one-repeat caveat reads once, without a doubled noun.
+    expect(line).not.toMatch(/differences? below differences/);
     expect(answer).not.toMatch(/not judged/);
     // The verdict each ratio carries is its table cell's.
     const table = section.answer!.tables.find((t) => t.title.startsWith('Read consistency'))!;
@@ -370,6 +373,27 @@ describe("S3's answer", () => {
       const cell = table.rows.find((r) => r[0] === level)![table.head.indexOf(col)]!;
       expect(line).toContain(`${cell.replace(/ .*$/, '')}, ${words(cell)})`);
     }
+  });
+
+  it("quotes each level's p50 beside its p95, and says when they move opposite ways", () => {
+    // Arrange: the median rises with the level (100, 122, 133 ms) while the p95 falls (300, 250, 240 ms).
+    const data = levelsRun([0, 0, 0]);
+    const p50 = [100, 122, 133];
+    const p95 = [300, 250, 240];
+    const steps = data.steps.map((s, i) => ({ ...s, lat_p50_ms: p50[i]!, lat_pct_ms: p95[i]! }));
+    const intervals = new Map(
+      [...data.intervals].map(([k, v], i) => [k, v.map((x) => ({ ...x, lat_pct_ms: p95[i]! * (x.lat_pct_ms / 10) }))]),
+    );
+    // Act
+    const { section } = analyzed({ ...data, steps, intervals });
+    // Assert: the Answer quotes the p50 with its ratio, not the p95 alone.
+    const line = section.answer!.lines.find((l) => l.startsWith('Consistency levels'))!;
+    expect(line).toContain('p50 EVENTUAL 100.00 ms, SESSION 122.00 (122%), GLOBAL 133.00 (133%)');
+    expect(line).toContain("the p50 rose and the p95 fell, so neither alone is the levels' latency cost");
+    // The same figures in the table's p50 column.
+    const table = section.answer!.tables.find((t) => t.title.startsWith('Read consistency'))!;
+    const col = table.head.indexOf('p50 ms (vs EVENTUAL)');
+    expect(table.rows.map((r) => r[col])).toEqual(['100.00', '122.00 (122%)', '133.00 (133%)']);
   });
 
   /** A local run (the emulation): rw and wo on writer and reader at 32 threads, and a 2-reader scale-out at 64. */

@@ -157,6 +157,10 @@ interface ConsistencyLevel extends Lag {
   readonly avgFromTps: boolean;
   /** p99 over p50 (means over the repeats): how widely the level's times vary; null when not measured. */
   readonly spread: number | null;
+  /** The median latency, ms (mean over the repeats; no interval from one run); null when not measured. */
+  readonly p50Ms: number | null;
+  /** p50 over EVENTUAL's; null for EVENTUAL itself or when either is not measured. */
+  readonly p50Cost: number | null;
 }
 
 export interface ForwardingFindings {
@@ -213,6 +217,12 @@ function spreadOf(g: StepGroup): number | null {
   if (rows.length === 0 || rows.length < g.ok.length) return null;
   const m = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return m(rows.map((r) => r.lat_p99_ms!)) / m(rows.map((r) => r.lat_p50_ms!));
+}
+
+/** The median latency, the mean over the successful repeats; null when a repeat lacks it. */
+function p50Of(g: StepGroup): number | null {
+  const xs = g.ok.map((r) => r.lat_p50_ms).filter((v): v is number => typeof v === 'number' && v > 0);
+  return xs.length === 0 || xs.length < g.ok.length ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
 /**
@@ -404,6 +414,8 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
               checks: measured.reduce((a, r) => a + r.read_back_checks!, 0),
             },
       spread: spreadOf(g),
+      p50Ms: p50Of(g),
+      p50Cost: vsEventual && p50Of(g) !== null && p50Of(eventual) ? p50Of(g)! / p50Of(eventual)! : null,
       ...replicaLagOf(ctx, g),
     };
   });
@@ -785,7 +797,7 @@ function sayOnce(lines: readonly string[]): string[] {
     line.replace(ONE_REPEAT, (m: string, lead?: string, tail?: string) => {
       if (!said) {
         said = true;
-        return m.replace(/cannot resolve (these|this) /, 'cannot resolve $1 or any difference below ');
+        return m.replace(/cannot resolve (these|this)(?: differences)? /, 'cannot resolve $1 or any difference below ');
       }
       if (lead !== undefined && tail === '.') return '.';
       return lead === undefined && tail === '; ' ? '' : m;
@@ -874,13 +886,35 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
       return ` (${apart ? ratioText(r, 0) : pct(r.estimate, 0)}, ${words})`;
     };
     const p = `p${f.latencyPercentile}`;
-    const levelText = (c: ConsistencyLevel): string =>
-      `${c.level} ${shown(c.tps)} TPS${against(c.tpsCost, true)}, ` +
-      // An average that is threads / TPS restates the TPS ratio: the table keeps it, the Answer does not.
-      (c.avgFromTps ? '' : `${shown(c.avgMs)} ms average${against(c.avgCost, false)}, `) +
-      `${shown(c.tailMs)} ms ${p}${against(c.tailCost, false)}`;
     const ev = f.consistency.find((c) => c.tailCost === null);
-    const levels = [...(ev !== undefined ? [ev] : []), ...costs].map(levelText).join('; ');
+    const all = [...(ev !== undefined ? [ev] : []), ...costs];
+    // Each metric across the levels, so none is quoted where another points the other way: TPS, the average
+    // (only when it is not threads / TPS again), the median and the tail.
+    const metric = (name: string, unit: string, of: (c: ConsistencyLevel) => string): string =>
+      `${name} ${all.map((c, i) => `${c.level} ${of(c)}${i === 0 ? unit : ''}`).join(', ')}`;
+    const withP50 = all.every((c) => c.p50Ms !== null);
+    const metrics = [
+      metric('TPS', '', (c) => `${shown(c.tps)}${against(c.tpsCost, true)}`),
+      ...(all.some((c) => c.avgFromTps)
+        ? []
+        : [metric('average', ' ms', (c) => `${shown(c.avgMs)}${against(c.avgCost, false)}`)]),
+      ...(withP50
+        ? [metric('p50', ' ms', (c) => `${fixed(c.p50Ms!, 2)}${c.p50Cost !== null ? ` (${pct(c.p50Cost, 0)})` : ''}`)]
+        : []),
+      metric(p, ' ms', (c) => `${shown(c.tailMs)}${against(c.tailCost, false)}`),
+    ];
+    // The median and the tail moving apart is the finding: neither alone is the level's latency cost.
+    const apartWays =
+      withP50 &&
+      costs.length > 0 &&
+      (costs.every((c) => c.p50Cost! > 1 && c.tailCost!.estimate !== null && c.tailCost!.estimate < 1) ||
+        costs.every((c) => c.p50Cost! < 1 && c.tailCost!.estimate !== null && c.tailCost!.estimate > 1));
+    const levels =
+      metrics.join('; ') +
+      (apartWays
+        ? `: the p50 ${costs[0]!.p50Cost! > 1 ? 'rose' : 'fell'} and the ${p} ` +
+          `${costs[0]!.p50Cost! > 1 ? 'fell' : 'rose'}, so neither alone is the levels' latency cost`
+        : '');
     const staleText2 =
       stale.length > 0
         ? ` Stale reads after the session's own write: ` +
@@ -889,7 +923,7 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
         : '';
     // One bullet with the lag it ran at: the page folds an Answer past five, and the lag is what reads it.
     out.push(
-      `Consistency levels at ${uniqueInOrder(f.consistency.map((c) => c.threads)).join('/')} threads, each ` +
+      `Consistency levels at ${uniqueInOrder(f.consistency.map((c) => c.threads)).join('/')} threads, ` +
         `against EVENTUAL's figure: ${levels}` +
         (oneRun
           ? '; 1 repeat cannot resolve these differences (run 2+ repeats to measure the run-to-run noise).'
@@ -1141,6 +1175,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       ],
     });
   }
+  const withP50 = f.consistency.length > 0 && f.consistency.every((c) => c.p50Ms !== null);
   if (f.consistency.length > 0)
     answerTables.push({
       title: 'Read consistency: the latency cost of each level and the stale reads it prevents',
@@ -1151,6 +1186,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         'TPS vs EVENTUAL',
         'avg ms',
         'avg ms vs EVENTUAL',
+        ...(withP50 ? ['p50 ms (vs EVENTUAL)'] : []),
         pctName,
         `${pctName} vs EVENTUAL`,
         'p99/p50',
@@ -1165,6 +1201,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         c.tpsCost ? cell(c.tpsCost, true, 0) : '-',
         rangeText(c.avgMs),
         c.avgCost ? cell(c.avgCost, false, 0) : '-',
+        ...(withP50 ? [`${fixed(c.p50Ms!, 2)}${c.p50Cost !== null ? ` (${pct(c.p50Cost, 0)})` : ''}`] : []),
         rangeText(c.tailMs),
         c.tailCost ? cell(c.tailCost, false, 0) : '-',
         c.spread !== null ? `${fixed(c.spread, 1)}×` : 'not measured',
@@ -1174,8 +1211,13 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
           : 'not measured',
         staleText(c.staleReads) ?? 'not measured',
       ]),
-      numeric: [1, 2, 4, 5, 6, 8, 9, 10],
+      numeric: withP50 ? [1, 2, 4, 5, 6, 7, 9, 10, 11] : [1, 2, 4, 5, 6, 8, 9, 10],
       notes: [
+        ...(withP50
+          ? [
+              'p50: the median of the step’s latency histogram (the Latency percentiles table’s); one run gives it no interval.',
+            ]
+          : []),
         'p99/p50: the step’s 99th percentile over its median (means over the repeats): how widely its times vary.',
         'Stale reads: each transaction writes a marker row and reads it back in the same session after commit ' +
           '(rw_consistency.lua); a read that does not see the write is stale.',
