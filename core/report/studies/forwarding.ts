@@ -899,7 +899,7 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
         ? []
         : [metric('average', ' ms', (c) => `${shown(c.avgMs)}${against(c.avgCost, false)}`)]),
       ...(withP50
-        ? [metric('p50', ' ms', (c) => `${fixed(c.p50Ms!, 2)}${c.p50Cost !== null ? ` (${pct(c.p50Cost, 0)})` : ''}`)]
+        ? [metric('p50', ' ms', (c) => `${fixed(c.p50Ms, 2)}${c.p50Cost !== null ? ` (${pct(c.p50Cost, 0)})` : ''}`)]
         : []),
       metric(p, ' ms', (c) => `${shown(c.tailMs)}${against(c.tailCost, false)}`),
     ];
@@ -1201,7 +1201,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         c.tpsCost ? cell(c.tpsCost, true, 0) : '-',
         rangeText(c.avgMs),
         c.avgCost ? cell(c.avgCost, false, 0) : '-',
-        ...(withP50 ? [`${fixed(c.p50Ms!, 2)}${c.p50Cost !== null ? ` (${pct(c.p50Cost, 0)})` : ''}`] : []),
+        ...(withP50 ? [`${fixed(c.p50Ms, 2)}${c.p50Cost !== null ? ` (${pct(c.p50Cost, 0)})` : ''}`] : []),
         rangeText(c.tailMs),
         c.tailCost ? cell(c.tailCost, false, 0) : '-',
         c.spread !== null ? `${fixed(c.spread, 1)}×` : 'not measured',
@@ -1215,7 +1215,8 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       notes: [
         ...(withP50
           ? [
-              'p50: the median of the step’s latency histogram (the Latency percentiles table’s); one run gives it no interval.',
+              'p50: the median of the step’s latency histogram (as in the Latency percentiles table); ' +
+                'one run gives it no interval.',
             ]
           : []),
         'p99/p50: the step’s 99th percentile over its median (means over the repeats): how widely its times vary.',
