@@ -461,13 +461,8 @@ function shareWords(v: ReadShareVerdict): { text: string; tail: string } {
     return v.winsFrom === top && v.tried.length > 1
       ? { text: `at ${readShareLabel(top)} only, the highest share tried`, tail: '' }
       : { text: `from ${readShareLabel(v.winsFrom)} up`, tail: '' };
-  if (v.consistentFrom !== null) {
-    const rest = v.tried.filter((s) => s > v.consistentFrom! && !v.wins.includes(s));
-    return {
-      text: `at ${labels(v.wins)}, with ${labels(rest)} about level but not resolved`,
-      tail: `: consistent with a threshold at ${readShareLabel(v.consistentFrom)}`,
-    };
-  }
+  // A win at one share with the higher shares at its level but within the noise: one cell, not a threshold.
+  if (v.consistentFrom !== null) return { text: `at ${labels(v.wins)} only`, tail: '' };
   if (v.wins.length > 0) {
     const not = v.tried.filter((s) => !v.wins.includes(s) && s > Math.min(...v.wins));
     return { text: `at ${labels(v.wins)} but not ${labels(not)}`, tail: '' };
@@ -475,7 +470,7 @@ function shareWords(v: ReadShareVerdict): { text: string; tail: string } {
   return { text: 'at no share', tail: '' };
 }
 
-/** Each distinct reading once, with the thread counts it holds for: "at 80:20 ... (32, 64 threads): ...". */
+/** Each distinct reading once, with the thread counts it holds for: "at 80:20 only (32, 64 threads); ...". */
 function sharesInRun(shares: readonly ReadShareVerdict[]): string {
   const groups: { text: string; tail: string; threads: number[] }[] = [];
   for (const v of shares) {
@@ -484,8 +479,43 @@ function sharesInRun(shares: readonly ReadShareVerdict[]): string {
     if (g) g.threads.push(v.threads);
     else groups.push({ ...w, threads: [v.threads] });
   }
-  return groups.map((g) => `${g.text} (${g.threads.join(', ')} threads)${g.tail}`).join('; ');
+  return groups.map((g) => `${g.text} (${g.threads.join(', ')} threads)${g.tail}`).join('; ') + unresolvedAbove(shares);
 }
+
+/**
+ * The shares above a single win that stayed within the noise, with their figures: "90:10 at 32, 64 threads 111%,
+ * 108%, interval includes 100%" (a point estimate as high as the win's is not a win).
+ */
+function unresolvedAbove(shares: readonly ReadShareVerdict[]): string {
+  const cells = shares.flatMap((v) =>
+    v.consistentFrom === null
+      ? []
+      : v.ratios
+          .filter((r) => r.share > v.consistentFrom! && r.ratio.direction === 'within-noise')
+          .map((r) => ({ share: r.share, threads: v.threads, ratio: r.ratio })),
+  );
+  const byShare = uniqueInOrder(cells.map((c) => c.share)).sort((a, b) => a - b);
+  if (byShare.length === 0) return '';
+  return (
+    '; ' +
+    byShare
+      .map((sh) => {
+        const of = cells.filter((c) => c.share === sh);
+        return (
+          `${readShareLabel(sh)} at ${of.map((c) => c.threads).join(', ')} threads ` +
+          of.map((c) => pct(c.ratio.estimate, 0)).join(', ')
+        );
+      })
+      .join('; ') +
+    `, interval includes 100%`
+  );
+}
+
+/** No thread count wins from a share below the top one up: the grid resolves no threshold in this run. */
+const noThreshold = (shares: readonly ReadShareVerdict[]): boolean =>
+  shares.some((v) => v.wins.length > 0) &&
+  !shares.every(isScattered) &&
+  !shares.some((v) => v.winsFrom !== null && v.winsFrom < Math.max(...v.tried));
 
 /**
  * The read-share finding, once, from the same verdicts the grid shows: from one repeat it cannot be
@@ -510,8 +540,8 @@ function readShareWins(shares: readonly ReadShareVerdict[]): string {
   if (!shares.every((v) => v.runToRun))
     return (
       `Read share (reads:writes) from which the reader wins: 1 repeat cannot resolve the grid's ratios ` +
-      `(run 2+ repeats to measure the run-to-run noise); in this run the reader was higher (interval above ` +
-      `100%) ${sharesInRun(shares)}` +
+      `(run 2+ repeats to measure the run-to-run noise); ${noThreshold(shares) ? 'no threshold resolved; ' : ''}` +
+      `in this run the reader was higher (interval above 100%) ${sharesInRun(shares)}` +
       `${scatteredText(shares, ': scattered cells, not a threshold')}.`
     );
   const per = shares.map((v) => {
@@ -973,12 +1003,15 @@ function globalInputs(f: ForwardingFindings, global: ConsistencyLevel) {
 function studyShareVerdict(shares: readonly ReadShareVerdict[]): string {
   const oneRun = !shares.every((v) => v.runToRun);
   const parts = shares.map((v) => {
-    const from = v.winsFrom ?? v.consistentFrom;
     if (v.threads <= 32) {
       // "超过 7:3": the shares past the 70:30 column (≈70:30 itself is the study's 70:30, point_selects 10).
       const predicted = v.tried.filter((s) => Math.round(s * 10) > 7).sort((a, b) => a - b)[0];
       if (v.wins.length === 0) return `${v.threads} threads not resolved`;
-      return from !== null && from === predicted ? `${v.threads} threads agrees` : `${v.threads} threads contradicts`;
+      if (v.winsFrom !== null && v.winsFrom === predicted) return `${v.threads} threads agrees`;
+      // Wins only above 70:30 but not at every share there: the direction the study saw, not its threshold.
+      return v.wins.every((s) => Math.round(s * 10) > 7)
+        ? `${v.threads} threads partly agrees (higher at ${labels(v.wins)} only)`
+        : `${v.threads} threads contradicts`;
     }
     return v.wins.length === 0
       ? `${v.threads} threads agrees`
@@ -1016,7 +1049,8 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
       controls: f.pairs.filter((p) => p.control).map((p) => ({ ...p, server: serverRatio(p) })),
       shares:
         f.readShares.length > 0
-          ? sharesInRun(f.readShares) +
+          ? (noThreshold(f.readShares) ? 'no threshold resolved; ' : '') +
+            `the reader was higher (interval above 100%) ${sharesInRun(f.readShares)}` +
             scatteredText(f.readShares, ': scattered, no threshold') +
             trendText(f.readShares)
           : null,
