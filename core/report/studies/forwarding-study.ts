@@ -82,9 +82,7 @@ function scaleOutRun(rows: StudyInputs['scaleOut'], local: boolean): { run: stri
   // Higher only below 70:30 with the shares above it within the noise: no pattern, not the study's reversed.
   const none = low && rows.some((x) => x.readShare! > 0.7 && x.vsWriter !== null && !apart(x.vsWriter));
   return {
-    run:
-      `higher in this run only at ${higher.map((x) => x.share).join(', ')}` +
-      (none ? ', above 70:30 within its noise: no pattern resolved' : ''),
+    run: none ? ': no pattern resolved' : '',
     verdict: local
       ? 'not comparable: on one machine a second reader adds no capacity'
       : none
@@ -104,8 +102,11 @@ function staleVerdict(stale: StudyInputs['stale']): string {
 /** The study: GLOBAL's query times vary with the replica's lag, EVENTUAL's (local reads) are stable. */
 function globalRow(g: NonNullable<StudyInputs['global']>, cell: Cell): [string, string] | null {
   const parts: string[] = [];
-  if (g.avg?.estimate != null) parts.push(`avg ${pct(g.avg.estimate, 0)} ${cell(g.avg, false)}`);
-  if (g.tail?.estimate != null) parts.push(`p${g.percentile} ${pct(g.tail.estimate, 0)} ${cell(g.tail, false)}`);
+  // "119% of EVENTUAL's", not "119% higher": the figure is the ratio, the verdict its direction.
+  const of = (name: string, r: RatioFinding): string =>
+    `${name} ${pct(r.estimate, 0)} of EVENTUAL’s (${cell(r, false)})`;
+  if (g.avg?.estimate != null) parts.push(of('avg', g.avg));
+  if (g.tail?.estimate != null) parts.push(of(`p${g.percentile}`, g.tail));
   if (parts.length === 0 && g.spread === null) return null;
   const spread =
     g.spread !== null ? `; p99/p50 GLOBAL ${fixed(g.spread.global, 1)}×, EVENTUAL ${fixed(g.spread.eventual, 1)}×` : '';
@@ -120,7 +121,21 @@ function globalRow(g: NonNullable<StudyInputs['global']>, cell: Cell): [string, 
         : g.spread.global > g.spread.eventual
           ? 'agrees in this run (1 repeat)'
           : 'contradicts in this run (1 repeat)';
-  return [`GLOBAL over EVENTUAL: ${parts.join(', ')}${spread}`, verdict];
+  return [`GLOBAL’s ${parts.join(', ')}${spread}`, verdict];
+}
+
+/** Every share's ratio over the writer, grouped by its cell's verdict in share order: "50:50 119%, 60:40 113% ...". */
+function scaleOutCells(rows: StudyInputs['scaleOut'], cell: Cell): string | null {
+  if (rows.some((x) => x.share === null || x.vsWriter?.estimate == null)) return null;
+  const groups: { words: string; items: string[] }[] = [];
+  for (const x of rows) {
+    const words = cell(x.vsWriter!, true);
+    const item = `${x.share} ${pct(x.vsWriter!.estimate, 0)}`;
+    const last = groups[groups.length - 1];
+    if (last?.words === words) last.items.push(item);
+    else groups.push({ words, items: [item] });
+  }
+  return groups.map((g) => `${g.items.join(', ')} ${g.words}`).join('; ');
 }
 
 const span = (rs: readonly RatioFinding[], cell: Cell): string => {
@@ -181,8 +196,8 @@ export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
   if (vsWriter.length > 0)
     rows.push([
       'scale-out: 2 readers x 32 threads raise the cluster’s TPS over the writer at 64 (reads above 70:30)',
-      `summed over the writer ${span(vsWriter, cell)}` +
-        (pattern !== null ? `, ${pattern.run}` : '') +
+      `summed over the writer${scaleOutCells(s.scaleOut, cell)?.replace(/^/, ': ') ?? ` ${span(vsWriter, cell)}`}` +
+        (pattern?.run ?? '') +
         (vsOne.length > 0 ? `; over 1 reader ${span(vsOne, cell)}` : ''),
       pattern?.verdict ??
         (s.local ? 'not comparable: on one machine a second reader adds no capacity' : 'see its table'),

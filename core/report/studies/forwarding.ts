@@ -709,6 +709,15 @@ function headline(f: ForwardingFindings): string | null {
         else groups.push({ label, threads: [v.threads] });
       }
     const shares = groups.map((g) => `${g.label} (${g.threads.join(', ')} threads)`);
+    // The scale-out's readers summed against the writer are a reader-vs-writer finding too.
+    const scaled = f.scaleOut.filter((s) => s.ratio?.direction === dir);
+    const scaledText =
+      scaled.length === 0
+        ? []
+        : [
+            `${scaled[0]!.readers} readers summed (scale-out) at ` +
+              scaled.map((s) => (s.readShare !== null ? readShareLabel(s.readShare) : s.workload)).join(', '),
+          ];
     return [
       ...uniqueInOrder(plain.filter((p) => p.ratio.direction === dir).map((p) => p.workload)).map(
         (w) =>
@@ -718,13 +727,20 @@ function headline(f: ForwardingFindings): string | null {
             .join(', ')} threads`,
       ),
       ...(shares.length > 0 ? [`read shares ${list(shares)}`] : []),
+      ...scaledText,
     ];
   };
   if (plain.length === 0 && f.readShares.length === 0) return null;
   const ahead = at('higher');
   const behind = at('lower');
   const oneRun = f.pairs.some((p) => p.ratio.interval?.covers === 'within-run');
-  const join = (xs: string[]): string => (xs.length === 2 ? `${xs[0]}, and ${xs[1]}` : list(xs));
+  // Items that hold commas and "and" of their own: three or more read apart with semicolons.
+  const join = (xs: string[]): string =>
+    xs.length === 2
+      ? `${xs[0]}, and ${xs[1]}`
+      : xs.length > 2
+        ? `${xs.slice(0, -1).join('; ')}; and ${xs[xs.length - 1]}`
+        : list(xs);
   return (
     (ahead.length === 0
       ? 'In this run the reader was not ahead of the writer at any setting'
