@@ -66,9 +66,9 @@ function compact(r: RatioFinding, higherIsBetter: boolean): string {
 const SERVER_RATIO_WORDS =
   "writer's own commits/s: the writer's CommitThroughput in the reader step over the writer step's, over the " +
   'seconds the load filled (without each window’s first and last datapoint and any below half the others’ ' +
-  'mean); in both steps every transaction commits once on the writer, so it checks sysbench’s ratio. The ' +
-  'server table’s plain means read a reader step low: its load starts later in its window (the emulation ' +
-  'first waits for the replica).';
+  'mean); in both steps every transaction commits once on the writer, so it is the server’s count of what ' +
+  'sysbench’s ratio counts. The server table’s plain means read a reader step low: its load starts later in ' +
+  'its window (the emulation first waits for the replica).';
 
 /** The within-run note in the words the cells use. */
 const WITHIN_RUN_WORDS =
@@ -1053,6 +1053,18 @@ function trendText(shares: readonly ReadShareVerdict[]): string {
   );
 }
 
+/** The rw pair whose writer step deadlocked most, for the study table's note on the split transaction. */
+function splitDeadlocksOf(f: ForwardingFindings): { threads: number; writer: number; reader: number } | null {
+  if (!f.localEmulation) return null;
+  const rw = f.pairs
+    .filter((p) => p.readShare === null && !p.control && p.test === 'oltp_read_write')
+    .filter((p) => p.writerSide.deadlocks !== null && p.readerSide.deadlocks !== null)
+    .sort((a, b) => b.writerSide.deadlocks! - a.writerSide.deadlocks!)[0];
+  return rw === undefined
+    ? null
+    : { threads: rw.threads, writer: rw.writerSide.deadlocks!, reader: rw.readerSide.deadlocks! };
+}
+
 function studyTableOf(f: ForwardingFindings): TableBlock {
   const global = f.consistency.find((c) => c.level.toUpperCase() === 'GLOBAL');
   const words = (r: RatioFinding, higherIsBetter: boolean): string => verdict(r, higherIsBetter);
@@ -1063,6 +1075,7 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
         .filter((p) => p.readShare === null && !p.control && p.test === 'oltp_read_write')
         .map((p) => ({ ...p, server: serverRatio(p) })),
       controls: f.pairs.filter((p) => p.control).map((p) => ({ ...p, server: serverRatio(p) })),
+      splitDeadlocks: splitDeadlocksOf(f),
       shares:
         f.readShares.length > 0
           ? (noThreshold(f.readShares) ? 'no threshold resolved; ' : '') +
@@ -1179,7 +1192,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         'writer TPS',
         'reader TPS',
         'reader/writer',
-        ...(serverCounted ? ["writer's own commits/s, reader/writer"] : []),
+        ...(serverCounted ? ["writer's own commits/s, reader/writer (reader step / writer step)"] : []),
       ],
       rows: stock.map((p) => [
         pairName(p),
@@ -1187,7 +1200,14 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         rangeText(p.writerTps),
         rangeText(p.readerTps),
         cell(p.ratio, true, 0),
-        ...(serverCounted ? [serverRatio(p) !== null ? pct(serverRatio(p), 0) : '-'] : []),
+        // The ratio with the two counts behind it, so the column can be checked like the TPS beside it.
+        ...(serverCounted
+          ? [
+              serverRatio(p) !== null
+                ? `${pct(serverRatio(p), 0)} (${num(p.readerSide.commits, 0)} / ${num(p.writerSide.commits, 0)})`
+                : '-',
+            ]
+          : []),
       ]),
       numeric: serverCounted ? [1, 2, 3, 4, 5] : [1, 2, 3, 4],
       notes: [
