@@ -1107,6 +1107,8 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
   );
 }
 
+const ANSWER_CHARTS = new Set(['fwd-threads', 'fwd-ratio']);
+
 export function forwardingSection(f: ForwardingFindings): ReportSection {
   // The scale-out line goes with its table in the evidence: the Answer keeps at most five sentences.
   const { answer: lines, scaleOut: scaleOutLine } = forwardingSentences(f);
@@ -1389,7 +1391,8 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
     ...base,
     findings: scaleOutLine,
     tables,
-    charts: charts.slice(1),
-    answer: { lines, tables: answerTables, charts: charts.slice(0, 1) },
+    // The rw and the read-share charts go with the Answer's tables (shown open); the rest with the evidence.
+    charts: charts.filter((c) => !ANSWER_CHARTS.has(c.id)),
+    answer: { lines, tables: answerTables, charts: charts.filter((c) => ANSWER_CHARTS.has(c.id)) },
   };
 }
