@@ -222,6 +222,22 @@ describe("S3's answer", () => {
     expect(row[2]).toBe('32 threads partly agrees (higher at 80:20 only) in this run (1 repeat)');
   });
 
+  it("puts the read-share chart with the Answer's grid, not in the folded evidence", () => {
+    // Act
+    const { section } = analyzed(
+      shareRun(
+        [
+          [4, 100, 100],
+          [16, 100, 112],
+        ],
+        0.02,
+      ),
+    );
+    // Assert
+    expect(section.answer!.charts.map((c) => c.id)).toContain('fwd-ratio');
+    expect(section.charts.map((c) => c.id)).not.toContain('fwd-ratio');
+  });
+
   it('names a win only at the highest share tried as that, not "from it up"', () => {
     // Arrange
     const data = shareRun(
