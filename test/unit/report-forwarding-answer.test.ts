@@ -223,16 +223,17 @@ describe("S3's answer", () => {
   });
 
   it("puts the read-share chart with the Answer's grid, not in the folded evidence", () => {
-    // Act
-    const { section } = analyzed(
-      shareRun(
-        [
-          [4, 100, 100],
-          [16, 100, 112],
-        ],
-        0.02,
-      ),
+    // Arrange: the stock rw pair (its chart comes first) and two read shares.
+    const data = shareRun(
+      [
+        [4, 100, 100],
+        [16, 100, 112],
+      ],
+      0.02,
     );
+    const rw = [step('rw-writer', 'writer', { tps: 200 }), step('rw-reader', 'reader', { tps: 210 })];
+    // Act
+    const { section } = analyzed({ ...data, steps: [...rw, ...data.steps] });
     // Assert
     expect(section.answer!.charts.map((c) => c.id)).toContain('fwd-ratio');
     expect(section.charts.map((c) => c.id)).not.toContain('fwd-ratio');
