@@ -328,6 +328,20 @@ describe("S3's study table and scale-out against the study's claims", () => {
     expect(notes).toContain("(the writer's deadlocks/s at rw t128: 9.65 in the writer step, 0.06 in the reader step)");
   });
 
+  it("answers the study's write-only latency claim with the control's p95s, as its table prints them", () => {
+    // Arrange: the control's writer step at 18.28 ms p95, its reader step at 19.65 ms.
+    const steps = planted.map((p) =>
+      p.workload.startsWith('wo-')
+        ? { ...p, extra: { lat_pct: 95, lat_pct_ms: p.target === 'writer' ? 18.28 : 19.65 } }
+        : p,
+    );
+    // Act
+    const latency = row(run(steps), 'write-only: the reader’s latency');
+    // Assert
+    expect(latency[1]).toBe('p95 ms writer vs reader: t32 18.28 vs 19.65');
+    expect(latency[2]).toBe('not comparable (both steps send every write to the writer)');
+  });
+
   it('gives each row a verdict: rw t128 ahead contradicts "behind above 32 threads"', () => {
     // Act
     const rw = row(run(planted), 'read-write');

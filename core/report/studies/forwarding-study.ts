@@ -20,7 +20,14 @@ export interface StudyInputs {
     /** The writer's own commits/s, reader step over writer step (forwarding-confounds.ts); null: not measured. */
     readonly server?: number | null;
   }[];
-  readonly controls: readonly { readonly threads: number; readonly ratio: RatioFinding }[];
+  readonly controls: readonly {
+    readonly threads: number;
+    readonly ratio: RatioFinding;
+    /** The writer and reader steps' latency percentile, as the Writer vs reader table prints it. */
+    readonly latency?: { readonly writer: string; readonly reader: string } | null;
+  }[];
+  /** The latency percentile the tables print (95). */
+  readonly percentile?: number;
   /** Locally, the rw pair whose writer step deadlocked most: the writer's deadlocks/s in each step; null: none. */
   readonly splitDeadlocks?: { readonly threads: number; readonly writer: number; readonly reader: number } | null;
   /** Where the reader was higher, per thread count, in the Answer's words. */
@@ -194,6 +201,15 @@ export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
         ? 'agrees in this run'
         : 'not resolved',
   ]);
+  // The study's write-only latency claim ("latency 差距显著"), against the control's figures.
+  const lat = controls.filter((x) => x.latency != null);
+  if (s.local && lat.length > 0)
+    rows.push([
+      'write-only: the reader’s latency clearly higher than the writer’s (“latency 差距显著”)',
+      `p${s.percentile ?? 95} ms writer vs reader: ` +
+        lat.map((x) => `t${x.threads} ${x.latency!.writer} vs ${x.latency!.reader}`).join('; '),
+      'not comparable (both steps send every write to the writer)',
+    ]);
   if (s.shares !== null)
     rows.push([
       // The study's own words: 32 threads "读比例在超过 7:3 之后，读节点的效率会相比写节点更高"; 64 and 128

@@ -1074,7 +1074,20 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
       rw: f.pairs
         .filter((p) => p.readShare === null && !p.control && p.test === 'oltp_read_write')
         .map((p) => ({ ...p, server: serverRatio(p) })),
-      controls: f.pairs.filter((p) => p.control).map((p) => ({ ...p, server: serverRatio(p) })),
+      controls: f.pairs
+        .filter((p) => p.control)
+        .map((p) => ({
+          ...p,
+          server: serverRatio(p),
+          latency:
+            p.writerLatency.value !== null && p.readerLatency.value !== null
+              ? {
+                  writer: rangeText({ ...p.writerLatency, interval: null }),
+                  reader: rangeText({ ...p.readerLatency, interval: null }),
+                }
+              : null,
+        })),
+      percentile: f.latencyPercentile,
       splitDeadlocks: splitDeadlocksOf(f),
       shares:
         f.readShares.length > 0
