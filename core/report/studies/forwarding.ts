@@ -514,7 +514,8 @@ function unresolvedAbove(shares: readonly ReadShareVerdict[]): string {
 /** No thread count wins from a share below the top one up: the grid resolves no threshold in this run. */
 const noThreshold = (shares: readonly ReadShareVerdict[]): boolean =>
   shares.some((v) => v.wins.length > 0) &&
-  !shares.every(isScattered) &&
+  // Scattered cells say "not a threshold" themselves.
+  !shares.some(isScattered) &&
   !shares.some((v) => v.winsFrom !== null && v.winsFrom < Math.max(...v.tried));
 
 /**
