@@ -141,10 +141,14 @@ describe("S3's answer", () => {
   });
 
   /** One repeat per share at 64 threads; per-interval TPS swing by `wobble` in slow waves batch means keep. */
-  function shareRun(pairs: readonly (readonly [number, number, number, number?])[], wobble: number): RunData {
+  function shareRun(
+    pairs: readonly (readonly [number, number, number, number?])[],
+    wobble: number,
+    threads = 64,
+  ): RunData {
     const steps = pairs.flatMap(([ps, w, r]) => [
-      step(`ps${ps}-writer`, 'writer', { threads: 64, tps: w }),
-      step(`ps${ps}-reader`, 'reader', { threads: 64, tps: r }),
+      step(`ps${ps}-writer`, 'writer', { threads, tps: w }),
+      step(`ps${ps}-reader`, 'reader', { threads, tps: r }),
     ]);
     // A pair's own fourth figure, when given, is its wobble: a wider interval at one share than the others.
     const wobbleOf = (s: StepResult): number => pairs.find(([ps]) => s.step_id.startsWith(`ps${ps}-`))?.[3] ?? wobble;
@@ -160,7 +164,7 @@ describe("S3's answer", () => {
     return { ...runData(steps, spec), intervals };
   }
 
-  it('calls a win at 80:20 with 90:10 level but wider consistent with a threshold, against the study', () => {
+  it('calls a win at 80:20 with 90:10 as high but within the noise no threshold, with 90:10 figure', () => {
     // Arrange: one repeat at 64 threads; 80:20 112% with a narrow interval, 90:10 111% with a wide one.
     const data = shareRun(
       [
@@ -177,10 +181,12 @@ describe("S3's answer", () => {
     expect(f.readShares[0]!.wins).toEqual([0.8]);
     expect(f.readShares[0]!.consistentFrom).toBe(0.8);
     const line = section.answer!.lines.find((l) => l.startsWith('Read share'))!;
+    // One cell clear of 100% resolves no threshold; 90:10's figure is given with its interval's verdict.
     expect(line).toContain(
-      'at 80:20, with 90:10 about level but not resolved (64 threads): consistent with a threshold at 80:20.',
+      'no threshold resolved; in this run the reader was higher (interval above 100%) at 80:20 only (64 threads); ' +
+        '90:10 at 64 threads 111%, interval includes 100%.',
     );
-    expect(line).not.toMatch(/scattered/);
+    expect(line).not.toMatch(/scattered|consistent with a threshold|about level/);
     const study = section.answer!.tables.find((t) => t.title.startsWith('What the study found'))!;
     const row = study.rows.find((r) => r[0]!.startsWith('read share'))!;
     // The study's claim in its own words: above 70:30 at 32 threads, never clearly better at 64 and 128.
@@ -188,11 +194,49 @@ describe("S3's answer", () => {
     expect(row[0]).toContain('at 64 and 128 threads the reader never clearly better than the writer');
     expect(row[0]).not.toMatch(/from 80:20 at 64/);
     expect(row[2]).toBe('64 threads contradicts (higher at 80:20) in this run (1 repeat)');
+    expect(row[1]).toMatch(/^no threshold resolved; the reader was higher \(interval above 100%\) at 80:20 only/);
     // 50:50, the highest write share, at 100%: the study's "higher write share, better writer" is not seen.
     expect(row[1]).toContain(
       "; at 50:50, the highest write share, the reader was not below the writer (100% at 64 threads): the study's " +
         'trend, the writer further ahead the higher the write share, not seen',
     );
+  });
+
+  it("at 32 threads, a win at 80:20 alone only partly agrees with the study's threshold above 70:30", () => {
+    // Arrange: one repeat at 32 threads; 80:20 clear of 100%, 90:10 as high with a wide interval.
+    const data = shareRun(
+      [
+        [4, 100, 109, 0.2],
+        [6, 100, 101],
+        [16, 100, 112],
+        [36, 100, 111, 0.3],
+      ],
+      0.02,
+      32,
+    );
+    // Act
+    const { section } = analyzed(data);
+    // Assert
+    const study = section.answer!.tables.find((t) => t.title.startsWith('What the study found'))!;
+    const row = study.rows.find((r) => r[0]!.startsWith('read share'))!;
+    expect(row[2]).toBe('32 threads partly agrees (higher at 80:20 only) in this run (1 repeat)');
+  });
+
+  it("puts the read-share chart with the Answer's grid, not in the folded evidence", () => {
+    // Arrange: the stock rw pair (its chart comes first) and two read shares.
+    const data = shareRun(
+      [
+        [4, 100, 100],
+        [16, 100, 112],
+      ],
+      0.02,
+    );
+    const rw = [step('rw-writer', 'writer', { tps: 200 }), step('rw-reader', 'reader', { tps: 210 })];
+    // Act
+    const { section } = analyzed({ ...data, steps: [...rw, ...data.steps] });
+    // Assert
+    expect(section.answer!.charts.map((c) => c.id)).toContain('fwd-ratio');
+    expect(section.charts.map((c) => c.id)).not.toContain('fwd-ratio');
   });
 
   it('names a win only at the highest share tried as that, not "from it up"', () => {
@@ -355,8 +399,11 @@ describe("S3's answer", () => {
     const { section, answer } = analyzed(levelsRun([0, 0, 0]));
     // Assert: TPS, average and p95 each with their own ratio (190/224, 166/141, 293/298)
     const line = section.answer!.lines.find((l) => l.startsWith('Consistency levels'))!;
-    expect(line).toMatch(/SESSION 190 TPS \(85%, [^)]+\), 166 ms average \(118%\), 293 ms p95 \(98%, [^)]+\)/);
-    expect(line).toMatch(/GLOBAL 151 TPS \(67%, lower in this run\)/);
+    expect(line).toMatch(/TPS EVENTUAL 224, SESSION 190 \(85%, [^)]+\), GLOBAL 151 \(67%, lower in this run\)/);
+    expect(line).toMatch(/average EVENTUAL 141 ms, SESSION 166 \(118%\)/);
+    expect(line).toMatch(/p95 EVENTUAL 298 ms, SESSION 293 \(98%, [^)]+\)/);
+    // The one-repeat caveat reads once, without a doubled noun.
+    expect(line).not.toMatch(/differences? below differences/);
     expect(answer).not.toMatch(/not judged/);
     // The verdict each ratio carries is its table cell's.
     const table = section.answer!.tables.find((t) => t.title.startsWith('Read consistency'))!;
@@ -370,6 +417,27 @@ describe("S3's answer", () => {
       const cell = table.rows.find((r) => r[0] === level)![table.head.indexOf(col)]!;
       expect(line).toContain(`${cell.replace(/ .*$/, '')}, ${words(cell)})`);
     }
+  });
+
+  it("quotes each level's p50 beside its p95, and says when they move opposite ways", () => {
+    // Arrange: the median rises with the level (100, 122, 133 ms) while the p95 falls (300, 250, 240 ms).
+    const data = levelsRun([0, 0, 0]);
+    const p50 = [100, 122, 133];
+    const p95 = [300, 250, 240];
+    const steps = data.steps.map((s, i) => ({ ...s, lat_p50_ms: p50[i]!, lat_pct_ms: p95[i]! }));
+    const intervals = new Map(
+      [...data.intervals].map(([k, v], i) => [k, v.map((x) => ({ ...x, lat_pct_ms: p95[i]! * (x.lat_pct_ms / 10) }))]),
+    );
+    // Act
+    const { section } = analyzed({ ...data, steps, intervals });
+    // Assert: the Answer quotes the p50 with its ratio, not the p95 alone.
+    const line = section.answer!.lines.find((l) => l.startsWith('Consistency levels'))!;
+    expect(line).toContain('p50 EVENTUAL 100.00 ms, SESSION 122.00 (122%), GLOBAL 133.00 (133%)');
+    expect(line).toContain("the p50 rose and the p95 fell, so neither alone is the levels' latency cost");
+    // The same figures in the table's p50 column.
+    const table = section.answer!.tables.find((t) => t.title.startsWith('Read consistency'))!;
+    const col = table.head.indexOf('p50 ms (vs EVENTUAL)');
+    expect(table.rows.map((r) => r[col])).toEqual(['100.00', '122.00 (122%)', '133.00 (133%)']);
   });
 
   /** A local run (the emulation): rw and wo on writer and reader at 32 threads, and a 2-reader scale-out at 64. */

@@ -194,8 +194,13 @@ describe("S3's confounds on a local run", () => {
     const rwRow = study.rows.find((r) => r[0]!.startsWith('read-write'))!;
     expect(rwRow[1]).toMatch(/t128 118% higher in this run\* \(server 121%\)/);
     const byThreads = section.answer!.tables.find((t) => t.title.endsWith('TPS by threads'))!;
-    expect(byThreads.head).toContain("writer's own commits/s, reader/writer");
-    expect(byThreads.rows.map((r) => r[5])).toEqual(['95%', '121%', '97%']);
+    expect(byThreads.head).toContain("writer's own commits/s, reader/writer (reader step / writer step)");
+    // Each ratio with the two steady counts it divides, so the column can be checked.
+    expect(byThreads.rows.map((r) => r[5])).toEqual([
+      '95% (1,184 / 1,247)',
+      '121% (1,192 / 989)',
+      '97% (3,606 / 3,707)',
+    ]);
   });
 
   it('says the emulation splits the transaction and cites the writer deadlocks by the rw verdict', () => {
@@ -274,6 +279,28 @@ describe("S3's confounds on a local run", () => {
     );
   });
 
+  it('names the scale-out where its readers summed were ahead of the writer in the one-line answer', () => {
+    // Arrange: the planted rw pairs, and 2 readers x 32 at 50:50 clear of the writer at 64 (1,300 vs 1,000).
+    const ps = { range_selects: false, point_selects: 4 };
+    const steps: Planned[] = [
+      ...planted,
+      { workload: 'ps4-writer', target: 'writer', threads: 64, tps: 1000, options: ps },
+      {
+        workload: 'ps4-2readers',
+        target: 'all-readers',
+        threads: 32,
+        tps: 1300,
+        options: ps,
+        extra: { clients: 2, ok_clients: 2 },
+      },
+    ];
+    // Act
+    const first = analyzed(run(steps)).answer.split('\n')[0]!;
+    // Assert
+    expect(first).toMatch(/^In this run the reader was ahead of the writer only for rw at 128 threads, and 2 readers/);
+    expect(first).toContain('2 readers summed (scale-out) at 50:50');
+  });
+
   it("names the rw pairs' start lags as the step order, as for the control", () => {
     // Act
     const { answer } = analyzed(run(planted));
@@ -291,6 +318,29 @@ describe("S3's confounds on a local run", () => {
 describe("S3's study table and scale-out against the study's claims", () => {
   const study = (data: RunData) => analyzed(data).section.answer!.tables.find((t) => t.title.startsWith('What the'))!;
   const row = (data: RunData, start: string) => study(data).rows.find((r) => r[0]!.startsWith(start))!;
+
+  it("says under the table that the emulation splits each transaction, with the writer's deadlocks", () => {
+    // Act
+    const notes = study(run(planted)).notes!.join(' ');
+    // Assert: rw t128's writer step deadlocked most (9.65/s against 0.06/s in its reader step).
+    expect(notes).toContain('the emulation splits each reader transaction in two');
+    expect(notes).toContain('(Aurora keeps one transaction)');
+    expect(notes).toContain("(the writer's deadlocks/s at rw t128: 9.65 in the writer step, 0.06 in the reader step)");
+  });
+
+  it("answers the study's write-only latency claim with the control's p95s, as its table prints them", () => {
+    // Arrange: the control's writer step at 18.28 ms p95, its reader step at 19.65 ms.
+    const steps = planted.map((p) =>
+      p.workload.startsWith('wo-')
+        ? { ...p, extra: { lat_pct: 95, lat_pct_ms: p.target === 'writer' ? 18.28 : 19.65 } }
+        : p,
+    );
+    // Act
+    const latency = row(run(steps), 'write-only: the reader’s latency');
+    // Assert
+    expect(latency[1]).toBe('p95 ms writer vs reader: t32 18.28 vs 19.65');
+    expect(latency[2]).toBe('not comparable (both steps send every write to the writer)');
+  });
 
   it('gives each row a verdict: rw t128 ahead contradicts "behind above 32 threads"', () => {
     // Act
@@ -329,7 +379,12 @@ describe("S3's study table and scale-out against the study's claims", () => {
     expect(behind[0]).toBe(
       'consistency: GLOBAL’s query times vary with the replica’s lag; EVENTUAL’s, read locally, are stable',
     );
-    expect(behind[1]).toMatch(/^GLOBAL over EVENTUAL: avg \d+% .*, p95 79% .*; p99\/p50 GLOBAL 2\.0×, EVENTUAL 4\.0×$/);
+    // Each ratio as a share of EVENTUAL's figure, its verdict apart: never "79% lower", which reads as -79%.
+    expect(behind[1]).toMatch(
+      /^GLOBAL’s avg \d+% of EVENTUAL’s \([^)]+\), p95 79% of EVENTUAL’s \(lower in this run\*\);/,
+    );
+    expect(behind[1]).toMatch(/; p99\/p50 GLOBAL 2\.0×, EVENTUAL 4\.0×$/);
+    expect(behind[1]).not.toMatch(/\d+% (higher|lower)/);
     expect(behind[2]).toBe('not comparable: EVENTUAL’s step started 0.83 s behind');
     expect(drained[2]).toBe('contradicts in this run (1 repeat)');
     // GLOBAL at a drained replica (0.01 s) had no lag for its times to vary with: the claim was not tested.
@@ -364,8 +419,9 @@ describe("S3's study table and scale-out against the study's claims", () => {
     expect(findings).toMatch(/The readers were higher in this run only at 50:50; the shares above 70:30 \(where/);
     expect(findings).toMatch(/are within this run's noise: no pattern over the read shares is resolved\./);
     expect(section.findings.join(' ')).not.toMatch(/opposite/);
+    // Every share with its figure, grouped by its verdict: none left out of the list.
     expect(row(run(steps), 'scale-out')[1]).toMatch(
-      /higher in this run only at 50:50, above 70:30 within its noise: no pattern resolved/,
+      /^summed over the writer: 50:50 130% higher in this run\*; 90:10 101% within this run's noise: no pattern/,
     );
     expect(row(run(steps), 'scale-out')[1]).not.toMatch(/opposite/);
   });

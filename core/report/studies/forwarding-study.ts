@@ -20,7 +20,16 @@ export interface StudyInputs {
     /** The writer's own commits/s, reader step over writer step (forwarding-confounds.ts); null: not measured. */
     readonly server?: number | null;
   }[];
-  readonly controls: readonly { readonly threads: number; readonly ratio: RatioFinding }[];
+  readonly controls: readonly {
+    readonly threads: number;
+    readonly ratio: RatioFinding;
+    /** The writer and reader steps' latency percentile, as the Writer vs reader table prints it. */
+    readonly latency?: { readonly writer: string; readonly reader: string } | null;
+  }[];
+  /** The latency percentile the tables print (95). */
+  readonly percentile?: number;
+  /** Locally, the rw pair whose writer step deadlocked most: the writer's deadlocks/s in each step; null: none. */
+  readonly splitDeadlocks?: { readonly threads: number; readonly writer: number; readonly reader: number } | null;
   /** Where the reader was higher, per thread count, in the Answer's words. */
   readonly shares: string | null;
   /** The share grid's state: a threshold at some thread count, scattered cells, or every cell within noise. */
@@ -82,9 +91,7 @@ function scaleOutRun(rows: StudyInputs['scaleOut'], local: boolean): { run: stri
   // Higher only below 70:30 with the shares above it within the noise: no pattern, not the study's reversed.
   const none = low && rows.some((x) => x.readShare! > 0.7 && x.vsWriter !== null && !apart(x.vsWriter));
   return {
-    run:
-      `higher in this run only at ${higher.map((x) => x.share).join(', ')}` +
-      (none ? ', above 70:30 within its noise: no pattern resolved' : ''),
+    run: none ? ': no pattern resolved' : '',
     verdict: local
       ? 'not comparable: on one machine a second reader adds no capacity'
       : none
@@ -104,8 +111,11 @@ function staleVerdict(stale: StudyInputs['stale']): string {
 /** The study: GLOBAL's query times vary with the replica's lag, EVENTUAL's (local reads) are stable. */
 function globalRow(g: NonNullable<StudyInputs['global']>, cell: Cell): [string, string] | null {
   const parts: string[] = [];
-  if (g.avg?.estimate != null) parts.push(`avg ${pct(g.avg.estimate, 0)} ${cell(g.avg, false)}`);
-  if (g.tail?.estimate != null) parts.push(`p${g.percentile} ${pct(g.tail.estimate, 0)} ${cell(g.tail, false)}`);
+  // "119% of EVENTUAL's", not "119% higher": the figure is the ratio, the verdict its direction.
+  const of = (name: string, r: RatioFinding): string =>
+    `${name} ${pct(r.estimate, 0)} of EVENTUAL’s (${cell(r, false)})`;
+  if (g.avg?.estimate != null) parts.push(of('avg', g.avg));
+  if (g.tail?.estimate != null) parts.push(of(`p${g.percentile}`, g.tail));
   if (parts.length === 0 && g.spread === null) return null;
   const spread =
     g.spread !== null ? `; p99/p50 GLOBAL ${fixed(g.spread.global, 1)}×, EVENTUAL ${fixed(g.spread.eventual, 1)}×` : '';
@@ -120,7 +130,21 @@ function globalRow(g: NonNullable<StudyInputs['global']>, cell: Cell): [string, 
         : g.spread.global > g.spread.eventual
           ? 'agrees in this run (1 repeat)'
           : 'contradicts in this run (1 repeat)';
-  return [`GLOBAL over EVENTUAL: ${parts.join(', ')}${spread}`, verdict];
+  return [`GLOBAL’s ${parts.join(', ')}${spread}`, verdict];
+}
+
+/** Every share's ratio over the writer, grouped by its cell's verdict in share order: "50:50 119%, 60:40 113% ...". */
+function scaleOutCells(rows: StudyInputs['scaleOut'], cell: Cell): string | null {
+  if (rows.some((x) => x.share === null || x.vsWriter?.estimate == null)) return null;
+  const groups: { words: string; items: string[] }[] = [];
+  for (const x of rows) {
+    const words = cell(x.vsWriter!, true);
+    const item = `${x.share} ${pct(x.vsWriter!.estimate, 0)}`;
+    const last = groups[groups.length - 1];
+    if (last?.words === words) last.items.push(item);
+    else groups.push({ words, items: [item] });
+  }
+  return groups.map((g) => `${g.items.join(', ')} ${g.words}`).join('; ');
 }
 
 const span = (rs: readonly RatioFinding[], cell: Cell): string => {
@@ -129,6 +153,23 @@ const span = (rs: readonly RatioFinding[], cell: Cell): string => {
   const range = est.length === 1 ? pct(est[0], 0) : `${pct(est[0], 0)} to ${pct(est[est.length - 1], 0)}`;
   return `${range}${words.size === 1 ? `, all ${[...words][0]}` : ' (verdicts per row in its table)'}`;
 };
+
+/**
+ * The emulation's biggest gap from Aurora, under every verdict: it splits each reader transaction in two, where
+ * Aurora forwards the writes inside the one transaction, and that changes the writer's locking.
+ */
+function splitNote(d: StudyInputs['splitDeadlocks']): string {
+  return (
+    'Locally no row has the reader-to-writer hop, and the emulation splits each reader transaction in two: its ' +
+    'reads on the reader, its writes in a transaction of their own on the writer (Aurora keeps one ' +
+    'transaction). The split changes locking' +
+    (d != null
+      ? ` (the writer's deadlocks/s at rw t${d.threads}: ${fixed(d.writer, 2)} in the writer step, ` +
+        `${fixed(d.reader, 2)} in the reader step)`
+      : '') +
+    ', so each verdict compares the emulation, not forwarding, with the study.'
+  );
+}
 
 export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
   const rows: [string, string, string][] = [];
@@ -160,6 +201,15 @@ export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
         ? 'agrees in this run'
         : 'not resolved',
   ]);
+  // The study's write-only latency claim ("latency 差距显著"), against the control's figures.
+  const lat = controls.filter((x) => x.latency != null);
+  if (s.local && lat.length > 0)
+    rows.push([
+      'write-only: the reader’s latency clearly higher than the writer’s (“latency 差距显著”)',
+      `p${s.percentile ?? 95} ms writer vs reader: ` +
+        lat.map((x) => `t${x.threads} ${x.latency!.writer} vs ${x.latency!.reader}`).join('; '),
+      'not comparable (both steps send every write to the writer)',
+    ]);
   if (s.shares !== null)
     rows.push([
       // The study's own words: 32 threads "读比例在超过 7:3 之后，读节点的效率会相比写节点更高"; 64 and 128
@@ -181,8 +231,8 @@ export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
   if (vsWriter.length > 0)
     rows.push([
       'scale-out: 2 readers x 32 threads raise the cluster’s TPS over the writer at 64 (reads above 70:30)',
-      `summed over the writer ${span(vsWriter, cell)}` +
-        (pattern !== null ? `, ${pattern.run}` : '') +
+      `summed over the writer${scaleOutCells(s.scaleOut, cell)?.replace(/^/, ': ') ?? ` ${span(vsWriter, cell)}`}` +
+        (pattern?.run ?? '') +
         (vsOne.length > 0 ? `; over 1 reader ${span(vsOne, cell)}` : ''),
       pattern?.verdict ??
         (s.local ? 'not comparable: on one machine a second reader adds no capacity' : 'see its table'),
@@ -214,9 +264,7 @@ export function studyTable(s: StudyInputs, cell: Cell): TableBlock {
     rows,
     notes: [
       'Each figure is one of the tables’ below, at their rounding; * as there.',
-      ...(s.local
-        ? ['Locally no row has the reader-to-writer forwarding hop: a verdict compares the emulation with the study.']
-        : []),
+      ...(s.local ? [splitNote(s.splitDeadlocks ?? null)] : []),
     ],
   };
 }

@@ -66,9 +66,9 @@ function compact(r: RatioFinding, higherIsBetter: boolean): string {
 const SERVER_RATIO_WORDS =
   "writer's own commits/s: the writer's CommitThroughput in the reader step over the writer step's, over the " +
   'seconds the load filled (without each window’s first and last datapoint and any below half the others’ ' +
-  'mean); in both steps every transaction commits once on the writer, so it checks sysbench’s ratio. The ' +
-  'server table’s plain means read a reader step low: its load starts later in its window (the emulation ' +
-  'first waits for the replica).';
+  'mean); in both steps every transaction commits once on the writer, so it is the server’s count of what ' +
+  'sysbench’s ratio counts. The server table’s plain means read a reader step low: its load starts later in ' +
+  'its window (the emulation first waits for the replica).';
 
 /** The within-run note in the words the cells use. */
 const WITHIN_RUN_WORDS =
@@ -157,6 +157,10 @@ interface ConsistencyLevel extends Lag {
   readonly avgFromTps: boolean;
   /** p99 over p50 (means over the repeats): how widely the level's times vary; null when not measured. */
   readonly spread: number | null;
+  /** The median latency, ms (mean over the repeats; no interval from one run); null when not measured. */
+  readonly p50Ms: number | null;
+  /** p50 over EVENTUAL's; null for EVENTUAL itself or when either is not measured. */
+  readonly p50Cost: number | null;
 }
 
 export interface ForwardingFindings {
@@ -213,6 +217,12 @@ function spreadOf(g: StepGroup): number | null {
   if (rows.length === 0 || rows.length < g.ok.length) return null;
   const m = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return m(rows.map((r) => r.lat_p99_ms!)) / m(rows.map((r) => r.lat_p50_ms!));
+}
+
+/** The median latency, the mean over the successful repeats; null when a repeat lacks it. */
+function p50Of(g: StepGroup): number | null {
+  const xs = g.ok.map((r) => r.lat_p50_ms).filter((v): v is number => typeof v === 'number' && v > 0);
+  return xs.length === 0 || xs.length < g.ok.length ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
 /**
@@ -404,6 +414,8 @@ export function analyzeForwarding(ctx: Context): ForwardingFindings | null {
               checks: measured.reduce((a, r) => a + r.read_back_checks!, 0),
             },
       spread: spreadOf(g),
+      p50Ms: p50Of(g),
+      p50Cost: vsEventual && p50Of(g) !== null && p50Of(eventual) ? p50Of(g)! / p50Of(eventual)! : null,
       ...replicaLagOf(ctx, g),
     };
   });
@@ -449,13 +461,8 @@ function shareWords(v: ReadShareVerdict): { text: string; tail: string } {
     return v.winsFrom === top && v.tried.length > 1
       ? { text: `at ${readShareLabel(top)} only, the highest share tried`, tail: '' }
       : { text: `from ${readShareLabel(v.winsFrom)} up`, tail: '' };
-  if (v.consistentFrom !== null) {
-    const rest = v.tried.filter((s) => s > v.consistentFrom! && !v.wins.includes(s));
-    return {
-      text: `at ${labels(v.wins)}, with ${labels(rest)} about level but not resolved`,
-      tail: `: consistent with a threshold at ${readShareLabel(v.consistentFrom)}`,
-    };
-  }
+  // A win at one share with the higher shares at its level but within the noise: one cell, not a threshold.
+  if (v.consistentFrom !== null) return { text: `at ${labels(v.wins)} only`, tail: '' };
   if (v.wins.length > 0) {
     const not = v.tried.filter((s) => !v.wins.includes(s) && s > Math.min(...v.wins));
     return { text: `at ${labels(v.wins)} but not ${labels(not)}`, tail: '' };
@@ -463,7 +470,7 @@ function shareWords(v: ReadShareVerdict): { text: string; tail: string } {
   return { text: 'at no share', tail: '' };
 }
 
-/** Each distinct reading once, with the thread counts it holds for: "at 80:20 ... (32, 64 threads): ...". */
+/** Each distinct reading once, with the thread counts it holds for: "at 80:20 only (32, 64 threads); ...". */
 function sharesInRun(shares: readonly ReadShareVerdict[]): string {
   const groups: { text: string; tail: string; threads: number[] }[] = [];
   for (const v of shares) {
@@ -472,8 +479,44 @@ function sharesInRun(shares: readonly ReadShareVerdict[]): string {
     if (g) g.threads.push(v.threads);
     else groups.push({ ...w, threads: [v.threads] });
   }
-  return groups.map((g) => `${g.text} (${g.threads.join(', ')} threads)${g.tail}`).join('; ');
+  return groups.map((g) => `${g.text} (${g.threads.join(', ')} threads)${g.tail}`).join('; ') + unresolvedAbove(shares);
 }
+
+/**
+ * The shares above a single win that stayed within the noise, with their figures: "90:10 at 32, 64 threads 111%,
+ * 108%, interval includes 100%" (a point estimate as high as the win's is not a win).
+ */
+function unresolvedAbove(shares: readonly ReadShareVerdict[]): string {
+  const cells = shares.flatMap((v) =>
+    v.consistentFrom === null
+      ? []
+      : v.ratios
+          .filter((r) => r.share > v.consistentFrom! && r.ratio.direction === 'within-noise')
+          .map((r) => ({ share: r.share, threads: v.threads, ratio: r.ratio })),
+  );
+  const byShare = uniqueInOrder(cells.map((c) => c.share)).sort((a, b) => a - b);
+  if (byShare.length === 0) return '';
+  return (
+    '; ' +
+    byShare
+      .map((sh) => {
+        const of = cells.filter((c) => c.share === sh);
+        return (
+          `${readShareLabel(sh)} at ${of.map((c) => c.threads).join(', ')} threads ` +
+          of.map((c) => pct(c.ratio.estimate, 0)).join(', ')
+        );
+      })
+      .join('; ') +
+    `, interval includes 100%`
+  );
+}
+
+/** No thread count wins from a share below the top one up: the grid resolves no threshold in this run. */
+const noThreshold = (shares: readonly ReadShareVerdict[]): boolean =>
+  shares.some((v) => v.wins.length > 0) &&
+  // Scattered cells say "not a threshold" themselves.
+  !shares.some(isScattered) &&
+  !shares.some((v) => v.winsFrom !== null && v.winsFrom < Math.max(...v.tried));
 
 /**
  * The read-share finding, once, from the same verdicts the grid shows: from one repeat it cannot be
@@ -498,8 +541,8 @@ function readShareWins(shares: readonly ReadShareVerdict[]): string {
   if (!shares.every((v) => v.runToRun))
     return (
       `Read share (reads:writes) from which the reader wins: 1 repeat cannot resolve the grid's ratios ` +
-      `(run 2+ repeats to measure the run-to-run noise); in this run the reader was higher (interval above ` +
-      `100%) ${sharesInRun(shares)}` +
+      `(run 2+ repeats to measure the run-to-run noise); ${noThreshold(shares) ? 'no threshold resolved; ' : ''}` +
+      `in this run the reader was higher (interval above 100%) ${sharesInRun(shares)}` +
       `${scatteredText(shares, ': scattered cells, not a threshold')}.`
     );
   const per = shares.map((v) => {
@@ -667,6 +710,15 @@ function headline(f: ForwardingFindings): string | null {
         else groups.push({ label, threads: [v.threads] });
       }
     const shares = groups.map((g) => `${g.label} (${g.threads.join(', ')} threads)`);
+    // The scale-out's readers summed against the writer are a reader-vs-writer finding too.
+    const scaled = f.scaleOut.filter((s) => s.ratio?.direction === dir);
+    const scaledText =
+      scaled.length === 0
+        ? []
+        : [
+            `${scaled[0]!.readers} readers summed (scale-out) at ` +
+              scaled.map((s) => (s.readShare !== null ? readShareLabel(s.readShare) : s.workload)).join(', '),
+          ];
     return [
       ...uniqueInOrder(plain.filter((p) => p.ratio.direction === dir).map((p) => p.workload)).map(
         (w) =>
@@ -676,13 +728,20 @@ function headline(f: ForwardingFindings): string | null {
             .join(', ')} threads`,
       ),
       ...(shares.length > 0 ? [`read shares ${list(shares)}`] : []),
+      ...scaledText,
     ];
   };
   if (plain.length === 0 && f.readShares.length === 0) return null;
   const ahead = at('higher');
   const behind = at('lower');
   const oneRun = f.pairs.some((p) => p.ratio.interval?.covers === 'within-run');
-  const join = (xs: string[]): string => (xs.length === 2 ? `${xs[0]}, and ${xs[1]}` : list(xs));
+  // Items that hold commas and "and" of their own: three or more read apart with semicolons.
+  const join = (xs: string[]): string =>
+    xs.length === 2
+      ? `${xs[0]}, and ${xs[1]}`
+      : xs.length > 2
+        ? `${xs.slice(0, -1).join('; ')}; and ${xs[xs.length - 1]}`
+        : list(xs);
   return (
     (ahead.length === 0
       ? 'In this run the reader was not ahead of the writer at any setting'
@@ -785,7 +844,7 @@ function sayOnce(lines: readonly string[]): string[] {
     line.replace(ONE_REPEAT, (m: string, lead?: string, tail?: string) => {
       if (!said) {
         said = true;
-        return m.replace(/cannot resolve (these|this) /, 'cannot resolve $1 or any difference below ');
+        return m.replace(/cannot resolve (these|this)(?: differences)? /, 'cannot resolve $1 or any difference below ');
       }
       if (lead !== undefined && tail === '.') return '.';
       return lead === undefined && tail === '; ' ? '' : m;
@@ -874,13 +933,35 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
       return ` (${apart ? ratioText(r, 0) : pct(r.estimate, 0)}, ${words})`;
     };
     const p = `p${f.latencyPercentile}`;
-    const levelText = (c: ConsistencyLevel): string =>
-      `${c.level} ${shown(c.tps)} TPS${against(c.tpsCost, true)}, ` +
-      // An average that is threads / TPS restates the TPS ratio: the table keeps it, the Answer does not.
-      (c.avgFromTps ? '' : `${shown(c.avgMs)} ms average${against(c.avgCost, false)}, `) +
-      `${shown(c.tailMs)} ms ${p}${against(c.tailCost, false)}`;
     const ev = f.consistency.find((c) => c.tailCost === null);
-    const levels = [...(ev !== undefined ? [ev] : []), ...costs].map(levelText).join('; ');
+    const all = [...(ev !== undefined ? [ev] : []), ...costs];
+    // Each metric across the levels, so none is quoted where another points the other way: TPS, the average
+    // (only when it is not threads / TPS again), the median and the tail.
+    const metric = (name: string, unit: string, of: (c: ConsistencyLevel) => string): string =>
+      `${name} ${all.map((c, i) => `${c.level} ${of(c)}${i === 0 ? unit : ''}`).join(', ')}`;
+    const withP50 = all.every((c) => c.p50Ms !== null);
+    const metrics = [
+      metric('TPS', '', (c) => `${shown(c.tps)}${against(c.tpsCost, true)}`),
+      ...(all.some((c) => c.avgFromTps)
+        ? []
+        : [metric('average', ' ms', (c) => `${shown(c.avgMs)}${against(c.avgCost, false)}`)]),
+      ...(withP50
+        ? [metric('p50', ' ms', (c) => `${fixed(c.p50Ms, 2)}${c.p50Cost !== null ? ` (${pct(c.p50Cost, 0)})` : ''}`)]
+        : []),
+      metric(p, ' ms', (c) => `${shown(c.tailMs)}${against(c.tailCost, false)}`),
+    ];
+    // The median and the tail moving apart is the finding: neither alone is the level's latency cost.
+    const apartWays =
+      withP50 &&
+      costs.length > 0 &&
+      (costs.every((c) => c.p50Cost! > 1 && c.tailCost!.estimate !== null && c.tailCost!.estimate < 1) ||
+        costs.every((c) => c.p50Cost! < 1 && c.tailCost!.estimate !== null && c.tailCost!.estimate > 1));
+    const levels =
+      metrics.join('; ') +
+      (apartWays
+        ? `: the p50 ${costs[0]!.p50Cost! > 1 ? 'rose' : 'fell'} and the ${p} ` +
+          `${costs[0]!.p50Cost! > 1 ? 'fell' : 'rose'}, so neither alone is the levels' latency cost`
+        : '');
     const staleText2 =
       stale.length > 0
         ? ` Stale reads after the session's own write: ` +
@@ -889,7 +970,7 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
         : '';
     // One bullet with the lag it ran at: the page folds an Answer past five, and the lag is what reads it.
     out.push(
-      `Consistency levels at ${uniqueInOrder(f.consistency.map((c) => c.threads)).join('/')} threads, each ` +
+      `Consistency levels at ${uniqueInOrder(f.consistency.map((c) => c.threads)).join('/')} threads, ` +
         `against EVENTUAL's figure: ${levels}` +
         (oneRun
           ? '; 1 repeat cannot resolve these differences (run 2+ repeats to measure the run-to-run noise).'
@@ -939,12 +1020,15 @@ function globalInputs(f: ForwardingFindings, global: ConsistencyLevel) {
 function studyShareVerdict(shares: readonly ReadShareVerdict[]): string {
   const oneRun = !shares.every((v) => v.runToRun);
   const parts = shares.map((v) => {
-    const from = v.winsFrom ?? v.consistentFrom;
     if (v.threads <= 32) {
       // "超过 7:3": the shares past the 70:30 column (≈70:30 itself is the study's 70:30, point_selects 10).
       const predicted = v.tried.filter((s) => Math.round(s * 10) > 7).sort((a, b) => a - b)[0];
       if (v.wins.length === 0) return `${v.threads} threads not resolved`;
-      return from !== null && from === predicted ? `${v.threads} threads agrees` : `${v.threads} threads contradicts`;
+      if (v.winsFrom !== null && v.winsFrom === predicted) return `${v.threads} threads agrees`;
+      // Wins only above 70:30 but not at every share there: the direction the study saw, not its threshold.
+      return v.wins.every((s) => Math.round(s * 10) > 7)
+        ? `${v.threads} threads partly agrees (higher at ${labels(v.wins)} only)`
+        : `${v.threads} threads contradicts`;
     }
     return v.wins.length === 0
       ? `${v.threads} threads agrees`
@@ -970,6 +1054,18 @@ function trendText(shares: readonly ReadShareVerdict[]): string {
   );
 }
 
+/** The rw pair whose writer step deadlocked most, for the study table's note on the split transaction. */
+function splitDeadlocksOf(f: ForwardingFindings): { threads: number; writer: number; reader: number } | null {
+  if (!f.localEmulation) return null;
+  const rw = f.pairs
+    .filter((p) => p.readShare === null && !p.control && p.test === 'oltp_read_write')
+    .filter((p) => p.writerSide.deadlocks !== null && p.readerSide.deadlocks !== null)
+    .sort((a, b) => b.writerSide.deadlocks! - a.writerSide.deadlocks!)[0];
+  return rw === undefined
+    ? null
+    : { threads: rw.threads, writer: rw.writerSide.deadlocks!, reader: rw.readerSide.deadlocks! };
+}
+
 function studyTableOf(f: ForwardingFindings): TableBlock {
   const global = f.consistency.find((c) => c.level.toUpperCase() === 'GLOBAL');
   const words = (r: RatioFinding, higherIsBetter: boolean): string => verdict(r, higherIsBetter);
@@ -979,10 +1075,25 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
       rw: f.pairs
         .filter((p) => p.readShare === null && !p.control && p.test === 'oltp_read_write')
         .map((p) => ({ ...p, server: serverRatio(p) })),
-      controls: f.pairs.filter((p) => p.control).map((p) => ({ ...p, server: serverRatio(p) })),
+      controls: f.pairs
+        .filter((p) => p.control)
+        .map((p) => ({
+          ...p,
+          server: serverRatio(p),
+          latency:
+            p.writerLatency.value !== null && p.readerLatency.value !== null
+              ? {
+                  writer: rangeText({ ...p.writerLatency, interval: null }),
+                  reader: rangeText({ ...p.readerLatency, interval: null }),
+                }
+              : null,
+        })),
+      percentile: f.latencyPercentile,
+      splitDeadlocks: splitDeadlocksOf(f),
       shares:
         f.readShares.length > 0
-          ? sharesInRun(f.readShares) +
+          ? (noThreshold(f.readShares) ? 'no threshold resolved; ' : '') +
+            `the reader was higher (interval above 100%) ${sharesInRun(f.readShares)}` +
             scatteredText(f.readShares, ': scattered, no threshold') +
             trendText(f.readShares)
           : null,
@@ -1009,6 +1120,8 @@ function studyTableOf(f: ForwardingFindings): TableBlock {
     words,
   );
 }
+
+const ANSWER_CHARTS = new Set(['fwd-threads', 'fwd-ratio']);
 
 export function forwardingSection(f: ForwardingFindings): ReportSection {
   // The scale-out line goes with its table in the evidence: the Answer keeps at most five sentences.
@@ -1095,7 +1208,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         'writer TPS',
         'reader TPS',
         'reader/writer',
-        ...(serverCounted ? ["writer's own commits/s, reader/writer"] : []),
+        ...(serverCounted ? ["writer's own commits/s, reader/writer (reader step / writer step)"] : []),
       ],
       rows: stock.map((p) => [
         pairName(p),
@@ -1103,7 +1216,14 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         rangeText(p.writerTps),
         rangeText(p.readerTps),
         cell(p.ratio, true, 0),
-        ...(serverCounted ? [serverRatio(p) !== null ? pct(serverRatio(p), 0) : '-'] : []),
+        // The ratio with the two counts behind it, so the column can be checked like the TPS beside it.
+        ...(serverCounted
+          ? [
+              serverRatio(p) !== null
+                ? `${pct(serverRatio(p), 0)} (${num(p.readerSide.commits, 0)} / ${num(p.writerSide.commits, 0)})`
+                : '-',
+            ]
+          : []),
       ]),
       numeric: serverCounted ? [1, 2, 3, 4, 5] : [1, 2, 3, 4],
       notes: [
@@ -1141,6 +1261,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
       ],
     });
   }
+  const withP50 = f.consistency.length > 0 && f.consistency.every((c) => c.p50Ms !== null);
   if (f.consistency.length > 0)
     answerTables.push({
       title: 'Read consistency: the latency cost of each level and the stale reads it prevents',
@@ -1151,6 +1272,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         'TPS vs EVENTUAL',
         'avg ms',
         'avg ms vs EVENTUAL',
+        ...(withP50 ? ['p50 ms (vs EVENTUAL)'] : []),
         pctName,
         `${pctName} vs EVENTUAL`,
         'p99/p50',
@@ -1165,6 +1287,7 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
         c.tpsCost ? cell(c.tpsCost, true, 0) : '-',
         rangeText(c.avgMs),
         c.avgCost ? cell(c.avgCost, false, 0) : '-',
+        ...(withP50 ? [`${fixed(c.p50Ms, 2)}${c.p50Cost !== null ? ` (${pct(c.p50Cost, 0)})` : ''}`] : []),
         rangeText(c.tailMs),
         c.tailCost ? cell(c.tailCost, false, 0) : '-',
         c.spread !== null ? `${fixed(c.spread, 1)}×` : 'not measured',
@@ -1174,8 +1297,14 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
           : 'not measured',
         staleText(c.staleReads) ?? 'not measured',
       ]),
-      numeric: [1, 2, 4, 5, 6, 8, 9, 10],
+      numeric: withP50 ? [1, 2, 4, 5, 6, 7, 9, 10, 11] : [1, 2, 4, 5, 6, 8, 9, 10],
       notes: [
+        ...(withP50
+          ? [
+              'p50: the median of the step’s latency histogram (as in the Latency percentiles table); ' +
+                'one run gives it no interval.',
+            ]
+          : []),
         'p99/p50: the step’s 99th percentile over its median (means over the repeats): how widely its times vary.',
         'Stale reads: each transaction writes a marker row and reads it back in the same session after commit ' +
           '(rw_consistency.lua); a read that does not see the write is stale.',
@@ -1276,7 +1405,8 @@ export function forwardingSection(f: ForwardingFindings): ReportSection {
     ...base,
     findings: scaleOutLine,
     tables,
-    charts: charts.slice(1),
-    answer: { lines, tables: answerTables, charts: charts.slice(0, 1) },
+    // The rw and the read-share charts go with the Answer's tables (shown open); the rest with the evidence.
+    charts: charts.filter((c) => !ANSWER_CHARTS.has(c.id)),
+    answer: { lines, tables: answerTables, charts: charts.filter((c) => ANSWER_CHARTS.has(c.id)) },
   };
 }
