@@ -270,20 +270,37 @@ describe('S4 verdicts traceable to the shown columns', () => {
     for (const l of shared) expect(l).toMatch(/^At the 2-client points/);
   });
 
-  it('labels the latency rows with the clients that ran, as the throughput table does, and defines tN', () => {
+  it("names the latency and server-rate steps for the clients that ran, the study's count in a note, and defines tN", () => {
     // Arrange: the planted steps with a latency histogram's percentiles.
     const data = planted(truth(0.6, 75, 70), 1);
     const lats = { lat_p50_ms: 10, lat_p90_ms: 12, lat_p95_ms: 14, lat_p99_ms: 20, lat_p999_ms: 25, lat_max_ms: 30 };
-    const withLat = { ...data, steps: data.steps.map((x) => ({ ...x, ...lats })) };
+    // The server's select counter beside each step (twice the scans at 2 clients), as the local sampler stores it.
+    const selects = data.metrics
+      .filter((m) => m.metric === 'CPUUtilization')
+      .map((m) => ({ ...m, metric: 'SelectThroughput', avg_value: m.step_id.includes('12') ? 40 : 20, max_value: 44 }));
+    const withLat = {
+      ...data,
+      steps: data.steps.map((x) => ({ ...x, ...lats, reads: 100 })),
+      metrics: [...data.metrics, ...selects],
+    };
     // Act
     const r = buildReport(withLat, prices);
     const lat = r.sections.find((x) => x.id === 'latency')!.tables[0]!;
     // Assert
     const steps = lat.rows.map((row) => row[1]!);
     // A several-client row's percentiles are its slowest client's: said on the row, and once in a note.
-    expect(steps.filter((x) => x.startsWith('scan-12-clients'))).toEqual(
-      Array(4).fill("scan-12-clients t1 (2 clients ran, slowest client's)"),
+    // The step is named for the 2 clients that ran; the study's scan-12-clients is a note, in both tables.
+    expect(steps.filter((x) => /^scan-\d+-clients/.test(x))).toEqual(
+      Array(4).fill("scan-2-clients t1 (slowest client's)"),
     );
+    const renamed =
+      "scan-2-clients: the study's scan-12-clients, its 12 clients cut to 2 for this run (the plan notes).";
+    expect(lat.notes).toContain(renamed);
+    const server = r.sections.find((x) => x.id === 'server-metrics')!.tables.at(-1)!;
+    const serverSteps = server.rows.map((row) => row[1]!);
+    expect(serverSteps.filter((x) => /^scan-\d+-clients/.test(x))).toEqual(Array(4).fill('scan-2-clients t1'));
+    expect(server.notes).toContain(renamed);
+    expect(JSON.stringify([lat.rows, server.rows])).not.toMatch(/scan-12-clients|clients ran/);
     expect(lat.notes!.filter((n) => /^slowest client's: with several clients a row shows/.test(n))).toHaveLength(1);
     expect(lat.notes!.join(' ')).toMatch(/understate the step's throughput/);
     expect(steps.filter((x) => x.startsWith('scan-1-client'))).toEqual(Array(4).fill('scan-1-client t1'));
