@@ -96,6 +96,8 @@ export interface BoundResult {
    * verdict (server, client and host CPU %, the gain with more clients), so a reader can check it.
    */
   readonly rule: string;
+  /** The number of the BOUND_RULES step that decided (1-8), so a report can say which rules a run exercised. */
+  readonly ruleNo: number;
 }
 
 /**
@@ -106,9 +108,9 @@ export interface BoundResult {
 export const BOUND_RULES: readonly string[] = [
   '1. CPU-bound: server CPU >= 90%.',
   "2. Network-bound: transmit or receive >= 90% of the class's network limit (it holds each way at once).",
-  '3. More clients moved at least the gain threshold more and the one client was busy (its client CPU% >= 70, ' +
-    'a chosen cutoff like the gain threshold): client-bound if the runner found it saturated (its sysbench at ' +
-    '>= 90% of the cores it can use), else one-client-limited.',
+  '3. More clients sent at least the gain threshold more and the one client was busy (client CPU% >= 70, a ' +
+    'chosen cutoff): client-bound if it was also saturated (its sysbench at >= 90% of the cores it can use), ' +
+    'else one-client-limited.',
   '4. The same gain with the one client not busy: unclear if the host CPUs were >= 90% busy, else no limit ' +
     'reached (its load was too small).',
   "5. A gain of at least +15% but within the repeats' noise: unclear.",
@@ -136,6 +138,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
   const base = { networkShare: share, networkGbps: gbps, clientBusy: busy };
   if (input.serverCpuPct !== null && input.serverCpuPct >= thresholds.cpuPct) {
     return {
+      ruleNo: 1,
       bound: 'cpu',
       ...base,
       reason: `server CPU ${input.serverCpuPct.toFixed(0)}% >= ${thresholds.cpuPct}%${also}`,
@@ -144,6 +147,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
   }
   if (share !== null && share >= thresholds.networkShare) {
     return {
+      ruleNo: 2,
       bound: 'network',
       ...base,
       reason:
@@ -174,6 +178,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
   if (more !== null && more.gain >= threshold) {
     if (busy)
       return {
+        ruleNo: 3,
         bound: 'client',
         ...base,
         reason:
@@ -185,6 +190,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
     // what held the one client back is unclear (the host's CPUs, its own thread, or other load).
     if (hostPct !== null && hostPct >= thresholds.cpuPct)
       return {
+        ruleNo: 4,
         bound: 'unclear',
         ...base,
         reason:
@@ -193,6 +199,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
         rule: `${gainShown} >= ${minGain}, ${busyShown}, ${hostShown} >= ${thresholds.cpuPct}`,
       };
     return {
+      ruleNo: 4,
       bound: 'none',
       ...base,
       reason: `${gainText} more with this client at only ${clientCpu} of its cores: this load found no limit`,
@@ -202,6 +209,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
   // A gain past the fixed +15% but inside the repeats' noise tells neither way.
   if (more !== null && noiseSized && more.gain >= MORE_CLIENTS_GAIN)
     return {
+      ruleNo: 5,
       bound: 'unclear',
       ...base,
       reason:
@@ -212,6 +220,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
   if (hostPct !== null && hostPct >= thresholds.cpuPct) {
     if (input.coTenant === true)
       return {
+        ruleNo: 6,
         bound: 'unclear',
         ...base,
         reason:
@@ -222,6 +231,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
     // Host-bound rests on more clients not moving more: with no larger client count that was never tested.
     if (more === null)
       return {
+        ruleNo: 6,
         bound: 'unclear',
         ...base,
         reason:
@@ -230,6 +240,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
         rule: `${hostShown} >= ${thresholds.cpuPct}, no larger client count`,
       };
     return {
+      ruleNo: 6,
       bound: 'host',
       ...base,
       reason:
@@ -241,6 +252,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
   // A busy client is client-bound only when more clients moved more: with none larger, that was not tried.
   if (busy && more === null)
     return {
+      ruleNo: 7,
       bound: 'unclear',
       ...base,
       reason:
@@ -253,6 +265,7 @@ export function classifyBound(input: BoundInput, thresholds: BoundThresholds = D
     share !== null ? `network ${(share * 100).toFixed(0)}% of limit` : 'network limit unknown',
   ];
   return {
+    ruleNo: 8,
     bound: 'none',
     ...base,
     reason: `no limit reached (${known.join(', ')})`,

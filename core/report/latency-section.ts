@@ -12,7 +12,7 @@ import { fixed, num } from '../format';
 import { whole } from './findings';
 import type { ChartBlock, ReportSection } from './model';
 import { mean } from './stats';
-import { rateSweepKeys, stepLabel, sweepKeyOf, type Context, type StepGroup } from './context';
+import { rateSweepKeys, stepLabel, sweepKeyOf, uniqueInOrder, type Context, type StepGroup } from './context';
 
 const FIELDS = [
   'lat_p50_ms',
@@ -116,20 +116,42 @@ function meanWording(groups: readonly StepGroup[]): string {
   return 'mean over the successful repeats of each step; of a rate step, those offered the same rate';
 }
 
+/** The client count a workload's name promises ("scan-12-clients": 12), or null when it names none. */
+const namedClients = (workload: string): number | null => {
+  const named = /(\d+)-clients?\b/.exec(workload);
+  return named !== null ? Number(named[1]) : null;
+};
+
 /**
- * A step's label with the clients that ran when its workload's name promises another count
- * (scan-12-clients with 2 clients in a local rehearsal), as the network table labels it.
+ * A step's label naming the clients that ran: where the workload's name promises another count (scan-12-clients
+ * with 2 clients in a local rehearsal), the count in the name is the one that ran (scan-2-clients), and
+ * `renamedNote` says which step of the design it stands for. Unnamed several clients: said after the label.
  */
 export function ranLabel(g: StepGroup): string {
   const ran = g.rows[0]?.clients ?? 1;
-  const named = /(\d+)-clients?\b/.exec(g.workload);
-  // Several clients: each percentile is the slowest client's (core/lake/step-summary.ts), said on the row.
-  const slowest = ran > 1 ? ", slowest client's" : '';
-  return named !== null && Number(named[1]) !== ran
-    ? `${stepLabel(g)} (${ran} client${ran === 1 ? '' : 's'} ran${slowest})`
-    : ran > 1
-      ? `${stepLabel(g)} (${ran} clients${slowest})`
-      : stepLabel(g);
+  const named = namedClients(g.workload);
+  if (named !== null && named !== ran) {
+    const workload = g.workload.replace(/\d+-clients?\b/, `${ran}-client${ran === 1 ? '' : 's'}`);
+    return stepLabel({ ...g, workload });
+  }
+  return named === null && ran > 1 ? `${stepLabel(g)} (${ran} clients)` : stepLabel(g);
+}
+
+/**
+ * The design's name of each step renamed for the clients that ran ("scan-2-clients: the study's scan-12-clients,
+ * its 12 clients cut to 2 for this run"), one note for the table; null when none.
+ */
+export function renamedNote(groups: readonly StepGroup[]): string | null {
+  const renamed = uniqueInOrder(
+    groups.flatMap((g) => {
+      const ran = g.rows[0]?.clients ?? 1;
+      const named = namedClients(g.workload);
+      if (named === null || named === ran) return [];
+      const shown = g.workload.replace(/\d+-clients?\b/, `${ran}-client${ran === 1 ? '' : 's'}`);
+      return [`${shown}: the study's ${g.workload}, its ${named} clients cut to ${ran} for this run`];
+    }),
+  );
+  return renamed.length > 0 ? `${renamed.join('; ')} (the plan notes).` : null;
 }
 
 /**
@@ -153,6 +175,10 @@ function stallNote(ctx: Context, g: StepGroup, p99: number): string {
     : '';
 }
 
+/** A latency row's label: with several clients each percentile is the slowest client's (core/lake/step-summary.ts). */
+const latencyLabel = (g: StepGroup): string =>
+  `${ranLabel(g)}${(g.rows[0]?.clients ?? 1) > 1 ? " (slowest client's)" : ''}`;
+
 export function latencySection(ctx: Context): ReportSection | null {
   if (!ctx.groups.some((g) => g.ok.some((r) => typeof r.lat_p99_ms === 'number'))) return null;
   // Overloaded steps keep their rows: past capacity is what a rate sweep measures.
@@ -166,7 +192,7 @@ export function latencySection(ctx: Context): ReportSection | null {
     const hist = histogramRows(g);
     const clientBound = g.ok.some((r) => r.saturated_clients > 0);
     const label =
-      ranLabel(g) + (anyRated && !rated(g) ? ' unlimited rate' : '') + (clientBound ? ' (client-bound)' : '');
+      latencyLabel(g) + (anyRated && !rated(g) ? ' unlimited rate' : '') + (clientBound ? ' (client-bound)' : '');
     const overloaded = g.ok
       .filter((r) => r.status === 'overloaded')
       .sort((a, b) => a.repeat - b.repeat)
@@ -201,7 +227,7 @@ export function latencySection(ctx: Context): ReportSection | null {
             label: `${stepLabel(g)}, repeat ${r.repeat} at ${whole(r.offered_tps)}/s`,
             rows: [r],
           }))
-        : [{ g, label: ranLabel(g), rows: histogramRows(g) }],
+        : [{ g, label: latencyLabel(g), rows: histogramRows(g) }],
     )
     .map((x) => ({ ...x, p50: meanOf(x.rows, 'lat_p50_ms'), p99: meanOf(x.rows, 'lat_p99_ms') }))
     .filter((x) => x.p50 !== null && x.p99 !== null && x.p50 > 0)
@@ -295,8 +321,9 @@ export function latencySection(ctx: Context): ReportSection | null {
                   "these latencies understate the step's throughput.",
               ]
             : []),
-          // A renamed client count beside "t1": what each counts.
-          ...(groups.some((g) => ranLabel(g) !== stepLabel(g))
+          ...(renamedNote(groups) !== null ? [renamedNote(groups)!] : []),
+          // A client count beside "t1": what each counts.
+          ...(groups.some((g) => (g.rows[0]?.clients ?? 1) > 1)
             ? ['tN: N sysbench threads a client (each thread one connection).']
             : []),
           ...(anyCapped

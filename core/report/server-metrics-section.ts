@@ -12,9 +12,10 @@ import { fixed, num } from '../format';
 import { LOCAL_UNMEASURED_METRICS, SERVER_METRICS, type ServerMetricName } from '../lake/rows';
 import type { ReportSection } from './model';
 import { mean } from './stats';
-import { stepLabel, type Context } from './context';
+import type { Context } from './context';
 import { LATENCY_COLUMNS } from './server-metrics-columns';
 import { countersTitle, serverThroughputTable } from './server-throughput-table';
+import { ranLabel, renamedNote } from './latency-section';
 
 /** The metrics shown, in column order (the metric catalogue's latency table). */
 const SHOWN = LATENCY_COLUMNS;
@@ -79,7 +80,10 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
   const shown = new Set<string>(SHOWN.filter((m) => !(local && LOCAL_MISLEADING[m] !== undefined)));
   const metrics = ctx.data.metrics.filter((m) => shown.has(m.metric) && m.role !== 'client');
   // The throughput and lock counters, a table of their own after the latencies, where the lake has them.
-  const throughput = serverThroughputTable(ctx);
+  const counted = serverThroughputTable(ctx);
+  // A step renamed for the clients that ran (scan-2-clients): which step of the design it is, under the table.
+  const renamed = renamedNote(ctx.groups);
+  const throughput = counted && renamed !== null ? { ...counted, notes: [...(counted.notes ?? []), renamed] } : counted;
   const extra = throughput ? [throughput] : [];
   const counters = throughput?.head.slice(3) ?? [];
   if (metrics.length === 0)
@@ -155,7 +159,7 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
       const bound = g.rows.some((r) => r.saturated_clients > 0) ? ' (client-bound)' : '';
       rows.push([
         g.variant,
-        stepLabel(g) + bound,
+        ranLabel(g) + bound,
         role,
         ...present.map((metric) => {
           const these = ofRole.filter((m) => m.metric === metric);
@@ -164,7 +168,7 @@ export function serverMetricsSection(ctx: Context): ReportSection | null {
           const max = Math.max(...these.map((m) => m.max_value));
           const isPartial = these.some((m) => m.partial);
           if (SERVER_METRICS[metric] === 'Milliseconds' && avg > (highest.get(metric)?.value ?? -1))
-            highest.set(metric, { value: avg, where: `${g.variant} ${stepLabel(g)} (${role})` });
+            highest.set(metric, { value: avg, where: `${g.variant} ${ranLabel(g)} (${role})` });
           return `${valueText(metric, avg)} (max ${valueText(metric, max)})${isPartial ? ' partial' : ''}`;
         }),
       ]);

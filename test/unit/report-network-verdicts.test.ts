@@ -88,9 +88,15 @@ describe('S4 verdicts traceable to the shown columns', () => {
         const gain = /^[+-]\d+%/.exec(rule)?.[0];
         if (gain !== undefined) expect(row['Gbps with more clients']).toMatch(new RegExp(`^\\${gain} with`));
       }
-      // The verdict sentence names no figure, not even a threshold: the rule note states those once.
+      // Every percentage the verdict sentence names is a client or host CPU cell of its points, or a threshold
+      // of the rule list (70, 90): none is computed apart from the table.
       const line = (r.answer?.lines ?? []).find((l) => /\d+ of \d+ points/.test(l))!;
-      expect([...line.matchAll(/(\d+)%/g)]).toEqual([]);
+      const cells = new Set(
+        rows.flatMap((x) => [cell(x, 'client CPU%'), /^\d+/.exec(cell(x, 'host CPU%') ?? '')?.[0]]),
+      );
+      for (const [, a, b] of line.matchAll(/(\d+)(?:–(\d+))?%/g))
+        for (const v of [a, b].filter((x): x is string => x !== undefined))
+          expect(['70', '90'].includes(v) || cells.has(v)).toBe(true);
     }
   });
 
@@ -193,7 +199,12 @@ describe('S4 verdicts traceable to the shown columns', () => {
     expect(lines[0]).toMatch(/\); with no limit on loopback that check cannot apply here\.$/);
     // The AWS limit's column says it is AWS's: no cell reads as a local limit.
     expect(table(r).head).not.toContain('AWS limit Gbps (none here)');
-    expect(rows.every((x) => x['class limit on AWS, Gbps (loopback: none)'] === '12.5')).toBe(true);
+    // Locally no class limit applies: every cell says so, as rule 2 finds no limit to hold a point to.
+    expect(rows.every((x) => x['class limit Gbps'] === '- (loopback)')).toBe(true);
+    expect(table(r).notes).toContain(
+      'Local run: loopback traffic has no class limit (on AWS 12.5 Gbps a class), so no point can be ' +
+        'network-bound. CloudWatch network metrics per class are AWS only.',
+    );
     // The per-class gains come with the spread of the shown transmit cells per client count, not put down to
     // noise (one repeat measures none) nor to the class.
     const gains = lines.find((l) => /clients against 1 moved/.test(l))!;
@@ -270,20 +281,37 @@ describe('S4 verdicts traceable to the shown columns', () => {
     for (const l of shared) expect(l).toMatch(/^At the 2-client points/);
   });
 
-  it('labels the latency rows with the clients that ran, as the throughput table does, and defines tN', () => {
+  it("names latency and server-rate steps for the clients that ran, the study's count in a note; defines tN", () => {
     // Arrange: the planted steps with a latency histogram's percentiles.
     const data = planted(truth(0.6, 75, 70), 1);
     const lats = { lat_p50_ms: 10, lat_p90_ms: 12, lat_p95_ms: 14, lat_p99_ms: 20, lat_p999_ms: 25, lat_max_ms: 30 };
-    const withLat = { ...data, steps: data.steps.map((x) => ({ ...x, ...lats })) };
+    // The server's select counter beside each step (twice the scans at 2 clients), as the local sampler stores it.
+    const selects = data.metrics
+      .filter((m) => m.metric === 'CPUUtilization')
+      .map((m) => ({ ...m, metric: 'SelectThroughput', avg_value: m.step_id.includes('12') ? 40 : 20, max_value: 44 }));
+    const withLat = {
+      ...data,
+      steps: data.steps.map((x) => ({ ...x, ...lats, reads: 100 })),
+      metrics: [...data.metrics, ...selects],
+    };
     // Act
     const r = buildReport(withLat, prices);
     const lat = r.sections.find((x) => x.id === 'latency')!.tables[0]!;
     // Assert
     const steps = lat.rows.map((row) => row[1]!);
     // A several-client row's percentiles are its slowest client's: said on the row, and once in a note.
-    expect(steps.filter((x) => x.startsWith('scan-12-clients'))).toEqual(
-      Array(4).fill("scan-12-clients t1 (2 clients ran, slowest client's)"),
+    // The step is named for the 2 clients that ran; the study's scan-12-clients is a note, in both tables.
+    expect(steps.filter((x) => /^scan-\d+-clients/.test(x))).toEqual(
+      Array(4).fill("scan-2-clients t1 (slowest client's)"),
     );
+    const renamed =
+      "scan-2-clients: the study's scan-12-clients, its 12 clients cut to 2 for this run (the plan notes).";
+    expect(lat.notes).toContain(renamed);
+    const server = r.sections.find((x) => x.id === 'server-metrics')!.tables.at(-1)!;
+    const serverSteps = server.rows.map((row) => row[1]!);
+    expect(serverSteps.filter((x) => /^scan-\d+-clients/.test(x))).toEqual(Array(4).fill('scan-2-clients t1'));
+    expect(server.notes).toContain(renamed);
+    expect(JSON.stringify([lat.rows, server.rows])).not.toMatch(/scan-12-clients|clients ran/);
     expect(lat.notes!.filter((n) => /^slowest client's: with several clients a row shows/.test(n))).toHaveLength(1);
     expect(lat.notes!.join(' ')).toMatch(/understate the step's throughput/);
     expect(steps.filter((x) => x.startsWith('scan-1-client'))).toEqual(Array(4).fill('scan-1-client t1'));
@@ -319,7 +347,7 @@ describe('S4 verdicts traceable to the shown columns', () => {
     expect([...text.matchAll(/client CPU% >= 70/g)]).toHaveLength(1);
     expect([...text.matchAll(/client-bound if/g)]).toHaveLength(1);
     // Busy is a chosen cutoff: a busy client the runner did not find saturated is not called client-bound.
-    expect(text).toMatch(/client CPU% >= 70, a chosen cutoff like the gain threshold/);
+    expect(text).toMatch(/client CPU% >= 70, a chosen cutoff\)/);
     expect(text).not.toMatch(/90% of its cores|saturated\)/);
   });
 
@@ -339,13 +367,17 @@ describe('S4 verdicts traceable to the shown columns', () => {
     const line = (r: Report): string => r.answer!.lines.find((l) => /\d+ of \d+ points/.test(l))!;
     expect(line(b)).toMatch(
       new RegExp(
-        '^One-client-limited \\(4 of 8 points: .*\\): more clients moved more with the one client busy but not ' +
-          'saturated \\(rule 3\\): one client could not load the server; what held it back, its CPU or its wait ' +
-          'on each scan, is not measured',
+        // One sentence defines both labels, with the client CPU the table shows.
+        '^One-client-limited \\(4 of 8 points: every class at 1 client\\): the one client used 78% of its core, ' +
+          'busy \\(>= 70%\\) but not saturated \\(>= 90%, which client-bound needs\\), and more clients sent ' +
+          'more, so one client could not load the server \\(what held it back',
       ),
     );
     // No unshown mechanism is named as the limit: nothing showed the one connection was it.
-    expect(line(b)).not.toMatch(/client-bound|single-connection|its one connection was the limit/i);
+    // Client-bound is named only as what the label is not (its client would be saturated).
+    expect(line(b).replace('which client-bound needs', '')).not.toMatch(
+      /client-bound|single-connection|its one connection was the limit/i,
+    );
     expect(line(s)).toMatch(
       /^Client-bound \(4 of 8 points: .*\): the one client was saturated and more clients moved more/,
     );
@@ -364,7 +396,7 @@ describe('S4 verdicts traceable to the shown columns', () => {
     expect(notes[i + 6]).toMatch(/^ {2}6\. Host CPU >= 90%/);
   });
 
-  it('labels a scaled-down point by the clients that ran, and says the host ceiling stopped more clients', () => {
+  it('labels a scaled-down point by the clients that ran; the scale cap, not the host, stopped more clients', () => {
     // Act: 2 of the study's 12 clients ran, the host 99% busy at 2 clients, their sysbench 50% of a core each.
     const r = buildReport(planted(truth(0.6, 75, 70), 1), prices);
     // Assert: no row, legend or verdict names the 12 that did not run as its workload.
@@ -374,11 +406,12 @@ describe('S4 verdicts traceable to the shown columns', () => {
     expect(chart).toContain('"2 clients (study: 12)"');
     expect(chart).not.toContain('scan-12-clients');
     const line = r.answer!.lines.find((l) => /\d+ of \d+ points/.test(l))!;
-    expect(line).not.toMatch(/scan-12-clients|no larger client count tested more clients/);
+    expect(line).not.toMatch(/scan-12-clients|no larger client count tested more clients|already full/);
     // The host cells: 99 = 15 + 50 + 34 at 2 clients, the clients the larger share: the ceiling, mostly theirs.
     expect(line).toContain(
-      "unclear (4 of 8 points: every class at 2 clients): the 2-client points hit this machine's " +
-        '2-CPU ceiling, mostly from the clients, so more clients were not tried: the host was already full',
+      // The fixed scale cap, decided before anything ran, is why no more clients ran; the busy host comes second.
+      "unclear (4 of 8 points: every class at 2 clients): more clients were not tried (this run's scale cap: " +
+        "2 clients); this machine's 2 CPUs were also 99% busy at 2 clients, mostly from the clients",
     );
   });
 

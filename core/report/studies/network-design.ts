@@ -60,6 +60,12 @@ function clientCounts(groups: readonly StepGroup[]): { ran: number; named: numbe
   return { ran, named: named !== null ? Number(named[1]) : ran };
 }
 
+/**
+ * The clients' own network: a c6i.large is "up to 12.5 Gbps" on a 0.781 Gbps baseline (Amazon EC2 instance types
+ * guide, compute optimized instances' network specifications): past its burst credits that is what one sends.
+ */
+const CLIENT_BASELINE_GBPS: Readonly<Record<string, number>> = { 'c6i.large': 0.781 };
+
 /** The bytes a ~1 KB row sends with its protocol framing, within which the pipeline's check agrees. */
 const ROW_BYTES = { low: 800, high: 1300 } as const;
 
@@ -69,6 +75,8 @@ export interface DesignPoint {
   readonly tx: number | null;
   readonly rx: number | null;
   readonly cpu: number | null;
+  /** The verdict's rule (BOUND_RULES' number) and the label the table shows for it. */
+  readonly verdict?: { readonly ruleNo: number; readonly label: string };
 }
 
 const span = (xs: readonly number[], digits: number): string => {
@@ -106,10 +114,17 @@ export function designTable(
       ? `${counts.named}, sized for its mysql CLI client: ${counts.named} × ${fixed(oneClientGbps, 2)} = ` +
         `${fixed(product, 0)} Gbps ${product > limit ? '>' : '<='} ${limit}, the class limit`
       : `${counts.named}`;
+  const clientType = ctx.data.spec?.variants[0]?.clients.instanceType;
+  const baseline = clientType !== undefined ? CLIENT_BASELINE_GBPS[clientType] : undefined;
   const planned =
     limit !== null
-      ? `${counts.named} Lua clients: whether they pass ${limit} Gbps is unknown until its 1-client points ` +
-        `measure one (${counts.named} pass it only if one gives over ${fixed(limit / counts.named, 2)} Gbps)`
+      ? `${counts.named} Lua clients pass ${limit} Gbps only if one sends over ${fixed(limit / counts.named, 2)} ` +
+        'Gbps, unknown until its 1-client points measure one' +
+        (baseline !== undefined
+          ? `; a ${clientType} is itself "up to" on a ${baseline} Gbps baseline, so past their burst ` +
+            `${counts.named} send at most ${fixed(counts.named * baseline, 1)} Gbps` +
+            (counts.named * baseline < limit ? `, under ${limit}` : '')
+          : '')
       : `${counts.named}`;
   const rows = ctx.data.spec?.data.tableSize ?? null;
   const one = points.filter((p) => (p.g.rows[0]?.clients ?? 1) === 1);
@@ -158,10 +173,10 @@ export function designTable(
       ...(perRow.length > 0
         ? [
             [
-              'bytes sent a scanned row (transmit ÷ scans/s ÷ rows)',
+              "bytes sent a scanned row (the server's transmit ÷ sysbench's scans/s ÷ rows a scan)",
               `${span(perRow, 0)} B at every point` +
                 (perRow.every((b) => b >= ROW_BYTES.low && b <= ROW_BYTES.high)
-                  ? ", as ~1 KB rows predict: the server's byte counter and the scans agree"
+                  ? ", as ~1 KB rows predict: the server's byte counter and the clients' own scan count agree"
                   : ': not the ~1 KB a row should send, so a byte counter or the scan count is off'),
               '~1 KB (975 MB for its 1,000,000 rows)',
               // Bytes_sent counts the server's protocol bytes; CloudWatch the interface's, headers and ACKs too.
@@ -183,7 +198,10 @@ export function designTable(
         ? [
             [
               `transmit at ${counts.ran > 1 ? 'the most clients' : 'each point'}, server CPU`,
-              `${span(mostTx, 2)} Gbps, server ${span(mostCpu, 0)}% of this shared machine`,
+              // Loopback on shared CPUs: a figure here beside the study's would read as a reproduction.
+              `not comparable (loopback${scanMs.length > 0 ? `, ~${fixed(mean(scanMs), 0)} ms scans` : ''}, ` +
+                `${span(mostCpu, 0)}% server CPU of shared CPUs); ` +
+                "the throughput table has this run's",
               `${studyResults}; receive ${S4_STUDY.receiveMBs[0]}–${S4_STUDY.receiveMBs[1]} MB/s (interface ` +
                 'bytes: ACKs, a reconnect a query; not comparable with Bytes_received)',
               'to be measured',
@@ -203,12 +221,39 @@ function validatedLines(points: readonly DesignPoint[], perRow: readonly number[
   if (points.length === 0) return [];
   const agrees = perRow.length > 0 && perRow.every((b) => b >= ROW_BYTES.low && b <= ROW_BYTES.high);
   const classes = uniqueInOrder(points.map((p) => p.g.variant)).length;
+  const rules = rulesText(points);
   return [
-    `Validated end to end by this run: ${points.length} steps on ${classes} emulated classes ran and reached ` +
-      `the lake; the server's byte and CPU counters were sampled at ${sampled} of ${points.length}` +
-      `${agrees ? '; the bytes-a-row check agrees' : ''}; the verdict rules gave each point a verdict. ` +
-      'Not validated: CloudWatch metrics, the class network limits, the AWS clients.',
+    `Validated end to end by this run: ${points.length} steps on ${classes} emulated classes ran and were ` +
+      `stored; the server's byte and CPU counters were sampled at ${sampled} of ${points.length}` +
+      `${agrees ? '; the bytes-a-row check agrees' : ''}${rules.fired}. ` +
+      `Not validated: ${rules.unexercised}CloudWatch metrics, the class network limits, the AWS clients.`,
   ];
+}
+
+/**
+ * Which verdict rules decided a point here; and the two the study's question rests on (1 CPU-bound, 2
+ * network-bound) where neither fired: locally they cannot, the server sharing the CPUs and loopback having no limit.
+ */
+function rulesText(points: readonly DesignPoint[]): { fired: string; unexercised: string } {
+  const fired = [...new Set(points.flatMap((p) => (p.verdict !== undefined ? [p.verdict.ruleNo] : [])))].sort();
+  if (fired.length === 0) return { fired: '', unexercised: '' };
+  const named = fired.map((n) => {
+    const labels = uniqueInOrder(points.filter((p) => p.verdict?.ruleNo === n).map((p) => p.verdict!.label));
+    return `${n} (${labels.join(', ')})`;
+  });
+  const names: Record<number, string> = { 1: 'CPU-bound', 2: 'network-bound' };
+  const unexercised = [1, 2].filter((n) => !fired.includes(n)).map((n) => `${n} (${names[n]})`);
+  return {
+    fired:
+      `; the verdict ${named.length === 1 ? 'rule' : 'rules'} ${named.join(' and ')}, the only ` +
+      `${named.length === 1 ? 'one' : 'ones'} that fired`,
+    unexercised:
+      unexercised.length === 0
+        ? ''
+        : `verdict ${unexercised.length === 1 ? 'rule' : 'rules'} ${unexercised.join(' and ')}, which the ` +
+          `study's question rests on (locally ${unexercised.length === 1 ? 'it' : 'they'} cannot fire: the server ` +
+          "shares this machine's CPUs with its clients, and loopback has no limit); ",
+  };
 }
 
 /** Locally: the step and client departures the design table backs, as clauses of the Answer's one line. */

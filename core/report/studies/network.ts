@@ -242,7 +242,8 @@ export function networkSection(ctx: Context): ReportSection | null {
       r.tx !== null ? `${fixed(r.tx, txDigits)}${mark(partialNet)}` : '-',
       ...(showRx ? [r.rx !== null ? `${fixed(r.rx, rxDigits)}${mark(partialNet)}` : '-'] : []),
       gain !== null ? `${gain.gain >= 0 ? '+' : ''}${fixed(gain.gain * 100, 0)}% with ${gain.clients}` : '-',
-      r.limit !== null ? `${r.limit}` : local ? `${networkLimitGbps(ctx.prices, g.instanceClass) ?? '-'}` : 'unknown',
+      // Locally no limit applies (loopback): the AWS class's figure would read as one the rules held the point to.
+      r.limit !== null ? `${r.limit}` : local ? '- (loopback)' : 'unknown',
       ...(local ? [] : [check.cells.get(g.variant) !== undefined && gain !== null ? check.cells.get(g.variant)! : '-']),
       r.cpu !== null ? `${fixed(r.cpu, 0)}${mark(partialCpu)}` : '-',
       r.clientCpu !== null ? fixed(r.clientCpu, 0) : '-',
@@ -314,8 +315,8 @@ export function networkSection(ctx: Context): ReportSection | null {
   ];
   if (local)
     notes.push(
-      'Local run: loopback traffic has no class limit, so no point can be network-bound. CloudWatch network ' +
-        'metrics per class are AWS only.',
+      `Local run: loopback traffic has no class limit (on AWS${limitOfAll !== null ? ` ${limitOfAll} Gbps` : ''}` +
+        ' a class), so no point can be network-bound. CloudWatch network metrics per class are AWS only.',
     );
   if (local && coTenant)
     notes.push(
@@ -391,7 +392,7 @@ export function networkSection(ctx: Context): ReportSection | null {
           measured,
           local ? classSpreadText(ctx.groups, results, txDigits, cacheMissed(ctx)) : '',
         ),
-        ...boundLines(results, cpus),
+        ...boundLines(results, cpus, scaleCap(results)),
         ...serverCpuLines(results, local, cpus),
         ...(check.line !== null ? [check.line] : []),
       ],
@@ -405,8 +406,7 @@ export function networkSection(ctx: Context): ReportSection | null {
             'transmit Gbps',
             ...(showRx ? ['receive Gbps'] : []),
             'Gbps with more clients',
-            // Locally the AWS class's limit, which no loopback point meets: the header says it applies there only.
-            local ? 'class limit on AWS, Gbps (loopback: none)' : 'limit Gbps',
+            local ? 'class limit Gbps' : 'limit Gbps',
             ...(local ? [] : [`${mostClients} × 1-client Gbps`]),
             local ? 'server CPU% of the host' : 'server CPU% of its vCPUs',
             local ? `client CPU% of its ${oneThread ? 'core' : 'cores'}` : 'client CPU%',
@@ -418,7 +418,18 @@ export function networkSection(ctx: Context): ReportSection | null {
           numeric: [3, 4, 5, 6, 7, 8, 9, 10].slice(0, 6 + (showRx ? 1 : 0)),
           notes,
         },
-        ...(local ? [designTable(ctx, limitOfAll, results)].filter((t) => t !== null) : []),
+        ...(local
+          ? [
+              designTable(
+                ctx,
+                limitOfAll,
+                results.map((r) => ({
+                  ...r,
+                  verdict: { ruleNo: r.bound.ruleNo, label: boundLabel(r.bound, r.client) },
+                })),
+              ),
+            ].filter((t) => t !== null)
+          : []),
       ],
       charts,
     },
@@ -458,6 +469,12 @@ function departureLines(parts: readonly string[]): string[] {
   if (parts.length === 0) return [];
   const text = parts.map((p) => p.replace(/\.$/, '')).join('; ');
   return [`${text[0]!.toUpperCase()}${text.slice(1)}.`];
+}
+
+/** The clients a scale cap cut a workload to (its name promises more), or null when none was cut. */
+function scaleCap(results: readonly { g: StepGroup }[]): number | null {
+  const cut = results.filter((r) => renamed(r.g)).map((r) => r.g.rows[0]?.clients ?? 1);
+  return cut.length > 0 ? Math.max(...cut) : null;
 }
 
 /** The study's client count cut for the rehearsal, said in the Answer: its "more clients" are fewer. */
@@ -516,10 +533,7 @@ function gainLines(
     `${clients} clients against 1 moved ${each.map((e) => `${e.variant} ${signed(e.gain)}`).join(', ')} ` +
       `Gbps: ${
         each.every((e) => e.gain >= e.threshold)
-          ? 'more clients help at every class, so one client alone did not find the server’s limit' +
-            (each.every((e) => e.noise === null || e.noise === undefined)
-              ? ` (each gain at least ${signed(MORE_CLIENTS_GAIN)}, a fixed rule: one repeat measures no noise)`
-              : '')
+          ? 'more clients help at every class, so one client alone did not find the server’s limit'
           : each.every((e) => e.gain < MORE_CLIENTS_GAIN)
             ? 'more clients do not help, so the limit is not the one client'
             : each.every((e) => e.gain < e.threshold)
@@ -562,12 +576,21 @@ const KIND_TEXT: Record<BoundResult['bound'], string> = {
   unclear: 'unclear',
 };
 
-/** A client-limited kind's meaning: saturated, or busy by a chosen cutoff only. */
-const clientText = (c: ClientShown): string =>
-  c.saturated
-    ? 'the one client was saturated and more clients moved more (rule 3)'
-    : 'more clients moved more with the one client busy but not saturated (rule 3): one client could not load ' +
-      'the server; what held it back, its CPU or its wait on each scan, is not measured';
+/**
+ * A client-limited kind's meaning, with its client CPU as the table shows it: saturated (client-bound), or busy
+ * by a chosen cutoff only (one-client-limited). One sentence defines both labels, where the verdict first appears.
+ */
+function clientText(of: readonly { client: ClientShown; clientCpu: number | null }[]): string {
+  if (of[0]!.client.saturated) return 'the one client was saturated and more clients moved more (rule 3)';
+  const cpus = of.map((r) => r.clientCpu).filter((c): c is number => c !== null);
+  const [lo, hi] = [fixed(Math.min(...cpus), 0), fixed(Math.max(...cpus), 0)];
+  const used =
+    cpus.length > 0 ? `the one client used ${lo === hi ? lo : `${lo}–${hi}`}% of its core` : 'the one client was';
+  return (
+    `${used}, busy (>= 70%) but not saturated (>= 90%, which client-bound needs), and more clients sent more, ` +
+    'so one client could not load the server (what held it back, its CPU or its wait on each scan, is not measured)'
+  );
+}
 
 /**
  * The bound verdicts in one sentence, a clause per kind of bound: which points, and the rule that names
@@ -578,10 +601,13 @@ function boundLines(
     g: StepGroup;
     bound: BoundResult;
     client: ClientShown;
+    clientCpu: number | null;
     hostCpu: number | null;
     clientsOfHost: number | null;
   }[],
   machineCpus: number | null,
+  /** The clients a scale cap cut the most-clients points to (the plan notes), or null when none was cut. */
+  cap: number | null,
 ): string[] {
   const variants = uniqueInOrder(results.map((r) => r.g.variant));
   const labels = uniqueInOrder(results.map((r) => boundLabel(r.bound, r.client)));
@@ -596,8 +622,7 @@ function boundLines(
       counts.length === 1 && of.length === variants.length && variants.length > 1
         ? `every class at ${counts[0]}`
         : of.map((r) => `${r.g.variant} ${ran(r.g)}`).join(', ');
-    const why =
-      k === 'unclear' ? unclearWhy(of, machineCpus) : k === 'client' ? clientText(of[0]!.client) : KIND_TEXT[k];
+    const why = k === 'unclear' ? unclearWhy(of, machineCpus, cap) : k === 'client' ? clientText(of) : KIND_TEXT[k];
     return `${label} (${of.length} of ${results.length} points: ${points}): ${why}`;
   });
   if (clauses.length === 0) return [];
@@ -609,17 +634,21 @@ function boundLines(
 function unclearWhy(
   points: readonly { g: StepGroup; bound: BoundResult; hostCpu: number | null; clientsOfHost: number | null }[],
   machineCpus: number | null,
+  cap: number | null,
 ): string {
-  // A busy host at the most clients: this machine's CPUs were the ceiling; whose load filled them, from the cells.
+  // A busy host at the most clients, which a fixed cap (or the design) left there: why no more clients ran comes
+  // first, then how busy the host was and whose load filled it, from the cells.
   const hostFull = points.filter((p) => /host CPU \d+ >= \d+, no larger client count/.test(p.bound.rule));
   const clients = uniqueInOrder(hostFull.map((p) => p.g.rows[0]?.clients ?? 1)).join('/');
   const mostlyClients = hostFull.every(
     (p) => p.hostCpu !== null && p.clientsOfHost !== null && p.clientsOfHost > p.hostCpu / 2,
   );
+  const hosts = hostFull.map((p) => p.hostCpu).filter((h): h is number => h !== null);
   const ceiling =
-    `the ${clients}-client points hit this machine's ${machineCpus !== null ? `${machineCpus}-CPU ` : 'CPU '}` +
-    `ceiling${mostlyClients ? ', mostly from the clients' : ''}, so more clients were not tried: the host was ` +
-    'already full';
+    `more clients were not tried (${cap !== null ? `this run's scale cap: ${cap} clients` : 'no larger client count'}` +
+    `); this machine's ${machineCpus !== null ? `${machineCpus} ` : ''}CPUs were also ` +
+    `${hosts.length > 0 ? `${pctRange(hosts)} ` : ''}busy at ${clients} clients` +
+    (mostlyClients ? ', mostly from the clients' : '');
   const why = uniqueInOrder(
     points.map(({ bound: { rule: r } }) =>
       /other runs on the host/.test(r)
