@@ -153,8 +153,8 @@ describe("S5's p99 at matched rates", () => {
     // sqrt(10 x 25) / sqrt(10 x 12) = 144.3% (the arithmetic means' 17.5 / 11 would read 159.1%).
     const table = tableOf(
       section,
-      "p99 at the same multiple of each repeat's unlimited-rate TPS (ms at the rate offered; each repeat that " +
-        'held its rate) and its ratio',
+      "p99 below the knee at the same multiple of each repeat's unlimited-rate TPS (ms at the rate offered; " +
+        'each repeat that kept up) and its ratio',
     );
     expect(table.head[1]).toBe('multiple');
     expect(table.rows).toEqual([
@@ -171,12 +171,37 @@ describe("S5's p99 at matched rates", () => {
         '10.0 ms at 5,000/s and 25.0 ms at 5,000/s)',
     );
     expect(answer).toMatch(/no r6g\/r5 p99 ratio \(of geometric means\) is told from 100%/);
-    expect(answer).toContain('Where every variant held its rate (achieved, not p99), the p99 of');
+    expect(answer).toContain('Below the knee (every repeat kept up), the p99 of');
     expect(table.notes!.join(' ')).toMatch(/Ratio: of the geometric means of the repeats' p99s/);
     // The knee's base is said once a sentence, not again for each later variant.
     const later = /; r6g between [\d,]+ and [\d,]+\/s offered \(0\.5x and 0\.9x, both repeats\)\./;
     expect(answer).toMatch(later);
     expect(answer).toMatch(/each repeat's own unlimited-rate TPS, both repeats\); r6g between/);
+  });
+  it('compares no p99 past the knee: a rate held on throughput whose p99 passed the limit is queue time', () => {
+    // Arrange: both variants achieve 100% at 0.9x, but with p99 60-300 ms against a limit of 3 x 4 = 12 ms;
+    // r5 offered 9,000/s there and r6g 9,900/s (different rates at one multiple, deep in the queue).
+    const curve = (p99: number) =>
+      [
+        [0.5, 5000, 4],
+        [0.9, 9000, p99],
+        [1.5, 9500, 900, 'overloaded'],
+      ] as const;
+    const steps = [
+      ...sweepRepeat(1, 10000, curve(60), 'r5'),
+      ...sweepRepeat(2, 10000, curve(70), 'r5'),
+      ...sweepRepeat(1, 11000, curve(250).map(([x, a, l, st]) => [x, a === null ? null : a * 1.1, l, st] as const)),
+      ...sweepRepeat(2, 11000, curve(300).map(([x, a, l, st]) => [x, a === null ? null : a * 1.1, l, st] as const)),
+    ];
+
+    // Act
+    const section = rateSection(analyzeRate(makeContext(runData(steps), prices))!);
+
+    // Assert: only 0.5x, below every repeat's knee, is compared; the note says why 0.9x is not.
+    const table = section.answer!.tables[1]!;
+    expect(table.rows.map((r) => r[1])).toEqual(['0.5x']);
+    expect(table.notes!.join(' ')).toMatch(/Past its knee a repeat's p99 is queue time.*not compared/);
+    expect(section.answer!.lines.join('\n')).not.toMatch(/57\.|at 0\.9x/);
   });
 });
 

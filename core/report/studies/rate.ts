@@ -532,14 +532,19 @@ function stalledReferenceOf(
   };
 }
 
-/** A point that ran to its end and kept up with its rate on throughput: its p99 is not queue time. */
-function keptPace(p: RatePoint, v: RateVariant): boolean {
+/**
+ * A point below its repeat's knee: it ran to its end, kept up with its rate on throughput and its p99 stayed
+ * within the knee's limit. Past the knee p99 is queue time, which climbs steeply with the offered rate, and at
+ * one multiple each repeat was offered a different rate: such p99s are not compared like for like.
+ */
+function belowKnee(p: RatePoint, v: RateVariant): boolean {
   const e0 = v.reference.efficiency ?? 1;
   return (
     p.status === 'ok' &&
     p.achieved !== null &&
     p.latencyMs !== null &&
-    p.achieved >= DEFAULT_TRACKING_RATIO * e0 * p.offered
+    p.achieved >= DEFAULT_TRACKING_RATIO * e0 * p.offered &&
+    (v.latencyLimitMs === null || p.latencyMs <= v.latencyLimitMs)
   );
 }
 
@@ -559,13 +564,13 @@ function p99AtRatesOf(variants: readonly RateVariant[]): P99AtRate[] {
     p.rateOfCapacity !== null ? `${p.rateOfCapacity}x` : `${whole(p.offered)}/s`;
   const rates = uniqueInOrder(
     variants
-      .flatMap((v) => v.points.filter((p) => keptPace(p, v)))
+      .flatMap((v) => v.points.filter((p) => belowKnee(p, v)))
       .sort((a, b) => (a.rateOfCapacity ?? a.offered) - (b.rateOfCapacity ?? b.offered))
       .map(keyOf),
   );
   return rates.flatMap((rate) => {
     const each = variants.map((v) => {
-      const at = v.points.filter((p) => keptPace(p, v) && keyOf(p) === rate);
+      const at = v.points.filter((p) => belowKnee(p, v) && keyOf(p) === rate);
       return { variant: v.variant, p99Ms: at.map((p) => p.latencyMs!), offered: at.map((p) => p.offered) };
     });
     if (each.some((e) => e.p99Ms.length === 0)) return [];
@@ -904,9 +909,9 @@ function p99AtRatesTable(f: RateFindings): TableBlock | null {
   const relative = rows.some(({ r }) => r.rate.endsWith('x'));
   return {
     title: relative
-      ? `p${pct0} at the same multiple of each repeat's unlimited-rate TPS (ms at the rate offered; each repeat ` +
-        `that held its rate) and its ratio`
-      : `p${pct0} at the same offered rate (ms, each repeat that held its rate) and its ratio`,
+      ? `p${pct0} below the knee at the same multiple of each repeat's unlimited-rate TPS (ms at the rate ` +
+        `offered; each repeat that kept up) and its ratio`
+      : `p${pct0} below the knee at the same offered rate (ms, each repeat that kept up) and its ratio`,
     head: [
       'sweep',
       relative ? 'multiple' : 'offered',
@@ -933,14 +938,15 @@ function p99AtRatesTable(f: RateFindings): TableBlock | null {
     ]),
     numeric: [],
     notes: [
-      'Only the rates where every variant held its rate (achieved >= ' +
-        `${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% ` +
-        `of offered, times its low-load efficiency, the step run to its end; its p${pct0} may be past the knee's ` +
-        `limit): past them p${pct0} is queue time. ` +
+      `Only the rates every repeat of every variant kept up with by the knee rule (achieved >= ` +
+        `${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% of offered times its low-load efficiency, p${pct0} within ` +
+        `the knee's limit, the step run to its end). Past its knee a repeat's p${pct0} is queue time, which ` +
+        'climbs steeply with the offered rate' +
+        (relative ? ', and at one multiple each repeat was offered a different rate' : '') +
+        `: those p${pct0}s are not compared (the Points table and the charts show them). ` +
         `Ratio: of the geometric means of the repeats' p${pct0}s, its interval Welch's on their logs; lower ` +
-        `p${pct0} is better. The repeats of one variant are identical servers: how far apart their p${pct0}s lie is ` +
-        'the ' +
-        `p${pct0}'s own run-to-run noise.`,
+        `p${pct0} is better. The repeats of one variant are identical servers: how far apart their p${pct0}s ` +
+        `lie is the p${pct0}'s own run-to-run noise.`,
     ],
   };
 }
@@ -986,7 +992,7 @@ function p99Sentence(f: RateFindings): string | null {
         : `${pair} p${pct0} told from 100% at ` +
             andList(told.map((r) => `${r.sw.workload} ${r.rate} ${ratioText(r.x.ratio)}`)),
     );
-  return `Where every variant held its rate (achieved, not p${pct0}), ${parts.join('; ')} (the p${pct0} table).`;
+  return `Below the knee (every repeat kept up), ${parts.join('; ')} (the p${pct0} table).`;
 }
 
 /**
