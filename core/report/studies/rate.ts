@@ -48,6 +48,9 @@ import { analyzeLocalCaveats, scopeSentence } from '../local-caveats';
 
 interface RatePoint {
   readonly repeat: number;
+  /** The step and the repeat's cell: where its server metrics are. */
+  readonly stepId: string;
+  readonly cellId: string;
   /** The rate this repeat was offered, transactions/s over all clients. */
   readonly offered: number;
   readonly achieved: number | null;
@@ -164,6 +167,18 @@ interface RateSweep {
   readonly clientCpuMaxPct: number | null;
   /** Set when the low-load p99 the limit rests on is above the unlimited-rate step's (not a queue; cause unknown). */
   readonly stalledReference: StalledReference | null;
+  /** Server and machine CPU % where each repeat levelled off and at its unlimited-rate step (see cpuOf). */
+  readonly cpu: SweepCpu;
+}
+
+/**
+ * CPU % at each repeat's unlimited-rate step and at the rate its saturation came from: the server's
+ * (CPUUtilization: its process over the CPUs it may use) and the whole machine's (the runner's ClientHostCPU).
+ * Locally both share one machine: a busy machine and a server short of 100% cannot say which set the plateau.
+ */
+interface SweepCpu {
+  readonly serverPct: readonly number[];
+  readonly hostPct: readonly number[];
 }
 
 /**
@@ -271,6 +286,8 @@ function pointsOf(rated: readonly StepGroup[]): RatePoint[] {
     .flatMap((g) =>
       g.rows.map((r) => ({
         repeat: r.repeat,
+        stepId: g.stepId,
+        cellId: r.cell_id,
         offered: r.offered_tps,
         achieved: r.status === 'ok' || r.status === 'overloaded' ? r.tps : null,
         ...latencyOf(r),
@@ -460,6 +477,7 @@ export function analyzeRate(ctx: Context): RateFindings | null {
       capacityRatios,
       p99AtRates: p99AtRatesOf(variants),
       stalledReference: stalledReferenceOf(groups, variants, sweepP99Ms),
+      cpu: cpuOf(ctx, groups, variants),
       perTransaction: perTransactionOf(groups),
       clientCpuMaxPct: maxOrNull(groups.flatMap((g) => g.rows.map((r) => r.client_cpu_max_pct ?? null))),
     };
@@ -476,6 +494,26 @@ const maxOrNull = (xs: readonly (number | null)[]): number | null => {
   const ok = xs.filter((x): x is number => x !== null);
   return ok.length > 0 ? Math.max(...ok) : null;
 };
+
+/** The sweep's SweepCpu: step means of each repeat's unlimited-rate step and of its saturation step. */
+function cpuOf(ctx: Context, groups: readonly StepGroup[], variants: readonly RateVariant[]): SweepCpu {
+  const unlimited = groups.filter((g) => g.rate === 0 && g.rateOfCapacity === null);
+  const at = variants.flatMap((v) =>
+    v.repeats.flatMap((r) => {
+      const top = v.points.find((p) => p.repeat === r.repeat && p.achieved !== null && p.achieved === r.capacity);
+      const probe = unlimited
+        .filter((g) => g.variant === v.variant)
+        .flatMap((g) => g.ok.filter((x) => x.repeat === r.repeat).map((x) => ({ stepId: g.stepId, cellId: x.cell_id })));
+      return [...(top !== undefined ? [{ stepId: top.stepId, cellId: top.cellId }] : []), ...probe];
+    }),
+  );
+  const values = (metric: string) =>
+    at.flatMap(({ stepId, cellId }) => {
+      const ms = ctx.data.metrics.filter((m) => m.metric === metric && m.step_id === stepId && m.cell_id === cellId);
+      return ms.length > 0 ? [mean(ms.map((m) => m.avg_value))] : [];
+    });
+  return { serverPct: values('CPUUtilization'), hostPct: values('ClientHostCPU') };
+}
 
 /** Statements a transaction in the sweep's unlimited-rate steps; null when sysbench's counts are missing. */
 function perTransactionOf(groups: readonly StepGroup[]): RateSweep['perTransaction'] {
@@ -789,15 +827,21 @@ function rateSweepSentence(sweep: RateSweep): string {
   const knees = sweep.variants.map(
     (v, i) => `${v.variant}${v.bracket?.kind === 'disagree' ? ',' : ''} ${bracketText(v.bracket, false, i > 0)}`,
   );
-  // The closed-loop figure, named apart from saturation; "higher" only when each variant's mean is (finding 1).
+  // The closed-loop figure, named apart from saturation, and where each repeat's open loop levelled off against
+  // its own closed loop: a range over the repeats, so no repeat contradicts it (a mean's "higher" did).
   const unlimited = sweep.variants.map((v) => v.unlimitedTps).filter((u): u is number => u !== null);
-  const higher = sweep.variants.every(
-    (v) => v.unlimitedTps !== null && v.capacity.value !== null && v.unlimitedTps > v.capacity.value,
+  const shares = sweep.variants.flatMap((v) =>
+    v.repeats.flatMap((r) =>
+      r.capacity !== null && r.unlimitedTps !== null && r.unlimitedTps > 0 ? [r.capacity / r.unlimitedTps] : [],
+    ),
   );
+  const [lo, hi] = [pct(Math.min(...shares), 0), pct(Math.max(...shares), 0)];
   const closed =
     unlimited.length > 0
       ? `; unlimited-rate TPS (no rate set: closed loop) ${unlimited.map(whole).join(' and ')}/s` +
-        (higher ? ', higher than where the open loop levels off' : '')
+        (shares.length > 0
+          ? `; the open loop levelled off at ${lo === hi ? lo : `${lo}–${hi}`} of its repeat's closed loop`
+          : '')
       : '';
   return (
     `${sweep.label}: saturation (the highest achieved at an offered rate) ${caps.join(', ')}` +
@@ -825,6 +869,25 @@ function stallText(sw: RateSweep, s: StalledReference): string {
     `Its ${p} limit (${fixed(s.limitMs, 1)} ms) rests on low-load ${p}s (${rangeMs}) above the unlimited-rate ` +
     `${p} (median ${fixed(s.unlimitedMs, 1)} ms) in ${s.above} of ${s.of} repeats: ` +
     `${s.above === s.of && s.of > 1 ? 'systematic, ' : ''}not a queue (at half the load), cause not measured${same}.`
+  );
+}
+
+/**
+ * Locally: how busy the shared machine and the server were where the repeats levelled off, and what that
+ * leaves open. Null when either was not sampled.
+ */
+function cpuSentence(f: RateFindings): string | null {
+  const server = f.sweeps.flatMap((sw) => sw.cpu.serverPct);
+  const host = f.sweeps.flatMap((sw) => sw.cpu.hostPct);
+  if (server.length === 0 || host.length === 0) return null;
+  const range = (xs: readonly number[]) => {
+    const [a, b] = [fixed(Math.min(...xs), 0), fixed(Math.max(...xs), 0)];
+    return a === b ? `${a}%` : `${a}%–${b}%`;
+  };
+  return (
+    `At the unlimited-rate steps and where each repeat levelled off, this machine's CPUs were ${range(host)} ` +
+    `busy and the server used ${range(server)} of them (the rest: the sysbench client and the system): this ` +
+    'rehearsal cannot tell whether the server or the shared machine set the plateau.'
   );
 }
 
@@ -1185,9 +1248,11 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       ? `What ran: sysbench's SQL transactions (${andList(f.sweeps.map((sw) => sw.workload))}) on ${server}, ` +
         'stand-ins for the workloads the experiment line in the Appendix describes.'
       : null;
+  const cpu = ctx !== undefined && analyzeLocalCaveats(ctx).local ? cpuSentence(f) : null;
   const opening = [
     ...(scope !== null ? [ran !== null ? `${scope} ${ran}` : scope] : []),
     ...f.sweeps.map(rateSweepSentence),
+    ...(cpu !== null ? [cpu] : []),
     // What the repeats and the grid cannot resolve is one finding: the Answer keeps five.
     ...([resolution, p99, grid].some((x) => x !== null)
       ? [[resolution, p99, grid].filter((x) => x !== null).join(' ')]
