@@ -58,6 +58,8 @@ interface RatePoint {
   readonly latencyMs: number | null;
   /** sysbench's percentile (a histogram bucket's upper end) was above the exact max: the max is shown. */
   readonly latencyCapped: boolean;
+  /** The run's p50, ms; null when not printed (an overloaded step has no histogram). */
+  readonly p50Ms: number | null;
   readonly status: 'ok' | 'overloaded' | 'failed' | 'skipped';
   readonly clientBound: boolean;
   /** The multiple of the repeat's capacity offered (ratesOfCapacity); null for an absolute rate. */
@@ -190,6 +192,8 @@ interface StalledReference {
   readonly limitMs: number;
   /** Each repeat's p99 at its lowest rate (what the limit's median is over), lowest and highest. */
   readonly lowLoadMs: readonly [number, number];
+  /** The p50s of those same steps, lowest and highest; null when none was printed. */
+  readonly lowLoadP50Ms: readonly [number, number] | null;
   /** How many of those lowest-rate p99s are above the unlimited-rate p99, of how many. */
   readonly above: number;
   readonly of: number;
@@ -291,6 +295,7 @@ function pointsOf(rated: readonly StepGroup[]): RatePoint[] {
         offered: r.offered_tps,
         achieved: r.status === 'ok' || r.status === 'overloaded' ? r.tps : null,
         ...latencyOf(r),
+        p50Ms: r.status === 'ok' ? (r.lat_p50_ms ?? null) : null,
         status: statusOf(r),
         clientBound: r.saturated_clients > 0,
         rateOfCapacity: g.rateOfCapacity,
@@ -541,12 +546,14 @@ function stalledReferenceOf(
   );
   const limitMs = variants.find((v) => v.latencyLimitMs !== null)?.latencyLimitMs ?? null;
   if (sweepP99Ms === null || unlimitedMs === null || limitMs === null || sweepP99Ms <= unlimitedMs) return null;
-  const low = variants.flatMap((v) =>
+  const lowest = variants.flatMap((v) =>
     v.repeats.flatMap((r) => {
       const first = v.points.find((p) => p.repeat === r.repeat && p.status !== 'skipped');
-      return first?.latencyMs != null ? [first.latencyMs] : [];
+      return first?.latencyMs != null ? [first] : [];
     }),
   );
+  const low = lowest.map((p) => p.latencyMs!);
+  const p50s = lowest.flatMap((p) => (p.p50Ms !== null ? [p.p50Ms] : []));
   // The p99s the limit decided: those of points that kept up, and of points that failed it on latency.
   const kept = variants.flatMap((v) =>
     v.points.filter((p) =>
@@ -562,6 +569,7 @@ function stalledReferenceOf(
   return {
     limitMs,
     lowLoadMs: [Math.min(...low), Math.max(...low)],
+    lowLoadP50Ms: p50s.length > 0 ? [Math.min(...p50s), Math.max(...p50s)] : null,
     unlimitedMs,
     above: low.filter((x) => x > unlimitedMs).length,
     of: low.length,
@@ -851,14 +859,19 @@ function rateSweepSentence(sweep: RateSweep): string {
   );
 }
 
+/** "53.9–83.0 ms", or one figure when both ends round alike. */
+const msRange = ([lo, hi]: readonly [number, number]): string =>
+  fixed(lo, 1) === fixed(hi, 1) ? `${fixed(lo, 1)} ms` : `${fixed(lo, 1)}–${fixed(hi, 1)} ms`;
+
 /**
- * "Its p99 limit (190.5 ms) rests on low-load p99s (53.9–83.0 ms) above the unlimited-rate p99 (12.9 ms): a
- * stall, not a queue; any limit from 83.0 to 244.4 ms gives the same knees."
+ * "Its p99 limit (190.5 ms) rests on low-load p99s (53.9–83.0 ms) above the unlimited-rate p99 (median 12.6 ms)
+ * in 4 of 4 repeats: cause not measured; not sustained overload (p50 0.5–0.6 ms); any limit from 83.0 to 244.4 ms
+ * gives the same knees." A burst stall is a short queue: the p50 says only that the load was not past capacity.
  */
 function stallText(sw: RateSweep, s: StalledReference): string {
   const p = `p${sw.latencyPercentile}`;
   const [lo, hi] = s.lowLoadMs;
-  const rangeMs = `${lo === hi ? fixed(lo, 1) : `${fixed(lo, 1)}–${fixed(hi, 1)}`} ms`;
+  const rangeMs = msRange([lo, hi]);
   const same =
     s.keptMs !== null && s.failedMs !== null && s.keptMs < s.failedMs
       ? `; any limit from ${fixed(s.keptMs, 1)} to ${fixed(s.failedMs, 1)} ms gives the same knees`
@@ -867,8 +880,9 @@ function stallText(sw: RateSweep, s: StalledReference): string {
         : '; the knees depend on that limit: a longer step would tell';
   return (
     `Its ${p} limit (${fixed(s.limitMs, 1)} ms) rests on low-load ${p}s (${rangeMs}) above the unlimited-rate ` +
-    `${p} (median ${fixed(s.unlimitedMs, 1)} ms) in ${s.above} of ${s.of} repeats: ` +
-    `${s.above === s.of && s.of > 1 ? 'systematic, ' : ''}not a queue (at half the load), cause not measured${same}.`
+    `${p} (median ${fixed(s.unlimitedMs, 1)} ms) in ${s.above} of ${s.of} repeats: cause not measured` +
+    (s.lowLoadP50Ms !== null ? `; not sustained overload (p50 ${msRange(s.lowLoadP50Ms)})` : '') +
+    `${same}.`
   );
 }
 
