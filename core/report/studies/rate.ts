@@ -45,6 +45,7 @@ import {
 } from '../stats';
 import { rateSweepKeys, sweepKeyOf, uniqueInOrder, type Context, type StepGroup } from '../context';
 import { analyzeLocalCaveats, scopeSentence } from '../local-caveats';
+import { perMoneySentence, systemSentence } from './rate-basis';
 
 interface RatePoint {
   readonly repeat: number;
@@ -1257,15 +1258,25 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       : null;
   // The system that ran, in the Answer, not only in the Appendix: sysbench's SQL stand-ins on this server.
   const server = ctx?.data.run.server_version ?? null;
+  const system = ctx !== undefined ? systemSentence(ctx) : null;
   const ran =
     scope !== null && server !== null
-      ? `What ran: sysbench's SQL transactions (${andList(f.sweeps.map((sw) => sw.workload))}) on ${server}, ` +
-        'stand-ins for the workloads the experiment line in the Appendix describes.'
+      ? `What ran: sysbench's SQL transactions (${andList(f.sweeps.map((sw) => sw.workload))}) on ${server}.` +
+        (system !== null ? ` ${system}` : '')
       : null;
   const cpu = ctx !== undefined && analyzeLocalCaveats(ctx).local ? cpuSentence(f) : null;
+  // The price half of the study's question, in the Answer: each capacity ratio over the price ratio.
+  const money =
+    ctx !== undefined
+      ? perMoneySentence(
+          ctx,
+          f.sweeps.flatMap((sw) => sw.capacityRatios.map((c) => ({ workload: sw.workload, ...c }))),
+        )
+      : null;
   const opening = [
     ...(scope !== null ? [ran !== null ? `${scope} ${ran}` : scope] : []),
     ...f.sweeps.map(rateSweepSentence),
+    ...(money !== null ? [money] : []),
     ...(cpu !== null ? [cpu] : []),
     // What the repeats and the grid cannot resolve is one finding: the Answer keeps five.
     ...([resolution, p99, grid].some((x) => x !== null)

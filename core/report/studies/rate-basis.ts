@@ -1,0 +1,89 @@
+/**
+ * What S5's Answer says of the experiment's basis: the system it runs even on AWS (sysbench on the spec's engine),
+ * set against the study its description adapts, and the price list its per-money figures rest on. Locally the
+ * variants are one server, so their transactions per unit of money are the price list's inverse, whatever the
+ * classes: the sentence says so rather than naming a winner.
+ */
+import { dbInstancePrice, regionPrices } from '../../plan/cost';
+import { ENGINES, engineName } from '../../aurora/engines';
+import { pct } from '../../format';
+import type { Context } from '../context';
+import { analyzeLocalCaveats } from '../local-caveats';
+import type { RatioFinding } from '../findings';
+
+/** One sweep's capacity ratio as the basis sentences read it. */
+export interface BasisRatio {
+  readonly workload: string;
+  readonly variant: string;
+  readonly baseline: string;
+  readonly ratio: RatioFinding;
+}
+
+/** "YCSB on MongoDB": the system an experiment's description says it adapts ("the original study's method (...)"). */
+function adaptedFrom(description: string | undefined): string | null {
+  const m = /original study's method \(([^,)]+)/i.exec(description ?? '');
+  return m !== null ? m[1]!.trim() : null;
+}
+
+/**
+ * "The experiment itself runs sysbench on Aurora MySQL 3.10.4, adapting the original study's YCSB on MongoDB: even
+ * on AWS it measures these SQL transactions on that engine, not the original system." Null without a spec.
+ */
+export function systemSentence(ctx: Context): string | null {
+  const spec = ctx.data.spec;
+  if (spec === null) return null;
+  const original = adaptedFrom(spec.description);
+  return (
+    `The experiment itself runs sysbench on ${engineName(spec.engine)}` +
+    (original !== null
+      ? `, adapting the original study's ${original}: even on AWS it measures these SQL transactions on that ` +
+        'engine, not the original system.'
+      : ': even on AWS it measures these SQL transactions on that engine.')
+  );
+}
+
+/** The hourly price of a variant's class for its engine in the run's region; null when the table has none. */
+function hourlyOf(ctx: Context, variant: string): number | null {
+  const v = ctx.variants.find((x) => x.name === variant);
+  const engine = v?.engine ?? ctx.data.spec?.engine;
+  if (v === undefined || engine === undefined) return null;
+  const region = ctx.data.run.region || ctx.data.spec?.region || ctx.prices.defaultRegion;
+  return dbInstancePrice(regionPrices(ctx.prices, region).prices, engine, v.instanceClass).hourly ?? null;
+}
+
+/**
+ * The per-money line: the price basis and ratio, and each sweep's transactions per unit of money as the capacity
+ * ratio over the price ratio, rounded to whole percents with its interval (the capacity interval over the exact
+ * price ratio). Locally on one server that is the price list's inverse; the sentence says so. Null without prices.
+ */
+export function perMoneySentence(ctx: Context, ratios: readonly BasisRatio[]): string | null {
+  const first = ratios[0];
+  if (first === undefined) return null;
+  const region = ctx.data.run.region || ctx.data.spec?.region || ctx.prices.defaultRegion;
+  const currency = regionPrices(ctx.prices, region).prices.currency;
+  const [a, b] = [hourlyOf(ctx, first.variant), hourlyOf(ctx, first.baseline)];
+  if (a === null || b === null || b <= 0) return null;
+  // The ratio as printed (two decimals of a percent), and its inverse from that: as the price section says them.
+  const price = Number(((a / b) * 100).toFixed(2)) / 100;
+  const engine = ctx.variants.find((x) => x.name === first.variant)?.engine ?? ctx.data.spec?.engine;
+  const pricedAs = engine !== undefined && engine !== null ? `${ENGINES[engine.kind].label} ` : '';
+  const each = ratios
+    .filter((r) => r.variant === first.variant && r.baseline === first.baseline && r.ratio.estimate !== null)
+    .map((r) => {
+      const i = r.ratio.interval;
+      const cell = pct(r.ratio.estimate! / price, 0);
+      return `${r.workload} ${cell}${i !== null ? ` (${pct(Math.max(0, i.low) / price, 0)}–${pct(i.high / price, 0)})` : ''}`;
+    });
+  if (each.length === 0) return null;
+  const list = each.length > 1 ? `${each.slice(0, -1).join(', ')} and ${each[each.length - 1]!}` : each[0]!;
+  const same = analyzeLocalCaveats(ctx).sameServer.some((g) => g.includes(first.variant) && g.includes(first.baseline));
+  return (
+    `Per ${currency}: priced as ${pricedAs}instances (${region} on-demand list prices), ` +
+    `${first.variant} costs ${pct(price, 2)} of ${first.baseline} an hour; ${first.variant} gives ${list} of ` +
+    `${first.baseline}'s transactions per ${currency}` +
+    (same
+      ? `: on identical servers that is the price list (1 / ${pct(price, 2)} = ${pct(1 / price, 2)}), nothing ` +
+        'about the classes.'
+      : ' (95% intervals over the repeats).')
+  );
+}
