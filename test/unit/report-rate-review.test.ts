@@ -295,6 +295,45 @@ describe("S5's charts", () => {
   });
 });
 
+describe("S5's chart notes", () => {
+  it('say on each chart which overloaded steps lie past its axis, and only where some do', () => {
+    // Arrange: ins overloads at 1.5x (on the axis) and skips 6x; upd overloads at 6x, far past the axis.
+    const steps = [1, 2].flatMap((repeat) => [
+      ...sweepRepeat(repeat, 10000, [
+        [0.5, 5000, 4],
+        [0.9, 9000, 40],
+        [1.5, 7000, 900, 'overloaded'],
+        [6, null, null],
+      ]).map((r) => (r.step_id.endsWith('c600') ? { ...r, status: 'skipped' } : r)),
+      ...sweepRepeat(
+        repeat,
+        8000,
+        [
+          [0.5, 4000, 4],
+          [0.9, 7200, 40],
+          [1.5, 7000, 3000],
+          [6, 6500 + repeat * 100, 2000, 'overloaded'],
+        ],
+        'r6g',
+        'upd',
+      ),
+    ]);
+
+    // Act
+    const charts = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.charts;
+
+    // Assert
+    type Option = { title?: { subtext?: string }; legend: { data: string[] } };
+    const opt = (id: string) => charts.find((c) => c.id === id)!.option as Option;
+    expect(opt('rate-achieved-0').title?.subtext).toBeUndefined();
+    expect(opt('rate-achieved-0').legend.data).toContain('r6g: overloaded (at achieved)');
+    const note = 'Not drawn: 2 overloaded steps offered past the axis (6x, 48,000/s offered, 6,600–6,700/s achieved)';
+    expect(opt('rate-achieved-1').title?.subtext).toMatch(new RegExp(`^${note.replace(/[()]/g, '\\$&')}`));
+    expect(opt('rate-latency-1').title?.subtext).toMatch(/^Not drawn: 2 overloaded steps/);
+    expect(charts.flatMap((c) => (c.option as Option).legend.data).join(' ')).not.toMatch(/past the axis/);
+  });
+});
+
 describe("S5's rate section on what a transaction is", () => {
   it('says when the sweeps count different statements as one transaction, and that the threads were not swept', () => {
     // Arrange: ins runs one write a transaction; rmw one read, one write, BEGIN and COMMIT.

@@ -23,7 +23,7 @@ import {
   type KneeReference,
   type KneeResult,
 } from '../knee';
-import type { ReportSection, TableBlock } from '../model';
+import type { ChartBlock, ReportSection, TableBlock } from '../model';
 import {
   coversOf,
   rangeText,
@@ -1105,6 +1105,32 @@ function gridSentence(f: RateFindings): string | null {
         `rates${which} cannot narrow: add rates between them.`;
 }
 
+/**
+ * What a sweep's charts leave out, said on each chart: the overloaded steps offered past its axis (their achieved
+ * and p99 are in the Points table). Null when every measured point is drawn.
+ */
+function pastAxisNote(past: readonly RatePoint[]): string | null {
+  const shown = past.filter((p) => p.status === 'overloaded' && p.achieved !== null);
+  if (shown.length === 0) return null;
+  const span = (xs: readonly number[]) => {
+    const [lo, hi] = [whole(Math.min(...xs)), whole(Math.max(...xs))];
+    return lo === hi ? lo : `${lo}–${hi}`;
+  };
+  const multiples = uniqueInOrder(shown.flatMap((p) => (p.rateOfCapacity !== null ? [`${p.rateOfCapacity}x`] : [])));
+  return (
+    `Not drawn: ${shown.length} overloaded step${shown.length > 1 ? 's' : ''} offered past the axis ` +
+    `(${multiples.length > 0 ? `${multiples.join(', ')}, ` : ''}${span(shown.map((p) => p.offered))}/s offered, ` +
+    `${span(shown.map((p) => p.achieved!))}/s achieved): see Points.`
+  );
+}
+
+/** A chart with its note as the title's subtext (below the title, above the plot). */
+function withNote(c: ChartBlock, note: string | null): ChartBlock {
+  if (note === null) return c;
+  const option = c.option as { title?: object; grid?: object };
+  return { ...c, option: { ...c.option, title: { ...option.title, subtext: note }, grid: { ...option.grid, top: 62 } } };
+}
+
 /** The rates a sweep really ran (a skipped rate is not one): how many, and their multiples of capacity. */
 function ranRates(sw: RateSweep): { count: number; multiples: number[] } {
   const run = sw.variants.flatMap((v) => v.points.filter((p) => p.status !== 'skipped'));
@@ -1182,7 +1208,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         points: measured.map((p) => [p.offered, p.achieved] as const),
         marks: [
           {
-            label: 'overloaded (at achieved; one offered past the axis: not drawn, see Points)',
+            label: 'overloaded (at achieved)',
             symbol: 'diamond',
             points: overloaded.map((p) => [p.offered, p.achieved!] as const),
           },
@@ -1218,6 +1244,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       .filter((v) => v.capacity.value !== null)
       .map((v) => ({ value: v.capacity.value!, label: `${v.variant} saturation ${whole(v.capacity.value)}/s` }));
     const latencyValues = sw.variants.flatMap((v) => v.points.map((p) => p.latencyMs));
+    const note = pastAxisNote(sw.variants.flatMap((v) => v.points.filter((p) => !isUnmeasuredOverload(p) && !onAxis(p))));
     return [
       lineChart(`rate-achieved-${i}`, `${sw.label}: achieved vs offered TPS`, 'offered TPS', 'achieved TPS', achieved, {
         fromZero: true,
@@ -1239,7 +1266,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
           ...(edge !== undefined ? { xMax: edge } : {}),
         },
       ),
-    ];
+    ].map((c) => withNote(c, note));
   });
   const lines = [
     ...f.sweeps.flatMap((sw) => sw.variants.map((v) => rateVariantSentence(sw, v))),
