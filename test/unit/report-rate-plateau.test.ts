@@ -213,7 +213,7 @@ describe("S5's unlimited-rate TPS beside the saturation", () => {
 
     // Assert: 9,000 / 12,000 = 75%, 7,540 / 7,516 = 100%.
     expect(answer).toContain(
-      "unlimited-rate TPS (no rate set: closed loop) 7,625 and 12,000/s; the open loop levelled off at 75%–100% " +
+      'unlimited-rate TPS (no rate set: closed loop) 7,625 and 12,000/s; the open loop levelled off at 75%–100% ' +
         "of its repeat's closed loop. Knee",
     );
     expect(answer).not.toMatch(/higher than where the open loop levels off|above every/);

@@ -66,13 +66,14 @@ export function perMoneySentence(ctx: Context, ratios: readonly BasisRatio[]): s
   // The ratio as printed (two decimals of a percent), and its inverse from that: as the price section says them.
   const price = Number(((a / b) * 100).toFixed(2)) / 100;
   const engine = ctx.variants.find((x) => x.name === first.variant)?.engine ?? ctx.data.spec?.engine;
-  const pricedAs = engine !== undefined && engine !== null ? `${ENGINES[engine.kind].label} ` : '';
+  const pricedAs = engine !== undefined ? `${ENGINES[engine.kind].label} ` : '';
   const each = ratios
     .filter((r) => r.variant === first.variant && r.baseline === first.baseline && r.ratio.estimate !== null)
     .map((r) => {
       const i = r.ratio.interval;
       const cell = pct(r.ratio.estimate! / price, 0);
-      return `${r.workload} ${cell}${i !== null ? ` (${pct(Math.max(0, i.low) / price, 0)}–${pct(i.high / price, 0)})` : ''}`;
+      const range = i !== null ? ` (${pct(Math.max(0, i.low) / price, 0)}–${pct(i.high / price, 0)})` : '';
+      return `${r.workload} ${cell}${range}`;
     });
   if (each.length === 0) return null;
   const list = each.length > 1 ? `${each.slice(0, -1).join(', ')} and ${each[each.length - 1]!}` : each[0]!;

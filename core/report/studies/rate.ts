@@ -509,7 +509,9 @@ function cpuOf(ctx: Context, groups: readonly StepGroup[], variants: readonly Ra
       const top = v.points.find((p) => p.repeat === r.repeat && p.achieved !== null && p.achieved === r.capacity);
       const probe = unlimited
         .filter((g) => g.variant === v.variant)
-        .flatMap((g) => g.ok.filter((x) => x.repeat === r.repeat).map((x) => ({ stepId: g.stepId, cellId: x.cell_id })));
+        .flatMap((g) =>
+          g.ok.filter((x) => x.repeat === r.repeat).map((x) => ({ stepId: g.stepId, cellId: x.cell_id })),
+        );
       return [...(top !== undefined ? [{ stepId: top.stepId, cellId: top.cellId }] : []), ...probe];
     }),
   );
@@ -765,6 +767,8 @@ function bracketText(k: KneeBracket | null, inTable = false, said = false): stri
     );
   const b = k.bracket;
   const all = k.repeats === 2 ? 'both repeats' : k.repeats > 2 ? `all ${k.repeats} repeats` : null;
+  // A between-bracket spans its repeats' ends, which may come from different repeats: say it is their union.
+  const union = all !== null ? `the union of ${all}' brackets` : null;
   if (b.kind === 'above')
     return (
       `above ${whole(b.highest)}/s offered (no rate tried saturated it${all !== null ? `, ${all}` : ''}): ` +
@@ -778,7 +782,7 @@ function bracketText(k: KneeBracket | null, inTable = false, said = false): stri
   // Said once a sentence: a later variant's multiples are of the same base.
   const of = inTable || said ? '' : " each repeat's own unlimited-rate TPS";
   const x = b.lowerX !== null && b.upperX !== null ? `${b.lowerX}x and ${b.upperX}x${of}` : null;
-  const why = [x, all].filter((t): t is string => t !== null);
+  const why = [x, union].filter((t): t is string => t !== null);
   return `between ${whole(b.lower)} and ${whole(b.upper)}/s offered${why.length > 0 ? ` (${why.join(', ')})` : ''}`;
 }
 
@@ -962,9 +966,9 @@ function resolutionSentence(f: RateFindings): string | null {
   // RESOLVE_TARGET difference 4 times in 5; the second rests on a spread that a few repeats barely measure.
   const few = Math.min(...ns) < FEW_REPEATS;
   return (
-    `With ${ns.length === 1 ? ns[0]! : `${Math.min(...ns)} to ${Math.max(...ns)}`} repeats a variant the ` +
-    `capacity intervals (95%) resolve only a ratio past ` +
-    `${list(all.map((x) => `${x.who} ${factorText(x.c.resolves)}`))} either way; finding a ` +
+    `With ${ns.length === 1 ? ns[0]! : `${Math.min(...ns)} to ${Math.max(...ns)}`} repeats a variant, the ` +
+    `smallest capacity ratio the 95% intervals tell from 1.0 is ` +
+    `${list(all.map((x) => `${factorText(x.c.resolves)} (${x.who})`))} either way; finding a ` +
     `${fixed(RESOLVE_TARGET * 100, 0)}% difference 4 times in 5 (80% power) takes about ` +
     `${list(all.map((x) => `${repeatsForText(x.c)} (${x.who})`))} repeats a variant` +
     (few ? `, counts estimated from ${Math.min(...ns)} repeats' spread and themselves very uncertain` : '') +
@@ -1128,7 +1132,10 @@ function pastAxisNote(past: readonly RatePoint[]): string | null {
 function withNote(c: ChartBlock, note: string | null): ChartBlock {
   if (note === null) return c;
   const option = c.option as { title?: object; grid?: object };
-  return { ...c, option: { ...c.option, title: { ...option.title, subtext: note }, grid: { ...option.grid, top: 62 } } };
+  return {
+    ...c,
+    option: { ...c.option, title: { ...option.title, subtext: note }, grid: { ...option.grid, top: 62 } },
+  };
 }
 
 /** The rates a sweep really ran (a skipped rate is not one): how many, and their multiples of capacity. */
@@ -1244,7 +1251,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       .filter((v) => v.capacity.value !== null)
       .map((v) => ({ value: v.capacity.value!, label: `${v.variant} saturation ${whole(v.capacity.value)}/s` }));
     const latencyValues = sw.variants.flatMap((v) => v.points.map((p) => p.latencyMs));
-    const note = pastAxisNote(sw.variants.flatMap((v) => v.points.filter((p) => !isUnmeasuredOverload(p) && !onAxis(p))));
+    const note = pastAxisNote(
+      sw.variants.flatMap((v) => v.points.filter((p) => !isUnmeasuredOverload(p) && !onAxis(p))),
+    );
     return [
       lineChart(`rate-achieved-${i}`, `${sw.label}: achieved vs offered TPS`, 'offered TPS', 'achieved TPS', achieved, {
         fromZero: true,
