@@ -76,9 +76,13 @@ describe("S5's Answer on the experiment's basis", () => {
     expect(answer).toContain(
       'Per USD: priced as Aurora MySQL instances (us-east-1 on-demand list prices), r6g-2xl costs 89.48% of ' +
         `r5-2xl an hour; r6g-2xl gives insert ${usd(c.estimate!)} (${usd(c.interval!.low)}–` +
-        `${usd(c.interval!.high)}) of r5-2xl's transactions per USD: on identical servers that is the price list ` +
+        `${usd(c.interval!.high)}) of r5-2xl's transactions per USD (the capacity table): on identical servers ` +
+        'that is the price list ' +
         '(1 / 89.48% = 111.76%), nothing about the classes.',
     );
     expect(answer).not.toMatch(/\d{2},\d{3},\d{3}/);
+    // The same figure beside the capacity ratio it comes from.
+    const row = rateSection(f, ctx).answer!.tables[0]!.rows.find((r) => r[1] === 'r6g-2xl/r5-2xl')!;
+    expect(row[3]).toContain(`; per USD ${usd(c.estimate!)} (${usd(c.interval!.low)}–${usd(c.interval!.high)})`);
   });
 });

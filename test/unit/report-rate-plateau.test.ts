@@ -213,7 +213,7 @@ describe("S5's unlimited-rate TPS beside the saturation", () => {
 
     // Assert: 9,000 / 12,000 = 75%, 7,540 / 7,516 = 100%.
     expect(answer).toContain(
-      'unlimited-rate TPS (no rate set: closed loop) 7,625 and 12,000/s; the open loop levelled off at 75%–100% ' +
+      'unlimited-rate TPS (no rate set: closed loop) 7,625 and 12,000/s; the open loop levelled off at 75% to 100% ' +
         "of its repeat's closed loop. Knee",
     );
     expect(answer).not.toMatch(/higher than where the open loop levels off|above every/);
@@ -254,8 +254,8 @@ describe("S5's Answer on the shared machine's CPU", () => {
 
     // Assert
     expect(answer).toContain(
-      "At the unlimited-rate steps and where each repeat levelled off, this machine's CPUs were 90%–95% busy " +
-        'and the server used 60%–65% of them (the rest: the sysbench client and the system): this rehearsal ' +
+      "At the unlimited-rate steps and where each repeat levelled off, this machine's CPUs were 90% to 95% busy " +
+        'and the server used 60% to 65% of them (the rest: the sysbench client and the system): this rehearsal ' +
         'cannot tell whether the server or the shared machine set the plateau.',
     );
   });

@@ -16,7 +16,8 @@ export interface BasisRatio {
   readonly workload: string;
   readonly variant: string;
   readonly baseline: string;
-  readonly ratio: RatioFinding;
+  /** Transactions per unit of money over the baseline's (the capacity ratio over the price ratio). */
+  readonly perMoney: RatioFinding | null;
 }
 
 /** "YCSB on MongoDB": the system an experiment's description says it adapts ("the original study's method (...)"). */
@@ -47,7 +48,7 @@ function hourlyOf(ctx: Context, variant: string): number | null {
   const v = ctx.variants.find((x) => x.name === variant);
   const engine = v?.engine ?? ctx.data.spec?.engine;
   if (v === undefined || engine === undefined) return null;
-  const region = ctx.data.run.region || ctx.data.spec?.region || ctx.prices.defaultRegion;
+  const region = regionOf(ctx);
   return dbInstancePrice(regionPrices(ctx.prices, region).prices, engine, v.instanceClass).hourly ?? null;
 }
 
@@ -59,32 +60,45 @@ function hourlyOf(ctx: Context, variant: string): number | null {
 export function perMoneySentence(ctx: Context, ratios: readonly BasisRatio[]): string | null {
   const first = ratios[0];
   if (first === undefined) return null;
-  const region = ctx.data.run.region || ctx.data.spec?.region || ctx.prices.defaultRegion;
-  const currency = regionPrices(ctx.prices, region).prices.currency;
-  const [a, b] = [hourlyOf(ctx, first.variant), hourlyOf(ctx, first.baseline)];
-  if (a === null || b === null || b <= 0) return null;
-  // The ratio as printed (two decimals of a percent), and its inverse from that: as the price section says them.
-  const price = Number(((a / b) * 100).toFixed(2)) / 100;
+  const region = regionOf(ctx);
+  const currency = currencyOf(ctx);
+  const price = priceRatioOf(ctx, first.variant, first.baseline);
+  if (price === null) return null;
   const engine = ctx.variants.find((x) => x.name === first.variant)?.engine ?? ctx.data.spec?.engine;
   const pricedAs = engine !== undefined ? `${ENGINES[engine.kind].label} ` : '';
   const each = ratios
-    .filter((r) => r.variant === first.variant && r.baseline === first.baseline && r.ratio.estimate !== null)
-    .map((r) => {
-      const i = r.ratio.interval;
-      const cell = pct(r.ratio.estimate! / price, 0);
-      const range = i !== null ? ` (${pct(Math.max(0, i.low) / price, 0)}–${pct(i.high / price, 0)})` : '';
-      return `${r.workload} ${cell}${range}`;
-    });
+    .filter((r) => r.variant === first.variant && r.baseline === first.baseline && r.perMoney?.estimate != null)
+    .map((r) => `${r.workload} ${perMoneyText(r.perMoney!)}`);
   if (each.length === 0) return null;
   const list = each.length > 1 ? `${each.slice(0, -1).join(', ')} and ${each[each.length - 1]!}` : each[0]!;
   const same = analyzeLocalCaveats(ctx).sameServer.some((g) => g.includes(first.variant) && g.includes(first.baseline));
   return (
     `Per ${currency}: priced as ${pricedAs}instances (${region} on-demand list prices), ` +
     `${first.variant} costs ${pct(price, 2)} of ${first.baseline} an hour; ${first.variant} gives ${list} of ` +
-    `${first.baseline}'s transactions per ${currency}` +
+    `${first.baseline}'s transactions per ${currency} (the capacity table)` +
     (same
       ? `: on identical servers that is the price list (1 / ${pct(price, 2)} = ${pct(1 / price, 2)}), nothing ` +
         'about the classes.'
-      : ' (95% intervals over the repeats).')
+      : '.')
   );
+}
+
+/** The price table's currency for the run's region. */
+export const currencyOf = (ctx: Context): string => regionPrices(ctx.prices, regionOf(ctx)).prices.currency;
+
+const regionOf = (ctx: Context): string => ctx.data.run.region || ctx.data.spec?.region || ctx.prices.defaultRegion;
+
+/** A variant's price over its baseline's, as printed (two decimals of a percent); null without both prices. */
+export function priceRatioOf(ctx: Context, variant: string, baseline: string): number | null {
+  const [a, b] = [hourlyOf(ctx, variant), hourlyOf(ctx, baseline)];
+  if (a === null || b === null || b <= 0) return null;
+  // As the price section prints it, and its inverse from that.
+  return Number(((a / b) * 100).toFixed(2)) / 100;
+}
+
+/** "111% (80%–154%)": a per-money ratio in whole percents, its interval likewise. */
+export function perMoneyText(r: RatioFinding): string {
+  if (r.estimate === null) return '-';
+  const i = r.interval;
+  return `${pct(r.estimate, 0)}${i !== null ? ` (${pct(i.low, 0)}–${pct(i.high, 0)})` : ''}`;
 }

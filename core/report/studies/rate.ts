@@ -45,7 +45,7 @@ import {
 } from '../stats';
 import { rateSweepKeys, sweepKeyOf, uniqueInOrder, type Context, type StepGroup } from '../context';
 import { analyzeLocalCaveats, scopeSentence } from '../local-caveats';
-import { perMoneySentence, systemSentence } from './rate-basis';
+import { currencyOf, perMoneySentence, perMoneyText, priceRatioOf, systemSentence } from './rate-basis';
 
 interface RatePoint {
   readonly repeat: number;
@@ -157,6 +157,8 @@ interface RateSweep {
     readonly variant: string;
     readonly baseline: string;
     readonly ratio: RatioFinding;
+    /** Transactions per unit of money over the baseline's: the ratio over the price ratio; null without prices. */
+    readonly perMoney: RatioFinding | null;
     /** The smallest factor (either way) the interval can tell from 1: the root of its high / low; null without. */
     readonly resolves: number | null;
     /** Repeats a variant that would resolve a RESOLVE_TARGET difference at these repeats' noise; null unknown. */
@@ -466,10 +468,21 @@ export function analyzeRate(ctx: Context): RateFindings | null {
               a.n >= 2 && b.n >= 2
                 ? repeatsToResolve({ n: a.n, mean: k, sd: k * cv(a) }, { n: b.n, mean: 1, sd: cv(b) })
                 : null;
+            // Per unit of money: the capacity ratio (and its interval) over the exact price ratio.
+            const price = priceRatioOf(ctx, v.variant, baseline.variant);
+            const perMoney: RatioFinding | null =
+              price === null
+                ? null
+                : {
+                    ...ratio,
+                    estimate: ratio.estimate !== null ? ratio.estimate / price : null,
+                    interval: i !== null ? { ...i, low: Math.max(0, i.low) / price, high: i.high / price } : null,
+                  };
             return {
               variant: v.variant,
               baseline: baseline.variant,
               ratio,
+              perMoney,
               resolves: i !== null && i.low > 0 ? Math.sqrt(i.high / i.low) : null,
               repeatsFor,
             };
@@ -853,7 +866,7 @@ function rateSweepSentence(sweep: RateSweep): string {
     unlimited.length > 0
       ? `; unlimited-rate TPS (no rate set: closed loop) ${unlimited.map(whole).join(' and ')}/s` +
         (shares.length > 0
-          ? `; the open loop levelled off at ${lo === hi ? lo : `${lo}–${hi}`} of its repeat's closed loop`
+          ? `; the open loop levelled off at ${lo === hi ? lo : `${lo} to ${hi}`} of its repeat's closed loop`
           : '')
       : '';
   return (
@@ -901,7 +914,7 @@ function cpuSentence(f: RateFindings): string | null {
   if (server.length === 0 || host.length === 0) return null;
   const range = (xs: readonly number[]) => {
     const [a, b] = [fixed(Math.min(...xs), 0), fixed(Math.max(...xs), 0)];
-    return a === b ? `${a}%` : `${a}%–${b}%`;
+    return a === b ? `${a}%` : `${a}% to ${b}%`;
   };
   return (
     `At the unlimited-rate steps and where each repeat levelled off, this machine's CPUs were ${range(host)} ` +
@@ -1309,14 +1322,13 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
           f.sweeps.flatMap((sw) => sw.capacityRatios.map((c) => ({ workload: sw.workload, ...c }))),
         )
       : null;
+  const basis = [scope !== null && ran !== null ? `${scope} ${ran}` : scope, money].filter((x) => x !== null);
   const opening = [
-    ...(scope !== null ? [ran !== null ? `${scope} ${ran}` : scope] : []),
+    ...(basis.length > 0 ? [basis.join(' ')] : []),
     ...f.sweeps.map(rateSweepSentence),
-    ...(money !== null ? [money] : []),
-    ...(cpu !== null ? [cpu] : []),
     // What the repeats and the grid cannot resolve is one finding: the Answer keeps five.
-    ...([resolution, p99, grid].some((x) => x !== null)
-      ? [[resolution, p99, grid].filter((x) => x !== null).join(' ')]
+    ...([resolution, p99, grid, cpu].some((x) => x !== null)
+      ? [[resolution, p99, grid, cpu].filter((x) => x !== null).join(' ')]
       : []),
   ];
   const pct0 = f.sweeps[0]!.latencyPercentile;
@@ -1369,10 +1381,16 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       sw.label,
       `${c.variant}/${c.baseline}`,
       '-',
-      ratioText(c.ratio) + (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ''),
+      ratioText(c.ratio) + (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : '') + perUsdCell(c),
       c.resolves !== null ? `resolves only ${resolvesCell(c, fewestRepeats(sw))}` : '-',
     ]),
   ]);
+  // Per unit of money beside each capacity ratio: what the Answer's price sentence quotes.
+  function perUsdCell(c: CapacityRatio): string {
+    return ctx !== undefined && c.perMoney !== null && c.perMoney.estimate !== null
+      ? `; per ${currencyOf(ctx)} ${perMoneyText(c.perMoney)}`
+      : '';
+  }
   // The author's table: per sweep and instance type, the capacity and where the knee lies.
   const answerTable: TableBlock = {
     title:
