@@ -78,16 +78,22 @@ export function serverThroughputTable(ctx: Context): TableBlock | null {
     /** Read exactly 0 in every datapoint. */
     readonly zero?: boolean;
   }
+  // A repeat overloaded in its warm-up measured nothing (no achieved rate): its counters are of the warm-up, not
+  // of a measured step, and get no row.
+  const unmeasured = (r: StepGroup['rows'][number]): boolean => r.status === 'overloaded' && r.tps === null;
+  const leftOut = ctx.groups.filter((g) => g.rows.some(unmeasured));
   // A rate step whose repeats were offered different rates gets a row per repeat: no mean of them was offered.
-  const parts = ctx.groups.flatMap((g) =>
-    offeredApart(g)
+  const parts = ctx.groups.flatMap((g) => {
+    const rows = g.rows.filter((r) => !unmeasured(r));
+    if (rows.length === 0) return [];
+    return offeredApart(g)
       ? g.ok.map((r) => ({
           g,
           label: `${ranLabel(g)}, repeat ${r.repeat} at ${whole(r.offered_tps)}/s`,
           cells: new Set([r.cell_id]),
         }))
-      : [{ g, label: ranLabel(g), cells: new Set(g.rows.map((r) => r.cell_id)) }],
-  );
+      : [{ g, label: ranLabel(g), cells: new Set(rows.map((r) => r.cell_id)) }];
+  });
   const lines: { g: StepGroup; label: string; role: string; cells: Map<string, Cell> }[] = [];
   for (const { g, label, cells: ofCells } of parts) {
     const ofStep = metrics.filter((m) => m.step_id === g.stepId && ofCells.has(m.cell_id));
@@ -139,6 +145,11 @@ export function serverThroughputTable(ctx: Context): TableBlock | null {
       'datapoint, as the server counted them; a role with several instances gets a row per instance.',
   ];
   if (rows.some((r) => r.includes('n/a'))) notes.push(NO_STATEMENTS_NOTE);
+  if (leftOut.length > 0)
+    notes.push(
+      `No row for a repeat overloaded in its warm-up (${[...new Set(leftOut.map(ranLabel))].join(', ')}): sysbench ` +
+        'stopped it before its first measured interval, so its counters read the warm-up, not a measured step.',
+    );
   if (dropped.length > 0) notes.push(`${dropped.join('; ')}: no column for ${dropped.length === 1 ? 'it' : 'them'}.`);
   return {
     title: `Server ${countersTitle(present)} per step and instance role`,

@@ -69,7 +69,7 @@ describe("S5's knee", () => {
     // Assert
     // Over the repeats: the lowest rate one kept up with and the highest one did not keep up with (lower < upper).
     expect(answer).toMatch(
-      /Knee: r6g between 4,300 and 8,100\/s offered \(0\.5x and 0\.9x each repeat's own unlimited-rate TPS, both /,
+      /Knee: r6g between 4,300 and 8,100\/s offered \(0\.5x and 0\.9x each repeat's own unlimited-rate TPS, the union /,
     );
     expect(answer).toMatch(/A sweep of 3 rates .* cannot place a knee closer than the brackets above: .* add rates/);
     expect(answer).not.toMatch(/cannot place a knee:/);
@@ -99,7 +99,9 @@ describe("S5's knee", () => {
       [9000, 15000, 'overloaded'],
       [9000, 15000, 'overloaded'],
     ]);
-    expect(answer).toMatch(/Knee: r6g between 9,000 and 15,000\/s offered \(0\.9x and 1\.5x .*both repeats\)/);
+    expect(answer).toMatch(
+      /Knee: r6g between 9,000 and 15,000\/s offered \(0\.9x and 1\.5x .*the union of both repeats' brackets\)/,
+    );
     expect(answer).not.toMatch(/disagree/);
     const kneeTable = section.tables.find((t) => t.title.startsWith('Knee'))!;
     expect(kneeTable.rows.map((r) => r[5])).toEqual(['18.0', '18.0']);
@@ -198,7 +200,7 @@ describe("S5's knee", () => {
     );
     expect(answer).toMatch(
       new RegExp(
-        `With 2 repeats a variant the capacity intervals \\(95%\\) resolve only a ratio past ins >10x ` +
+        `With 2 repeats a variant, the smallest capacity ratio the 95% intervals tell from 1\\.0 is >10x \\(ins\\) ` +
           `either way; finding a 10% difference 4 times in 5 \\(80% power\\) takes about ${ratio.repeatsFor} ` +
           `\\(ins\\) repeats a variant, counts estimated from 2 repeats' spread and themselves very uncertain\\.`,
       ),

@@ -199,11 +199,11 @@ describe("S5's two resolution criteria", () => {
 });
 
 describe("S5's unlimited-rate TPS beside the saturation", () => {
-  it('calls it higher only when each variant’s mean is above its saturation', () => {
-    // Arrange: r5's unlimited 9,000/s is below its plateau 9,500/s; r6g's 12,000/s is above its 9,000/s.
+  it('gives each repeat’s plateau as a share of its own closed loop, never "higher" from the means', () => {
+    // Arrange: r5 repeat 1's plateau 7,540/s is above its unlimited 7,516/s, the means (7,359 < 7,625) are not.
     const steps = [
-      ...repeatOf('r5', 1, 9000, 9500),
-      ...repeatOf('r5', 2, 9000, 9500),
+      ...repeatOf('r5', 1, 7516, 7540),
+      ...repeatOf('r5', 2, 7734, 7177),
       ...repeatOf('r6g', 1, 12000, 9000),
       ...repeatOf('r6g', 2, 12000, 9000),
     ];
@@ -211,9 +211,53 @@ describe("S5's unlimited-rate TPS beside the saturation", () => {
     // Act
     const answer = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.lines.join('\n');
 
-    // Assert
-    expect(answer).toContain('unlimited-rate TPS (no rate set: closed loop) 9,000 and 12,000/s. Knee');
+    // Assert: 9,000 / 12,000 = 75%, 7,540 / 7,516 = 100%.
+    expect(answer).toContain(
+      'unlimited-rate TPS (no rate set: closed loop) 7,625 and 12,000/s; the open loop levelled off at 75% to 100% ' +
+        "of its repeat's closed loop. Knee",
+    );
     expect(answer).not.toMatch(/higher than where the open loop levels off|above every/);
+  });
+});
+
+describe("S5's Answer on the shared machine's CPU", () => {
+  it('gives the machine and server CPU where the repeats levelled off, and says what that cannot tell', () => {
+    // Arrange: a local run; the server at 60% and 65%, the machine at 90% and 95% at the unlimited step
+    // and at 0.9x (each repeat's plateau); 0.5x (not sampled into the sentence) at 40% and 70%.
+    const steps = [...repeatOf('r5', 1, 10000, 8000), ...repeatOf('r6g', 1, 10000, 8000)];
+    const metric = (cell: string, step: string, name: string, value: number) => ({
+      cell_id: cell,
+      step_id: step,
+      role: name === 'CPUUtilization' ? 'writer' : 'client',
+      instance_id: `${cell}-${name === 'CPUUtilization' ? 'writer' : 'client-1'}`,
+      metric: name,
+      avg_value: value,
+      max_value: value,
+      samples: 8,
+      source: 'local',
+      partial: false,
+    });
+    const metrics = ['r5-r1', 'r6g-r1'].flatMap((cell, i) => [
+      metric(cell, 'ins-t96', 'CPUUtilization', 60 + 5 * i),
+      metric(cell, 'ins-t96', 'ClientHostCPU', 90 + 5 * i),
+      metric(cell, 'ins-t96-c90', 'CPUUtilization', 60),
+      metric(cell, 'ins-t96-c90', 'ClientHostCPU', 90),
+      metric(cell, 'ins-t96-c50', 'CPUUtilization', 40),
+      metric(cell, 'ins-t96-c50', 'ClientHostCPU', 70),
+    ]);
+    const data = runData(steps);
+    const local = { ...data, metrics, run: { ...data.run, backend: 'local' as const } };
+    const ctx = makeContext(local, prices);
+
+    // Act
+    const answer = rateSection(analyzeRate(ctx)!, ctx).answer!.lines.join('\n');
+
+    // Assert
+    expect(answer).toContain(
+      "At the unlimited-rate steps and where each repeat levelled off, this machine's CPUs were 90% to 95% busy " +
+        'and the server used 60% to 65% of them (the rest: the sysbench client and the system): this rehearsal ' +
+        'cannot tell whether the server or the shared machine set the plateau.',
+    );
   });
 });
 
@@ -229,6 +273,6 @@ describe("S5's Answer names what ran", () => {
     const answer = rateSection(analyzeRate(ctx)!, ctx).answer!.lines.join('\n');
 
     // Assert
-    expect(answer).toContain("What ran: sysbench's SQL transactions (ins) on 10.11.19-MariaDB, stand-ins for");
+    expect(answer).toContain("What ran: sysbench's SQL transactions (ins) on 10.11.19-MariaDB.");
   });
 });

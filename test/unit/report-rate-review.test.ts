@@ -153,8 +153,8 @@ describe("S5's p99 at matched rates", () => {
     // sqrt(10 x 25) / sqrt(10 x 12) = 144.3% (the arithmetic means' 17.5 / 11 would read 159.1%).
     const table = tableOf(
       section,
-      "p99 at the same multiple of each repeat's unlimited-rate TPS (ms at the rate offered; each repeat that " +
-        'held its rate) and its ratio',
+      "p99 below the knee at the same multiple of each repeat's unlimited-rate TPS (ms at the rate offered; " +
+        'each repeat that kept up) and its ratio',
     );
     expect(table.head[1]).toBe('multiple');
     expect(table.rows).toEqual([
@@ -171,12 +171,46 @@ describe("S5's p99 at matched rates", () => {
         '10.0 ms at 5,000/s and 25.0 ms at 5,000/s)',
     );
     expect(answer).toMatch(/no r6g\/r5 p99 ratio \(of geometric means\) is told from 100%/);
-    expect(answer).toContain('Where every variant held its rate (achieved, not p99), the p99 of');
+    expect(answer).toContain('Below the knee (every repeat kept up), the p99 of');
     expect(table.notes!.join(' ')).toMatch(/Ratio: of the geometric means of the repeats' p99s/);
     // The knee's base is said once a sentence, not again for each later variant.
-    const later = /; r6g between [\d,]+ and [\d,]+\/s offered \(0\.5x and 0\.9x, both repeats\)\./;
+    const later =
+      /; r6g between [\d,]+ and [\d,]+\/s offered \(0\.5x and 0\.9x, the union of both repeats' brackets\)\./;
     expect(answer).toMatch(later);
-    expect(answer).toMatch(/each repeat's own unlimited-rate TPS, both repeats\); r6g between/);
+    expect(answer).toMatch(/each repeat's own unlimited-rate TPS, the union of both repeats' brackets\); r6g between/);
+  });
+  it('compares no p99 past the knee: a rate held on throughput whose p99 passed the limit is queue time', () => {
+    // Arrange: both variants achieve 100% at 0.9x, but with p99 60-300 ms against a limit of 3 x 4 = 12 ms;
+    // r5 offered 9,000/s there and r6g 9,900/s (different rates at one multiple, deep in the queue).
+    const curve = (p99: number) =>
+      [
+        [0.5, 5000, 4],
+        [0.9, 9000, p99],
+        [1.5, 9500, 900, 'overloaded'],
+      ] as const;
+    const steps = [
+      ...sweepRepeat(1, 10000, curve(60), 'r5'),
+      ...sweepRepeat(2, 10000, curve(70), 'r5'),
+      ...sweepRepeat(
+        1,
+        11000,
+        curve(250).map(([x, a, l, st]) => [x, a * 1.1, l, st] as const),
+      ),
+      ...sweepRepeat(
+        2,
+        11000,
+        curve(300).map(([x, a, l, st]) => [x, a * 1.1, l, st] as const),
+      ),
+    ];
+
+    // Act
+    const section = rateSection(analyzeRate(makeContext(runData(steps), prices))!);
+
+    // Assert: only 0.5x, below every repeat's knee, is compared; the note says why 0.9x is not.
+    const table = section.answer!.tables[1]!;
+    expect(table.rows.map((r) => r[1])).toEqual(['0.5x']);
+    expect(table.notes!.join(' ')).toMatch(/Past its knee a repeat's p99 is queue time.*not compared/);
+    expect(section.answer!.lines.join('\n')).not.toMatch(/57\.|at 0\.9x/);
   });
 });
 
@@ -191,10 +225,13 @@ describe("S5's p99 limit", () => {
     ] as const;
 
   it('says when it rests on a low-load p99 above the unlimited-rate p99, and which limits give the same knees', () => {
-    // Arrange: p99 5 ms with no rate set, 30 and 40 ms at half that load (a stall): limit 3 x 35 = 105 ms.
+    // Arrange: p99 5 ms with no rate set, 30 and 40 ms at half that load (a stall) with p50 0.5 and 0.6 ms:
+    // limit 3 x 35 = 105 ms.
+    const p50At = (steps: ReturnType<typeof sweepRepeat>, p50: number) =>
+      steps.map((r) => (r.step_id === 'ins-t96-c50' ? { ...r, lat_p50_ms: p50 } : r));
     const steps = [
-      ...withProbeP99(sweepRepeat(1, 10000, curve(30)), 5),
-      ...withProbeP99(sweepRepeat(2, 10000, curve(40)), 5),
+      ...p50At(withProbeP99(sweepRepeat(1, 10000, curve(30)), 5), 0.5),
+      ...p50At(withProbeP99(sweepRepeat(2, 10000, curve(40)), 5), 0.6),
     ];
 
     // Act
@@ -203,9 +240,10 @@ describe("S5's p99 limit", () => {
     // Assert
     expect(answer).toContain(
       'Its p99 limit (105.0 ms) rests on low-load p99s (30.0–40.0 ms) above the unlimited-rate ' +
-        'p99 (median 5.0 ms) in 2 of 2 repeats: systematic, not a queue (at half the load), cause not measured; ' +
+        'p99 (median 5.0 ms) in 2 of 2 repeats: cause not measured; not sustained overload (p50 0.5–0.6 ms); ' +
         'any limit from 40.0 to 300.0 ms gives the same knees.',
     );
+    expect(answer).not.toMatch(/not a queue/);
     expect(answer).not.toMatch(/a stall in a short step/);
   });
 
@@ -220,8 +258,8 @@ describe("S5's p99 limit", () => {
     const answer = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.lines.join('\n');
 
     // Assert
-    expect(answer).toContain('above the unlimited-rate p99 (median 5.0 ms) in 1 of 2 repeats: not a queue');
-    expect(answer).not.toMatch(/systematic/);
+    expect(answer).toContain('above the unlimited-rate p99 (median 5.0 ms) in 1 of 2 repeats: cause not measured');
+    expect(answer).not.toMatch(/systematic|not a queue/);
   });
 
   it('says nothing of a stall when the low-load p99 is below the unlimited-rate p99', () => {
@@ -263,6 +301,45 @@ describe("S5's charts", () => {
     const achieved = (charts.find((c) => c.id === 'rate-achieved-0')!.option as { series: Series[] }).series;
     expect(achieved.map((s) => s.name)).toContain('r6g: last rate kept up with (the knee lies past it)');
     expect(achieved.map((s) => s.name)).not.toContain('r6g: knee');
+  });
+});
+
+describe("S5's chart notes", () => {
+  it('say on each chart which overloaded steps lie past its axis, and only where some do', () => {
+    // Arrange: ins overloads at 1.5x (on the axis) and skips 6x; upd overloads at 6x, far past the axis.
+    const steps = [1, 2].flatMap((repeat) => [
+      ...sweepRepeat(repeat, 10000, [
+        [0.5, 5000, 4],
+        [0.9, 9000, 40],
+        [1.5, 7000, 900, 'overloaded'],
+        [6, null, null],
+      ]).map((r) => (r.step_id.endsWith('c600') ? { ...r, status: 'skipped' } : r)),
+      ...sweepRepeat(
+        repeat,
+        8000,
+        [
+          [0.5, 4000, 4],
+          [0.9, 7200, 40],
+          [1.5, 7000, 3000],
+          [6, 6500 + repeat * 100, 2000, 'overloaded'],
+        ],
+        'r6g',
+        'upd',
+      ),
+    ]);
+
+    // Act
+    const charts = rateSection(analyzeRate(makeContext(runData(steps), prices))!).answer!.charts;
+
+    // Assert
+    type Option = { title?: { subtext?: string }; legend: { data: string[] } };
+    const opt = (id: string) => charts.find((c) => c.id === id)!.option as Option;
+    expect(opt('rate-achieved-0').title?.subtext).toBeUndefined();
+    expect(opt('rate-achieved-0').legend.data).toContain('r6g: overloaded (at achieved)');
+    const note = 'Not drawn: 2 overloaded steps offered past the axis (6x, 48,000/s offered, 6,600–6,700/s achieved)';
+    expect(opt('rate-achieved-1').title?.subtext).toMatch(new RegExp(`^${note.replace(/[()]/g, '\\$&')}`));
+    expect(opt('rate-latency-1').title?.subtext).toMatch(/^Not drawn: 2 overloaded steps/);
+    expect(charts.flatMap((c) => (c.option as Option).legend.data).join(' ')).not.toMatch(/past the axis/);
   });
 });
 

@@ -23,7 +23,7 @@ import {
   type KneeReference,
   type KneeResult,
 } from '../knee';
-import type { ReportSection, TableBlock } from '../model';
+import type { ChartBlock, ReportSection, TableBlock } from '../model';
 import {
   coversOf,
   rangeText,
@@ -45,9 +45,13 @@ import {
 } from '../stats';
 import { rateSweepKeys, sweepKeyOf, uniqueInOrder, type Context, type StepGroup } from '../context';
 import { analyzeLocalCaveats, scopeSentence } from '../local-caveats';
+import { currencyOf, perMoneySentence, perMoneyText, priceRatioOf, systemSentence } from './rate-basis';
 
 interface RatePoint {
   readonly repeat: number;
+  /** The step and the repeat's cell: where its server metrics are. */
+  readonly stepId: string;
+  readonly cellId: string;
   /** The rate this repeat was offered, transactions/s over all clients. */
   readonly offered: number;
   readonly achieved: number | null;
@@ -55,6 +59,8 @@ interface RatePoint {
   readonly latencyMs: number | null;
   /** sysbench's percentile (a histogram bucket's upper end) was above the exact max: the max is shown. */
   readonly latencyCapped: boolean;
+  /** The run's p50, ms; null when not printed (an overloaded step has no histogram). */
+  readonly p50Ms: number | null;
   readonly status: 'ok' | 'overloaded' | 'failed' | 'skipped';
   readonly clientBound: boolean;
   /** The multiple of the repeat's capacity offered (ratesOfCapacity); null for an absolute rate. */
@@ -151,6 +157,8 @@ interface RateSweep {
     readonly variant: string;
     readonly baseline: string;
     readonly ratio: RatioFinding;
+    /** Transactions per unit of money over the baseline's: the ratio over the price ratio; null without prices. */
+    readonly perMoney: RatioFinding | null;
     /** The smallest factor (either way) the interval can tell from 1: the root of its high / low; null without. */
     readonly resolves: number | null;
     /** Repeats a variant that would resolve a RESOLVE_TARGET difference at these repeats' noise; null unknown. */
@@ -164,6 +172,18 @@ interface RateSweep {
   readonly clientCpuMaxPct: number | null;
   /** Set when the low-load p99 the limit rests on is above the unlimited-rate step's (not a queue; cause unknown). */
   readonly stalledReference: StalledReference | null;
+  /** Server and machine CPU % where each repeat levelled off and at its unlimited-rate step (see cpuOf). */
+  readonly cpu: SweepCpu;
+}
+
+/**
+ * CPU % at each repeat's unlimited-rate step and at the rate its saturation came from: the server's
+ * (CPUUtilization: its process over the CPUs it may use) and the whole machine's (the runner's ClientHostCPU).
+ * Locally both share one machine: a busy machine and a server short of 100% cannot say which set the plateau.
+ */
+interface SweepCpu {
+  readonly serverPct: readonly number[];
+  readonly hostPct: readonly number[];
 }
 
 /**
@@ -175,6 +195,8 @@ interface StalledReference {
   readonly limitMs: number;
   /** Each repeat's p99 at its lowest rate (what the limit's median is over), lowest and highest. */
   readonly lowLoadMs: readonly [number, number];
+  /** The p50s of those same steps, lowest and highest; null when none was printed. */
+  readonly lowLoadP50Ms: readonly [number, number] | null;
   /** How many of those lowest-rate p99s are above the unlimited-rate p99, of how many. */
   readonly above: number;
   readonly of: number;
@@ -271,9 +293,12 @@ function pointsOf(rated: readonly StepGroup[]): RatePoint[] {
     .flatMap((g) =>
       g.rows.map((r) => ({
         repeat: r.repeat,
+        stepId: g.stepId,
+        cellId: r.cell_id,
         offered: r.offered_tps,
         achieved: r.status === 'ok' || r.status === 'overloaded' ? r.tps : null,
         ...latencyOf(r),
+        p50Ms: r.status === 'ok' ? (r.lat_p50_ms ?? null) : null,
         status: statusOf(r),
         clientBound: r.saturated_clients > 0,
         rateOfCapacity: g.rateOfCapacity,
@@ -443,10 +468,21 @@ export function analyzeRate(ctx: Context): RateFindings | null {
               a.n >= 2 && b.n >= 2
                 ? repeatsToResolve({ n: a.n, mean: k, sd: k * cv(a) }, { n: b.n, mean: 1, sd: cv(b) })
                 : null;
+            // Per unit of money: the capacity ratio (and its interval) over the exact price ratio.
+            const price = priceRatioOf(ctx, v.variant, baseline.variant);
+            const perMoney: RatioFinding | null =
+              price === null
+                ? null
+                : {
+                    ...ratio,
+                    estimate: ratio.estimate !== null ? ratio.estimate / price : null,
+                    interval: i !== null ? { ...i, low: Math.max(0, i.low) / price, high: i.high / price } : null,
+                  };
             return {
               variant: v.variant,
               baseline: baseline.variant,
               ratio,
+              perMoney,
               resolves: i !== null && i.low > 0 ? Math.sqrt(i.high / i.low) : null,
               repeatsFor,
             };
@@ -460,6 +496,7 @@ export function analyzeRate(ctx: Context): RateFindings | null {
       capacityRatios,
       p99AtRates: p99AtRatesOf(variants),
       stalledReference: stalledReferenceOf(groups, variants, sweepP99Ms),
+      cpu: cpuOf(ctx, groups, variants),
       perTransaction: perTransactionOf(groups),
       clientCpuMaxPct: maxOrNull(groups.flatMap((g) => g.rows.map((r) => r.client_cpu_max_pct ?? null))),
     };
@@ -476,6 +513,28 @@ const maxOrNull = (xs: readonly (number | null)[]): number | null => {
   const ok = xs.filter((x): x is number => x !== null);
   return ok.length > 0 ? Math.max(...ok) : null;
 };
+
+/** The sweep's SweepCpu: step means of each repeat's unlimited-rate step and of its saturation step. */
+function cpuOf(ctx: Context, groups: readonly StepGroup[], variants: readonly RateVariant[]): SweepCpu {
+  const unlimited = groups.filter((g) => g.rate === 0 && g.rateOfCapacity === null);
+  const at = variants.flatMap((v) =>
+    v.repeats.flatMap((r) => {
+      const top = v.points.find((p) => p.repeat === r.repeat && p.achieved !== null && p.achieved === r.capacity);
+      const probe = unlimited
+        .filter((g) => g.variant === v.variant)
+        .flatMap((g) =>
+          g.ok.filter((x) => x.repeat === r.repeat).map((x) => ({ stepId: g.stepId, cellId: x.cell_id })),
+        );
+      return [...(top !== undefined ? [{ stepId: top.stepId, cellId: top.cellId }] : []), ...probe];
+    }),
+  );
+  const values = (metric: string) =>
+    at.flatMap(({ stepId, cellId }) => {
+      const ms = ctx.data.metrics.filter((m) => m.metric === metric && m.step_id === stepId && m.cell_id === cellId);
+      return ms.length > 0 ? [mean(ms.map((m) => m.avg_value))] : [];
+    });
+  return { serverPct: values('CPUUtilization'), hostPct: values('ClientHostCPU') };
+}
 
 /** Statements a transaction in the sweep's unlimited-rate steps; null when sysbench's counts are missing. */
 function perTransactionOf(groups: readonly StepGroup[]): RateSweep['perTransaction'] {
@@ -503,12 +562,14 @@ function stalledReferenceOf(
   );
   const limitMs = variants.find((v) => v.latencyLimitMs !== null)?.latencyLimitMs ?? null;
   if (sweepP99Ms === null || unlimitedMs === null || limitMs === null || sweepP99Ms <= unlimitedMs) return null;
-  const low = variants.flatMap((v) =>
+  const lowest = variants.flatMap((v) =>
     v.repeats.flatMap((r) => {
       const first = v.points.find((p) => p.repeat === r.repeat && p.status !== 'skipped');
-      return first?.latencyMs != null ? [first.latencyMs] : [];
+      return first?.latencyMs != null ? [first] : [];
     }),
   );
+  const low = lowest.map((p) => p.latencyMs!);
+  const p50s = lowest.flatMap((p) => (p.p50Ms !== null ? [p.p50Ms] : []));
   // The p99s the limit decided: those of points that kept up, and of points that failed it on latency.
   const kept = variants.flatMap((v) =>
     v.points.filter((p) =>
@@ -524,6 +585,7 @@ function stalledReferenceOf(
   return {
     limitMs,
     lowLoadMs: [Math.min(...low), Math.max(...low)],
+    lowLoadP50Ms: p50s.length > 0 ? [Math.min(...p50s), Math.max(...p50s)] : null,
     unlimitedMs,
     above: low.filter((x) => x > unlimitedMs).length,
     of: low.length,
@@ -532,14 +594,19 @@ function stalledReferenceOf(
   };
 }
 
-/** A point that ran to its end and kept up with its rate on throughput: its p99 is not queue time. */
-function keptPace(p: RatePoint, v: RateVariant): boolean {
+/**
+ * A point below its repeat's knee: it ran to its end, kept up with its rate on throughput and its p99 stayed
+ * within the knee's limit. Past the knee p99 is queue time, which climbs steeply with the offered rate, and at
+ * one multiple each repeat was offered a different rate: such p99s are not compared like for like.
+ */
+function belowKnee(p: RatePoint, v: RateVariant): boolean {
   const e0 = v.reference.efficiency ?? 1;
   return (
     p.status === 'ok' &&
     p.achieved !== null &&
     p.latencyMs !== null &&
-    p.achieved >= DEFAULT_TRACKING_RATIO * e0 * p.offered
+    p.achieved >= DEFAULT_TRACKING_RATIO * e0 * p.offered &&
+    (v.latencyLimitMs === null || p.latencyMs <= v.latencyLimitMs)
   );
 }
 
@@ -559,13 +626,13 @@ function p99AtRatesOf(variants: readonly RateVariant[]): P99AtRate[] {
     p.rateOfCapacity !== null ? `${p.rateOfCapacity}x` : `${whole(p.offered)}/s`;
   const rates = uniqueInOrder(
     variants
-      .flatMap((v) => v.points.filter((p) => keptPace(p, v)))
+      .flatMap((v) => v.points.filter((p) => belowKnee(p, v)))
       .sort((a, b) => (a.rateOfCapacity ?? a.offered) - (b.rateOfCapacity ?? b.offered))
       .map(keyOf),
   );
   return rates.flatMap((rate) => {
     const each = variants.map((v) => {
-      const at = v.points.filter((p) => keptPace(p, v) && keyOf(p) === rate);
+      const at = v.points.filter((p) => belowKnee(p, v) && keyOf(p) === rate);
       return { variant: v.variant, p99Ms: at.map((p) => p.latencyMs!), offered: at.map((p) => p.offered) };
     });
     if (each.some((e) => e.p99Ms.length === 0)) return [];
@@ -713,6 +780,8 @@ function bracketText(k: KneeBracket | null, inTable = false, said = false): stri
     );
   const b = k.bracket;
   const all = k.repeats === 2 ? 'both repeats' : k.repeats > 2 ? `all ${k.repeats} repeats` : null;
+  // A between-bracket spans its repeats' ends, which may come from different repeats: say it is their union.
+  const union = all !== null ? `the union of ${all}' brackets` : null;
   if (b.kind === 'above')
     return (
       `above ${whole(b.highest)}/s offered (no rate tried saturated it${all !== null ? `, ${all}` : ''}): ` +
@@ -726,7 +795,7 @@ function bracketText(k: KneeBracket | null, inTable = false, said = false): stri
   // Said once a sentence: a later variant's multiples are of the same base.
   const of = inTable || said ? '' : " each repeat's own unlimited-rate TPS";
   const x = b.lowerX !== null && b.upperX !== null ? `${b.lowerX}x and ${b.upperX}x${of}` : null;
-  const why = [x, all].filter((t): t is string => t !== null);
+  const why = [x, union].filter((t): t is string => t !== null);
   return `between ${whole(b.lower)} and ${whole(b.upper)}/s offered${why.length > 0 ? ` (${why.join(', ')})` : ''}`;
 }
 
@@ -784,15 +853,21 @@ function rateSweepSentence(sweep: RateSweep): string {
   const knees = sweep.variants.map(
     (v, i) => `${v.variant}${v.bracket?.kind === 'disagree' ? ',' : ''} ${bracketText(v.bracket, false, i > 0)}`,
   );
-  // The closed-loop figure, named apart from saturation; "higher" only when each variant's mean is (finding 1).
+  // The closed-loop figure, named apart from saturation, and where each repeat's open loop levelled off against
+  // its own closed loop: a range over the repeats, so no repeat contradicts it (a mean's "higher" did).
   const unlimited = sweep.variants.map((v) => v.unlimitedTps).filter((u): u is number => u !== null);
-  const higher = sweep.variants.every(
-    (v) => v.unlimitedTps !== null && v.capacity.value !== null && v.unlimitedTps > v.capacity.value,
+  const shares = sweep.variants.flatMap((v) =>
+    v.repeats.flatMap((r) =>
+      r.capacity !== null && r.unlimitedTps !== null && r.unlimitedTps > 0 ? [r.capacity / r.unlimitedTps] : [],
+    ),
   );
+  const [lo, hi] = [pct(Math.min(...shares), 0), pct(Math.max(...shares), 0)];
   const closed =
     unlimited.length > 0
       ? `; unlimited-rate TPS (no rate set: closed loop) ${unlimited.map(whole).join(' and ')}/s` +
-        (higher ? ', higher than where the open loop levels off' : '')
+        (shares.length > 0
+          ? `; the open loop levelled off at ${lo === hi ? lo : `${lo} to ${hi}`} of its repeat's closed loop`
+          : '')
       : '';
   return (
     `${sweep.label}: saturation (the highest achieved at an offered rate) ${caps.join(', ')}` +
@@ -802,14 +877,19 @@ function rateSweepSentence(sweep: RateSweep): string {
   );
 }
 
+/** "53.9–83.0 ms", or one figure when both ends round alike. */
+const msRange = ([lo, hi]: readonly [number, number]): string =>
+  fixed(lo, 1) === fixed(hi, 1) ? `${fixed(lo, 1)} ms` : `${fixed(lo, 1)}–${fixed(hi, 1)} ms`;
+
 /**
- * "Its p99 limit (190.5 ms) rests on low-load p99s (53.9–83.0 ms) above the unlimited-rate p99 (12.9 ms): a
- * stall, not a queue; any limit from 83.0 to 244.4 ms gives the same knees."
+ * "Its p99 limit (190.5 ms) rests on low-load p99s (53.9–83.0 ms) above the unlimited-rate p99 (median 12.6 ms)
+ * in 4 of 4 repeats: cause not measured; not sustained overload (p50 0.5–0.6 ms); any limit from 83.0 to 244.4 ms
+ * gives the same knees." A burst stall is a short queue: the p50 says only that the load was not past capacity.
  */
 function stallText(sw: RateSweep, s: StalledReference): string {
   const p = `p${sw.latencyPercentile}`;
   const [lo, hi] = s.lowLoadMs;
-  const rangeMs = `${lo === hi ? fixed(lo, 1) : `${fixed(lo, 1)}–${fixed(hi, 1)}`} ms`;
+  const rangeMs = msRange([lo, hi]);
   const same =
     s.keptMs !== null && s.failedMs !== null && s.keptMs < s.failedMs
       ? `; any limit from ${fixed(s.keptMs, 1)} to ${fixed(s.failedMs, 1)} ms gives the same knees`
@@ -818,8 +898,28 @@ function stallText(sw: RateSweep, s: StalledReference): string {
         : '; the knees depend on that limit: a longer step would tell';
   return (
     `Its ${p} limit (${fixed(s.limitMs, 1)} ms) rests on low-load ${p}s (${rangeMs}) above the unlimited-rate ` +
-    `${p} (median ${fixed(s.unlimitedMs, 1)} ms) in ${s.above} of ${s.of} repeats: ` +
-    `${s.above === s.of && s.of > 1 ? 'systematic, ' : ''}not a queue (at half the load), cause not measured${same}.`
+    `${p} (median ${fixed(s.unlimitedMs, 1)} ms) in ${s.above} of ${s.of} repeats: cause not measured` +
+    (s.lowLoadP50Ms !== null ? `; not sustained overload (p50 ${msRange(s.lowLoadP50Ms)})` : '') +
+    `${same}.`
+  );
+}
+
+/**
+ * Locally: how busy the shared machine and the server were where the repeats levelled off, and what that
+ * leaves open. Null when either was not sampled.
+ */
+function cpuSentence(f: RateFindings): string | null {
+  const server = f.sweeps.flatMap((sw) => sw.cpu.serverPct);
+  const host = f.sweeps.flatMap((sw) => sw.cpu.hostPct);
+  if (server.length === 0 || host.length === 0) return null;
+  const range = (xs: readonly number[]) => {
+    const [a, b] = [fixed(Math.min(...xs), 0), fixed(Math.max(...xs), 0)];
+    return a === b ? `${a}%` : `${a}% to ${b}%`;
+  };
+  return (
+    `At the unlimited-rate steps and where each repeat levelled off, this machine's CPUs were ${range(host)} ` +
+    `busy and the server used ${range(server)} of them (the rest: the sysbench client and the system): this ` +
+    'rehearsal cannot tell whether the server or the shared machine set the plateau.'
   );
 }
 
@@ -879,9 +979,9 @@ function resolutionSentence(f: RateFindings): string | null {
   // RESOLVE_TARGET difference 4 times in 5; the second rests on a spread that a few repeats barely measure.
   const few = Math.min(...ns) < FEW_REPEATS;
   return (
-    `With ${ns.length === 1 ? ns[0]! : `${Math.min(...ns)} to ${Math.max(...ns)}`} repeats a variant the ` +
-    `capacity intervals (95%) resolve only a ratio past ` +
-    `${list(all.map((x) => `${x.who} ${factorText(x.c.resolves)}`))} either way; finding a ` +
+    `With ${ns.length === 1 ? ns[0]! : `${Math.min(...ns)} to ${Math.max(...ns)}`} repeats a variant, the ` +
+    `smallest capacity ratio the 95% intervals tell from 1.0 is ` +
+    `${list(all.map((x) => `${factorText(x.c.resolves)} (${x.who})`))} either way; finding a ` +
     `${fixed(RESOLVE_TARGET * 100, 0)}% difference 4 times in 5 (80% power) takes about ` +
     `${list(all.map((x) => `${repeatsForText(x.c)} (${x.who})`))} repeats a variant` +
     (few ? `, counts estimated from ${Math.min(...ns)} repeats' spread and themselves very uncertain` : '') +
@@ -904,9 +1004,9 @@ function p99AtRatesTable(f: RateFindings): TableBlock | null {
   const relative = rows.some(({ r }) => r.rate.endsWith('x'));
   return {
     title: relative
-      ? `p${pct0} at the same multiple of each repeat's unlimited-rate TPS (ms at the rate offered; each repeat ` +
-        `that held its rate) and its ratio`
-      : `p${pct0} at the same offered rate (ms, each repeat that held its rate) and its ratio`,
+      ? `p${pct0} below the knee at the same multiple of each repeat's unlimited-rate TPS (ms at the rate ` +
+        `offered; each repeat that kept up) and its ratio`
+      : `p${pct0} below the knee at the same offered rate (ms, each repeat that kept up) and its ratio`,
     head: [
       'sweep',
       relative ? 'multiple' : 'offered',
@@ -933,14 +1033,15 @@ function p99AtRatesTable(f: RateFindings): TableBlock | null {
     ]),
     numeric: [],
     notes: [
-      'Only the rates where every variant held its rate (achieved >= ' +
-        `${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% ` +
-        `of offered, times its low-load efficiency, the step run to its end; its p${pct0} may be past the knee's ` +
-        `limit): past them p${pct0} is queue time. ` +
+      `Only the rates every repeat of every variant kept up with by the knee rule (achieved >= ` +
+        `${fixed(DEFAULT_TRACKING_RATIO * 100, 0)}% of offered times its low-load efficiency, p${pct0} within ` +
+        `the knee's limit, the step run to its end). Past its knee a repeat's p${pct0} is queue time, which ` +
+        'climbs steeply with the offered rate' +
+        (relative ? ', and at one multiple each repeat was offered a different rate' : '') +
+        `: those p${pct0}s are not compared (the Points table and the charts show them). ` +
         `Ratio: of the geometric means of the repeats' p${pct0}s, its interval Welch's on their logs; lower ` +
-        `p${pct0} is better. The repeats of one variant are identical servers: how far apart their p${pct0}s lie is ` +
-        'the ' +
-        `p${pct0}'s own run-to-run noise.`,
+        `p${pct0} is better. The repeats of one variant are identical servers: how far apart their p${pct0}s ` +
+        `lie is the p${pct0}'s own run-to-run noise.`,
     ],
   };
 }
@@ -986,7 +1087,7 @@ function p99Sentence(f: RateFindings): string | null {
         : `${pair} p${pct0} told from 100% at ` +
             andList(told.map((r) => `${r.sw.workload} ${r.rate} ${ratioText(r.x.ratio)}`)),
     );
-  return `Where every variant held its rate (achieved, not p${pct0}), ${parts.join('; ')} (the p${pct0} table).`;
+  return `Below the knee (every repeat kept up), ${parts.join('; ')} (the p${pct0} table).`;
 }
 
 /**
@@ -1019,6 +1120,35 @@ function gridSentence(f: RateFindings): string | null {
         `two offered rates ${apart}; add rates between them.`
     : `${coarse.length} of ${total} knees lie between two offered rates ${apart}, which a sweep of ${n} ` +
         `rates${which} cannot narrow: add rates between them.`;
+}
+
+/**
+ * What a sweep's charts leave out, said on each chart: the overloaded steps offered past its axis (their achieved
+ * and p99 are in the Points table). Null when every measured point is drawn.
+ */
+function pastAxisNote(past: readonly RatePoint[]): string | null {
+  const shown = past.filter((p) => p.status === 'overloaded' && p.achieved !== null);
+  if (shown.length === 0) return null;
+  const span = (xs: readonly number[]) => {
+    const [lo, hi] = [whole(Math.min(...xs)), whole(Math.max(...xs))];
+    return lo === hi ? lo : `${lo}–${hi}`;
+  };
+  const multiples = uniqueInOrder(shown.flatMap((p) => (p.rateOfCapacity !== null ? [`${p.rateOfCapacity}x`] : [])));
+  return (
+    `Not drawn: ${shown.length} overloaded step${shown.length > 1 ? 's' : ''} offered past the axis ` +
+    `(${multiples.length > 0 ? `${multiples.join(', ')}, ` : ''}${span(shown.map((p) => p.offered))}/s offered, ` +
+    `${span(shown.map((p) => p.achieved!))}/s achieved): see Points.`
+  );
+}
+
+/** A chart with its note as the title's subtext (below the title, above the plot). */
+function withNote(c: ChartBlock, note: string | null): ChartBlock {
+  if (note === null) return c;
+  const option = c.option as { title?: object; grid?: object };
+  return {
+    ...c,
+    option: { ...c.option, title: { ...option.title, subtext: note }, grid: { ...option.grid, top: 62 } },
+  };
 }
 
 /** The rates a sweep really ran (a skipped rate is not one): how many, and their multiples of capacity. */
@@ -1098,7 +1228,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
         points: measured.map((p) => [p.offered, p.achieved] as const),
         marks: [
           {
-            label: 'overloaded (at achieved; one offered past the axis: not drawn, see Points)',
+            label: 'overloaded (at achieved)',
             symbol: 'diamond',
             points: overloaded.map((p) => [p.offered, p.achieved!] as const),
           },
@@ -1134,6 +1264,9 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       .filter((v) => v.capacity.value !== null)
       .map((v) => ({ value: v.capacity.value!, label: `${v.variant} saturation ${whole(v.capacity.value)}/s` }));
     const latencyValues = sw.variants.flatMap((v) => v.points.map((p) => p.latencyMs));
+    const note = pastAxisNote(
+      sw.variants.flatMap((v) => v.points.filter((p) => !isUnmeasuredOverload(p) && !onAxis(p))),
+    );
     return [
       lineChart(`rate-achieved-${i}`, `${sw.label}: achieved vs offered TPS`, 'offered TPS', 'achieved TPS', achieved, {
         fromZero: true,
@@ -1155,7 +1288,7 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
           ...(edge !== undefined ? { xMax: edge } : {}),
         },
       ),
-    ];
+    ].map((c) => withNote(c, note));
   });
   const lines = [
     ...f.sweeps.flatMap((sw) => sw.variants.map((v) => rateVariantSentence(sw, v))),
@@ -1174,17 +1307,28 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       : null;
   // The system that ran, in the Answer, not only in the Appendix: sysbench's SQL stand-ins on this server.
   const server = ctx?.data.run.server_version ?? null;
+  const system = ctx !== undefined ? systemSentence(ctx) : null;
   const ran =
     scope !== null && server !== null
-      ? `What ran: sysbench's SQL transactions (${andList(f.sweeps.map((sw) => sw.workload))}) on ${server}, ` +
-        'stand-ins for the workloads the experiment line in the Appendix describes.'
+      ? `What ran: sysbench's SQL transactions (${andList(f.sweeps.map((sw) => sw.workload))}) on ${server}.` +
+        (system !== null ? ` ${system}` : '')
       : null;
+  const cpu = ctx !== undefined && analyzeLocalCaveats(ctx).local ? cpuSentence(f) : null;
+  // The price half of the study's question, in the Answer: each capacity ratio over the price ratio.
+  const money =
+    ctx !== undefined
+      ? perMoneySentence(
+          ctx,
+          f.sweeps.flatMap((sw) => sw.capacityRatios.map((c) => ({ workload: sw.workload, ...c }))),
+        )
+      : null;
+  const basis = [scope !== null && ran !== null ? `${scope} ${ran}` : scope, money].filter((x) => x !== null);
   const opening = [
-    ...(scope !== null ? [ran !== null ? `${scope} ${ran}` : scope] : []),
+    ...(basis.length > 0 ? [basis.join(' ')] : []),
     ...f.sweeps.map(rateSweepSentence),
     // What the repeats and the grid cannot resolve is one finding: the Answer keeps five.
-    ...([resolution, p99, grid].some((x) => x !== null)
-      ? [[resolution, p99, grid].filter((x) => x !== null).join(' ')]
+    ...([resolution, p99, grid, cpu].some((x) => x !== null)
+      ? [[resolution, p99, grid, cpu].filter((x) => x !== null).join(' ')]
       : []),
   ];
   const pct0 = f.sweeps[0]!.latencyPercentile;
@@ -1237,10 +1381,16 @@ export function rateSection(f: RateFindings, ctx?: Context): ReportSection {
       sw.label,
       `${c.variant}/${c.baseline}`,
       '-',
-      ratioText(c.ratio) + (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : ''),
+      ratioText(c.ratio) + (c.ratio.interval !== null ? `, ${verdictText(c.ratio, true)}` : '') + perUsdCell(c),
       c.resolves !== null ? `resolves only ${resolvesCell(c, fewestRepeats(sw))}` : '-',
     ]),
   ]);
+  // Per unit of money beside each capacity ratio: what the Answer's price sentence quotes.
+  function perUsdCell(c: CapacityRatio): string {
+    return ctx !== undefined && c.perMoney !== null && c.perMoney.estimate !== null
+      ? `; per ${currencyOf(ctx)} ${perMoneyText(c.perMoney)}`
+      : '';
+  }
   // The author's table: per sweep and instance type, the capacity and where the knee lies.
   const answerTable: TableBlock = {
     title:
