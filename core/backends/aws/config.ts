@@ -126,7 +126,7 @@ export const GIT_SHA_ENV = 'AURORA_BENCH_GIT_SHA';
 
 /**
  * The environment variable names the CDK stack sets on every Task Lambda.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export const AWS_CONFIG_ENV = {
   region: 'AURORA_BENCH_REGION',
@@ -177,7 +177,7 @@ export const AWS_CONFIG_DEFAULTS = {
   metricsPublishDelayS: 180,
 } as const;
 
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export class AwsConfigError extends AuroraBenchError {
   override readonly name = 'AwsConfigError';
 }

@@ -45,7 +45,7 @@ function stepOfJob(cell: CellPlan, jobId: string): StepPlan | undefined {
 
 /**
  * How long SSM lets the runner run: past the workflow's own deadline (it stops jobs first).
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function executionTimeoutS(
   cell: CellPlan,
@@ -62,7 +62,7 @@ export function executionTimeoutS(
 
 /**
  * SSM Comment (at most 100 characters) that finds a job's command again on retry.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function jobComment(runId: string, jobId: string): string {
   const key = createHash('sha256').update(`${runId}\n${jobId}`).digest('hex').slice(0, 16);
@@ -236,7 +236,7 @@ export class RunCommandJobs {
 /**
  * SSM invocation status -> job state. Status: Pending | InProgress | Delayed | Success | Cancelled |
  * TimedOut | Failed | Cancelling (ssm service-2.json CommandInvocationStatus).
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function mapInvocation(
   h: JobHandle,

@@ -49,7 +49,7 @@ const AURORA_POSTGRESQL_FORWARDING = forwardingOfEngine('aurora-postgresql');
 
 /**
  * The write-forwarding metrics of a cell's engine, or none when it has no local write forwarding.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function forwardingMetrics(engine: EngineKind): ForwardingMetrics | undefined {
   return engine === 'aurora-mysql'
@@ -75,7 +75,7 @@ const RDS_INSTANCE = familyLists('rds');
 /**
  * The CloudWatch metrics an instance of the engine publishes: counted
  * toward completeness, collected only, and the replica lag a reader has.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function engineMetrics(kind: EngineKind): {
   readonly base: readonly ServerMetricName[];
@@ -115,7 +115,7 @@ export function engineMetrics(kind: EngineKind): {
  * install leaves the series empty, so it is not counted in completeness. Connections and replica lag
  * are not collected (self-managed-servers.ts SERVER_METRICS_UNAVAILABLE says so in the cell's notes).
  */
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export const EC2_SERVER_METRICS: readonly {
   readonly metric: ServerMetricName;
   readonly namespace: 'AWS/EC2' | 'CWAgent';
@@ -135,14 +135,14 @@ export const EC2_SERVER_METRICS: readonly {
  * base metrics; collected beside them, not counted in the window's completeness (the base metrics
  * are published on the same schedule and say whether it is complete).
  */
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export const SERVERLESS_METRICS: readonly ServerMetricName[] = groupMetrics('serverless');
 /**
  * Aurora's cluster-level storage I/O (see SERVER_METRICS): "the number of billed read I/O
  * operations from a cluster volume within a 5-minute interval" (Aurora User Guide, "Cluster-level
  * metrics for Amazon Aurora"), one datapoint per cluster and interval, published after it closes.
  */
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = groupMetrics('cluster-volume');
 /** Aurora's interval for them (AwsBackendConfig.volumeMetricsPeriodS replaces it in the rehearsal only). */
 const CLUSTER_VOLUME_PERIOD_S = 300;
@@ -150,7 +150,7 @@ const CLUSTER_VOLUME_PERIOD_S = 300;
 /**
  * The 5-minute intervals a step overlaps, on CloudWatch's period boundaries: the last one covers the
  * step's end, so its datapoint exists only once that interval has closed.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function volumeWindow(startIso: string, endIso: string, periodS: number): { start: Date; end: Date } {
   const period = periodS * 1000;
@@ -492,7 +492,7 @@ export class ServerMetrics {
  * minutes keeps its enclosing minutes, the only data there is. Minutes CloudWatch has not published
  * yet are absent: the window's counts say so (MetricWindowCount), and the workflow collects it again
  * once metricsPublishDelayS has passed.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function cloudWatchWindow(
   startIso: string,

@@ -98,7 +98,7 @@ interface EngineFacts {
  * capacity ... might be 256 or 128") and MinCapacity ("If the minimum capacity is 0 ACUs, the
  * engine version or platform version supports the automatic pause/resume feature") (botocore rds
  * 2014-10-31 service-2.json). Absent (moto, or an older API answer): the offline table's check stands.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function refuseServerlessRanges(
   result: Pick<CheckResult, 'refuse'>,

@@ -72,7 +72,7 @@ import { findLiveInstances } from './teardown';
 /**
  * A server's setup script failed (or printed no result): the cell cannot run; the message is the
  * script's reason. The workflow's Catch (States.ALL) fails the cell under this name.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export class ServerSetupFailedError extends AuroraBenchError {
   override readonly name = 'ServerSetupFailedError';

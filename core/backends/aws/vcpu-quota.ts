@@ -78,7 +78,7 @@ export function peakClientVcpus(
  * 4, Nxlarge 4N (the Amazon EC2 Instance Types guide's specification tables, for the C, M and R
  * families of every generation). Undefined for burstable T types, whose small sizes have 2, metal
  * and other sizes: only DescribeInstanceTypes knows those.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function instanceSizeVcpus(instanceType: string): number | undefined {
   const m = /^([a-z0-9-]+)\.(\d*)(xlarge|large|medium)$/.exec(instanceType);

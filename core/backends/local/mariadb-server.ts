@@ -50,7 +50,7 @@ export interface LocalServer {
   readonly child?: ChildProcess;
 }
 
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export class ServerStartError extends AuroraBenchError {
   override readonly name = 'ServerStartError';
 }

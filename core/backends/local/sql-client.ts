@@ -21,7 +21,7 @@ export interface SqlTarget {
 /** One result row: column values as text; SQL NULL as null. */
 export type Row = (string | null)[];
 
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export class SqlError extends Error {
   override readonly name = 'SqlError';
   constructor(
@@ -61,7 +61,7 @@ function unescapeBatchValue(v: string): string {
  * The string literals of `sql` that hold passwords: after IDENTIFIED BY, MASTER_PASSWORD = and
  * PASSWORD( (MariaDB's CREATE/ALTER USER, GRANT, SET PASSWORD, CHANGE MASTER TO syntax), as written
  * in the SQL text (quotes and escapes included).
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function passwordLiterals(sql: string): string[] {
   const literal = String.raw`'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"`;
@@ -75,7 +75,7 @@ export function passwordLiterals(sql: string): string[] {
 /**
  * `text` without any password literal of `sql`: each is replaced by '***', both as written (the SQL
  * itself) and without its quotes (the server echoes the statement near a syntax error).
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function redactSql(text: string, sql: string = text): string {
   let out = text;
