@@ -43,7 +43,7 @@ export class CheckResult {
 
   private add(level: PlanNote['level'], path: string, message: string): void {
     const key = `${level}|${path}|${message}`;
-    if (this.seen.has(key)) return; // a parameter template shared by several variants is one problem
+    if (this.seen.has(key)) return; // A parameter template shared by several variants is one problem.
     this.seen.add(key);
     this.notes.push({ level, path, message });
   }

@@ -102,7 +102,7 @@ function olderThan(version: AuroraVersion, minimum: string | undefined): boolean
     const [a, b, c] = version.aurora;
     return a < min[0] || (a === min[0] && (b < min[1] || (b === min[1] && c < min[2])));
   } catch {
-    return false; // a minimum in another notation (a MySQL version) is not ours to compare
+    return false; // A minimum in another notation, such as a MySQL version, is not ours to compare.
   }
 }
 

@@ -147,7 +147,7 @@ export function checkLocalDependencies(): Promise<LocalVersions> {
     return { serverVersion, sysbenchVersion, tools };
   })();
   cached.catch(() => {
-    cached = undefined; // let a later call retry (the user may have installed it meanwhile)
+    cached = undefined; // A later call retries, since the user may have installed it meanwhile.
   });
   return cached;
 }

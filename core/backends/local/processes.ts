@@ -112,7 +112,7 @@ export async function terminate(
     if (options.group) signal(-pid, 'SIGKILL');
   };
   if (!isAlive(pid)) {
-    sweepGroup(); // the leader may be gone while members live on
+    sweepGroup(); // The leader may be gone while members live on.
     return 'already-gone';
   }
   if (isStopped(pid)) {

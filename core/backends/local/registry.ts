@@ -319,7 +319,7 @@ export async function cleanupRunDir(
   try {
     record = await registry.read();
   } catch {
-    record = undefined; // unreadable: the /proc scan and rm below still clean up
+    record = undefined; // Unreadable. The /proc scan and rm below still clean up.
   }
   for (const cell of Object.values(record?.cells ?? {})) {
     const { deleted } = await destroyCell(cell, 5_000, registry.dir);

@@ -38,7 +38,7 @@ export async function isMarkedRunDir(dir: string): Promise<boolean> {
   try {
     handle = await open(join(dir, MARKER_FILE), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
-    return false; // none, a link (ELOOP), or unreadable
+    return false; // None, a link, or unreadable.
   }
   try {
     const info = await handle.stat();

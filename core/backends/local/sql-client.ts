@@ -200,7 +200,7 @@ export class SqlSession {
         this.proc.kill('SIGKILL');
       }
     });
-    this.proc.stdin.on('error', () => undefined); // EPIPE when the client died: reported through 'close'
+    this.proc.stdin.on('error', () => undefined); // EPIPE when the client died. 'close' reports it.
     this.proc.on('close', (code) => {
       this.closedError ??= new SqlError(
         `mariadb client session ended ` +

@@ -1,4 +1,4 @@
-/** A step window's server metrics (collectServerMetrics): metrics.ts (CloudWatch, Performance Insights). */
+/** A step window's server metrics. */
 import { ServerMetrics, type ServerMetricsOptions } from '../metrics';
 import type { BackendOperations } from './compose';
 

@@ -1,6 +1,5 @@
 /**
- * A run's verdicts told to the people who watch the runs
- * (publishVerdicts): verdict-alerts.ts (CloudWatch, EventBridge, SNS).
+ * A run's verdicts told to the people who watch the runs.
  */
 import { lakeKeys } from '../../../lake/rows';
 import type { AwsClients } from '../clients';

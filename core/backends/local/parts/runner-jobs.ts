@@ -131,7 +131,7 @@ export class LocalRunnerJobs {
     for (const job of jobs) {
       const running = state.jobs.get(job.jobId);
       if (running && running.exit === undefined) {
-        handles.push(running.handle); // a retried StartJobs: the job is already running
+        handles.push(running.handle); // A retried StartJobs finds the job already running.
         continue;
       }
       const { proc, out } = await this.spawnJob(run, state, resources, job, logDir, secret);
