@@ -1,8 +1,7 @@
 /**
- * A finished run's step tables compacted to Parquet on AWS, by Athena. The FinishRun Task calls it.
- * Each table's steps are safe to repeat after a crash at any point.
- * Registering the partition is the commit. From then on the view reads the Parquet rows, not the JSON Lines ones.
- * Until they are deleted, queries over that day still scan the JSON Lines objects, but never count them.
+ * A finished run's step tables compacted to Parquet on AWS by Athena, in steps safe to repeat after a crash.
+ * Registering the partition is the commit, since from then on the view reads the Parquet rows.
+ * Until the JSON Lines objects are deleted, queries over that day still scan them but never count them.
  */
 import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import type { AthenaClient } from '@aws-sdk/client-athena';

@@ -1,7 +1,6 @@
 /**
  * A cell's Aurora cluster: its parameter groups, the cluster, its writer and readers, and whether all of it is ready.
- * Every resource has a deterministic name and the run, cell and expiry tags.
- * So each call is safe to retry: what exists is found, not created twice.
+ * Every resource has a deterministic name and the run, cell and expiry tags, so each call is safe to retry.
  * API fields are named as in botocore rds/2014-10-31.
  */
 import {

@@ -1,7 +1,6 @@
 /**
  * A cell on RDS for MySQL, MariaDB or PostgreSQL: one DB parameter group, a source DB instance and its read replicas.
- * Replicas can only be asked for once the source is available, so provisioning takes two steps.
- * provisionCell creates the group and the source. checkCellReady creates each missing replica, then waits for all.
+ * Replicas can only be asked for once the source is available, so checkCellReady creates them after provisionCell.
  * The API facts below come from botocore rds/2014-10-31, as @aws-sdk/client-rds documents them.
  */
 import {

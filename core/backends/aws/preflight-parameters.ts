@@ -2,9 +2,6 @@
  * The parameters check of the AWS preflight. RDS must know every parameter a cell's groups would get,
  * at the right level, modifiable, and taking the value.
  * The authority is the account's own engine defaults for the family. See botocore rds/2014-10-31, shape "Parameter".
- * The offline catalogue refused at plan time what it knows RDS refuses.
- * Where it disagrees with the account about a parameter the spec sets, an info note says so.
- * The catalogue may be out of date.
  */
 import {
   DescribeEngineDefaultClusterParametersCommand,
@@ -150,6 +147,7 @@ function parameterProblem(
 
 /**
  * How the offline catalogue's view of `name` differs from the account's, for a parameter the spec sets.
+ * The catalogue refused at plan time what it knows RDS refuses, but it may be out of date.
  * Undefined when they agree, or when the catalogue has nothing to compare.
  */
 function catalogueDisagreement(

@@ -2,10 +2,6 @@
  * What runs on a client, as shell text the stack and the backend generate.
  * Only the secret's ARN travels in a job's command, never a password.
  * Readiness means "sysbench works", not "the SSM agent is online".
- * The ready marker is an S3 object rather than an SSM command that cats it.
- * A command per poll would fill the Run Command history, which startJobs scans on a retry.
- * It also costs seconds through the agent and needs the agent online. A GetObject needs neither.
- * Instance ids are never reused, so a marker cannot be left over from another client.
  */
 
 import { createHash } from 'node:crypto';
@@ -30,7 +26,13 @@ export const CLIENT_INSTALL_DIR = `${CLIENT_HOME}/client`;
 /** Written by client/client-ready.sh once sysbench has run through the report hook. Jobs refuse to start without it. */
 const CLIENT_READY_MARKER = `${CLIENT_HOME}/ready`;
 
-/** Key prefix of the clients' ready markers, in the stack's bucket outside the lake. */
+/**
+ * Key prefix of the clients' ready markers, in the stack's bucket outside the lake.
+ * The marker is an S3 object rather than an SSM command that cats it.
+ * A command per poll would fill the Run Command history, which startJobs scans on a retry.
+ * It also costs seconds through the agent and needs the agent online. A GetObject needs neither.
+ * Instance ids are never reused, so a marker cannot be left over from another client.
+ */
 export const CLIENT_READY_PREFIX = 'clients/';
 
 export function clientReadyKey(instanceId: string): string {

@@ -1,10 +1,6 @@
 /**
  * A cell on self-managed servers: MariaDB on EC2 instances beside the clients, with GTID replication.
  * The server side is client/server-install.sh and client/server-setup.sh, whose header says what it takes and prints.
- * checkCellReady advances as far as it can per call, and finds what earlier calls started again.
- * It goes from running instances to SSM Online, then the writer's setup, then the replicas' pointing at the writer.
- * Endpoints are the host and port the scripts print, not the private IP.
- * So an emulation that runs several servers on one machine reports its own ports.
  * API facts come from botocore secretsmanager/2017-10-17, ec2/2016-11-15 and ssm/2014-11-06.
  */
 import { randomBytes } from 'node:crypto';
@@ -91,6 +87,8 @@ interface ServerSetupResult {
 /**
  * The result line of a setup's stdout: its last non-empty line, a JSON object with ready true, a host and a port.
  * SSM keeps only the first 24,000 characters of stdout, so the script keeps it short and prints this last.
+ * Endpoints are the host and port the script prints, not the private IP.
+ * So an emulation that runs several servers on one machine reports its own ports.
  */
 function parseSetupResult(stdout: string): ServerSetupResult | undefined {
   const last = stdout
@@ -358,6 +356,10 @@ export class SelfManagedServers {
     };
   }
 
+  /**
+   * Advances as far as it can per call, and finds what earlier calls started again.
+   * It goes from running instances to SSM Online, then the writer's setup, then the replicas' pointing at the writer.
+   */
   async checkCellReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState> {
     const ids = (resources.backendState['serverIds'] ?? '').split(',').filter((s) => s !== '');
     if (ids.length === 0)

@@ -1,10 +1,6 @@
 /**
  * What the workflow's Catch cannot clean up, such as an aborted execution or a crashed Lambda.
- * The scheduled sweep deletes every run with any resource past its expires-at tag, all of its resources.
- * That covers a resource the re-tagging could not reach.
- * teardownRun runs once per failed execution. What it cannot finish it re-tags to expire now.
- * So the next hourly sweep takes over instead of waiting for the run's own expiry.
- * Both delete each cell in dependency order. Idempotent: not-found is done.
+ * Both sweeps delete each cell in dependency order. Idempotent: not-found is done.
  */
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { CreateTagsCommand } from '@aws-sdk/client-ec2';
@@ -315,7 +311,10 @@ function markedRuns(resources: readonly TaggedResource[], config: AwsBackendConf
   return runs;
 }
 
-/** Delete every run that has a resource whose expires-at tag is before `now`, with all of that run's resources. */
+/**
+ * Delete every run that has a resource whose expires-at tag is before `now`, with all of that run's resources.
+ * That covers a resource the re-tagging could not reach.
+ */
 export async function sweepExpired(clients: AwsClients, config: AwsBackendConfig, now: Date): Promise<SweepReport> {
   const k = tagKeys(config.tagKeyPrefix);
   const resources = await inventory(clients, config);
@@ -360,8 +359,9 @@ async function markForSweep(
 }
 
 /**
- * Delete every cell of one run now, whatever its expiry. The rule on aborted executions calls it.
- * What is still pending afterwards is re-tagged to expire at `now`, for the next scheduled sweep.
+ * Delete every cell of one run now, whatever its expiry. The rule on failed executions calls it once.
+ * What is still pending afterwards is re-tagged to expire at `now`.
+ * So the next hourly sweep takes over instead of waiting for the run's own expiry.
  */
 export async function teardownRun(
   clients: AwsClients,

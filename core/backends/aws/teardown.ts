@@ -1,7 +1,6 @@
 /**
  * Deleting one cell's AWS resources in dependency order: clients, DB instances, the cluster, its parameter groups.
- * RDS deletes asynchronously. What is still deleting, or still blocks the next step, is returned in `pending`.
- * The caller decides whether the state machine's Retry waits for it or the next sweep takes it.
+ * RDS deletes asynchronously, so what still deletes or blocks the next step is returned in `pending`.
  * Not-found is done. API facts come from botocore rds/2014-10-31 and the RDS API Reference.
  */
 import { DescribeInstancesCommand, TerminateInstancesCommand, type Filter } from '@aws-sdk/client-ec2';

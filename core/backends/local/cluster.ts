@@ -2,13 +2,6 @@
  * A local "cluster": one writer and N readers with real MariaDB GTID replication.
  * Every server starts from the same template, so the readers replicate the writer's binlog from its start.
  * All servers keep a binlog with log_slave_updates, since Aurora replicas could be promoted.
- *
- * Replica lag is measured with a heartbeat, not guessed from positions.
- * The writer's heartbeat row gets a new number, and each reader is polled until it shows it.
- * The lag is the time from commit to visibility, with one client round trip of resolution.
- * A reader still behind when the probe gives up reports a lower bound that keeps growing while it lags.
- * Both ends use this process's monotonic clock, so no clocks need to agree.
- * GTID positions tell *whether* a reader is caught up, for readiness, not *how late* it is.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -243,7 +236,14 @@ export type SqlExec = (sql: string) => Promise<Row[]>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Heartbeat-based replica lag. One probe object per sampler, since it keeps commit times. */
+/**
+ * Replica lag from a heartbeat, since GTID positions tell *whether* a reader is caught up, not *how late* it is.
+ * The writer's heartbeat row gets a new number, and each reader is polled until it shows it.
+ * The lag is the time from commit to visibility, with one client round trip of resolution.
+ * A reader still behind when the probe gives up reports a lower bound that keeps growing while it lags.
+ * Both ends use this process's monotonic clock, so no clocks need to agree.
+ * One probe object per sampler, since it keeps commit times.
+ */
 export class HeartbeatProbe {
   private seq: number | undefined;
   private readonly commits = new Map<number, number>();

@@ -1,7 +1,6 @@
 /**
- * A server's datadir copied from its template with GNU cp, not Node's fs.cp.
- * Node's fs.cp walks the tree in JavaScript and copies every byte, which every server start pays for.
- * Most of the bytes are zeros in MariaDB's redo log. `--sparse=always` writes them as holes.
+ * A server's datadir copied from its template with GNU cp, since Node's fs.cp copies every byte in JavaScript.
+ * Most of the bytes are zeros in MariaDB's redo log, which `--sparse=always` writes as holes.
  * So the copy writes about 7 MB instead of 114. See cp(1), "--sparse=WHEN".
  */
 import { execFile } from 'node:child_process';

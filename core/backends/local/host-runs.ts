@@ -1,8 +1,7 @@
 /**
- * Local runs on one machine share its CPUs, memory and disk, and nothing in their figures shows it.
- * So every run leaves a small file with its start and end in a directory the whole host shares.
- * At its end a run names the others that overlapped it, for its manifest and report.
- * The files are information only. Nothing is signalled or removed on their word but this user's own files.
+ * Local runs on one machine share its CPUs, memory and disk, so each leaves its start and end in a host-wide file.
+ * At its end a run names the others that overlapped it, since nothing in their figures shows it.
+ * The files are information only, and nothing but this user's own is ever removed.
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';

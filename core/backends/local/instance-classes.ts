@@ -1,8 +1,7 @@
 /**
- * What an RDS instance class becomes on one local machine.
+ * What an RDS instance class becomes on one local machine. docs/local-backend.md has the table.
  * The server gets min(vCPU, host CPUs) cores and 1/64 of the class memory, capped at 1/8 of the host's.
  * The class default of max_connections stays, since connection limits are behaviour a study measures.
- * docs/local-backend.md has the table and the formulas.
  */
 import { availableParallelism, totalmem } from 'node:os';
 import { UnsupportedOnBackendError } from '../../backend';

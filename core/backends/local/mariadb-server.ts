@@ -1,9 +1,7 @@
 /**
- * One mariadbd on 127.0.0.1, with everything of its own under one directory.
- * It starts with --defaults-file, so /etc/mysql is never read.
- * Ready means a MariaDB handshake arrived on the server's own unix socket, unique to this directory.
- * So it cannot be another server answering.
- * Another process may take the TCP port before mariadbd binds it. Then the start is retried on a new port.
+ * One mariadbd on 127.0.0.1, with everything of its own under one directory. It never reads /etc/mysql.
+ * Ready means a MariaDB handshake arrived on the server's own unix socket, so it cannot be another server answering.
+ * Another process may take the TCP port before mariadbd binds it, and then the start is retried on a new port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';

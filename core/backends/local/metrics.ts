@@ -1,6 +1,5 @@
 /**
- * The local stand-in for CloudWatch. Every second of a run job, it samples each server of the cell.
- * It sends SHOW GLOBAL STATUS over a long-lived session and reads /proc, then computes the AWS/RDS metrics.
+ * The local stand-in for CloudWatch, sampling each server of the cell every second of a run job.
  * The sampler's own statements are subtracted from Com_select and Com_update. Its own bytes are not.
  * Unlike Aurora replicas, MariaDB replicas count the writes they apply as their own DML and commits.
  */

@@ -1,10 +1,6 @@
 /**
  * A cell of a PostgreSQL engine on this machine: a primary and N streaming replicas.
  * A 1 s sampler turns pg_stat_* and /proc into the CloudWatch metrics Aurora publishes for Aurora PostgreSQL.
- * It makes only the metrics the Aurora User Guide lists for both Aurora MySQL and Aurora PostgreSQL.
- * See AWS, "Amazon CloudWatch metrics for Amazon Aurora".
- * PostgreSQL keeps no network counters per server, so there is no network throughput.
- * As on MariaDB, replicas count nothing of the primary's WAL as their own transactions.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -397,6 +393,10 @@ function postgresCpuSeconds(postmasterPid: number, ticks: number): number | unde
 
 /**
  * The sampler: one SQL statement per server a second, /proc, and the heartbeat.
+ * It makes only the metrics the Aurora User Guide lists for both Aurora MySQL and Aurora PostgreSQL.
+ * See AWS, "Amazon CloudWatch metrics for Amazon Aurora".
+ * PostgreSQL keeps no network counters per server, so there is no network throughput.
+ * Replicas count nothing of the primary's WAL as their own transactions, unlike MariaDB's.
  * The heartbeat's resolution is one psql round trip, about 10-30 ms here.
  */
 export class PostgresMetricsSampler {

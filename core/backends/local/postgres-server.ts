@@ -1,9 +1,7 @@
 /**
  * PostgreSQL on 127.0.0.1 for the PostgreSQL engines: one `postgres` per instance, all of it under one directory.
- * PostgreSQL refuses to run as root. So as root, every server program runs as the `postgres` user.
- * Settings aurora-bench manages go on the command line, which outranks postgresql.conf.
- * The spec's parameters go to aurora_bench.conf, after the local defaults, so the spec's values win.
- * The superuser logs in over the server's own unix socket only. `sbtest` uses TCP with a password, as the runner does.
+ * PostgreSQL refuses to run as root, so as root every server program runs as the `postgres` user.
+ * The spec's parameters go to aurora_bench.conf after the local defaults, so the spec's values win.
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
@@ -229,6 +227,7 @@ function settingsFromRows(rows: readonly Row[]): PgSettingsCatalog {
 
 /**
  * The version's template: initdb, the sbtest role and database, the heartbeat table, and pg_settings.
+ * The superuser logs in over the server's own socket only, and `sbtest` over TCP with a password, as the runner does.
  * Built once per machine and version, in about 3 s, under the template cache.
  */
 export async function ensurePostgresTemplate(
@@ -321,7 +320,7 @@ export interface StartPostgresOptions {
   readonly datadir: string;
   /** False for unix socket only, as the template build uses. */
   readonly listen?: boolean;
-  /** -c settings aurora-bench manages, such as a replica's primary_conninfo. */
+  /** -c settings aurora-bench manages, such as a replica's primary_conninfo. They outrank postgresql.conf. */
   readonly managed?: Readonly<Record<string, string>>;
   readonly cpuList?: string;
   readonly readyTimeoutMs?: number;

@@ -1,7 +1,6 @@
 /**
  * What a local run has started, recorded on disk so that nothing outlives it.
  * Cell directories live inside the run directory, so removing it removes every datadir, socket and temp file.
- * Cleanup also scans /proc for processes naming the run directory. A server mid-start is not in the registry yet.
  * Cleanup removes no directory without the run marker, whatever the run root holds.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,8 +1,7 @@
 /**
- * What an AWS rehearsal has started, on disk beside its run's claim, as a local run records its servers.
- * A rehearsal killed with SIGKILL runs no exit hook, so `cleanup` then settles it from this record.
- * Nothing is touched on the record's word alone. A process is killed only while it is still the one started.
- * The folder is removed only when it is this user's real directory holding the mark that names this run.
+ * What an AWS rehearsal has started, on disk beside its run's claim, so `cleanup` can settle one killed with SIGKILL.
+ * Nothing is touched on the record's word alone.
+ * A process must still be the one started, and the folder must be this user's own, marked for this run.
  */
 import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';

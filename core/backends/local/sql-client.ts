@@ -1,9 +1,7 @@
 /**
- * SQL through the `mariadb` command-line client. A long-lived session serves the metrics sampler,
- * which must not start a process per statement every second.
- * Connection settings come from a per-server option file, so no password appears in argv or the environment.
- * The SQL goes to stdin, never as `-e SQL`, since statements carry passwords and every user sees a command line.
- * For the same reason an error message never quotes such a literal. Errors end up in logs and in the lake.
+ * SQL through the `mariadb` command-line client, with a long-lived session for the metrics sampler.
+ * The SQL goes to stdin and settings come from an option file, since every user sees a command line.
+ * For the same reason an error message never quotes a password literal, since errors reach logs and the lake.
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 

@@ -1,6 +1,5 @@
 /**
- * One initialised datadir per MariaDB version, built once and copied for every server.
- * A copy takes hundredths of a second, where an install takes several seconds.
+ * One initialised datadir per MariaDB version, built once and copied for every server, since an install takes seconds.
  * Builds race safely. Each builds in its own temp directory and renames it into place.
  * A loser discards its copy and uses the winner's.
  */

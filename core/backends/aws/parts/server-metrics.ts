@@ -1,4 +1,3 @@
-/** A step window's server metrics. */
 import { ServerMetrics, type ServerMetricsOptions } from '../metrics';
 import type { BackendOperations } from './compose';
 
