@@ -97,7 +97,6 @@ export function engineMetrics(kind: EngineKind): {
  * A query matches only a metric with exactly its dimensions. The agent's config omits the hostname.
  * So InstanceId is the whole dimension set. See the CloudWatch User Guide, "CloudWatch agent configuration file".
  * An agent that failed to install leaves the series empty, so memory is not counted in completeness.
-
  * @internal exported for its tests
  */
 export const EC2_SERVER_METRICS: readonly {
@@ -117,14 +116,12 @@ export const EC2_SERVER_METRICS: readonly {
 /**
  * An Aurora Serverless v2 instance's capacity, per instance and minute like the base metrics.
  * It is not counted in completeness, since the base metrics say whether the window is complete.
-
  * @internal exported for its tests
  */
 export const SERVERLESS_METRICS: readonly ServerMetricName[] = groupMetrics('serverless');
 /**
  * Aurora's cluster-level storage I/O: one datapoint per cluster and 5-minute interval, published after it closes.
  * See AWS, Aurora User Guide, "Cluster-level metrics for Amazon Aurora".
-
  * @internal exported for its tests
  */
 export const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = groupMetrics('cluster-volume');

@@ -33,7 +33,7 @@ import { variantEngine } from '../../experiment/engine-checks';
 
 /** Where the stack's configuration comes from. The CLI reads the deployed stack, and a Lambda has its own. */
 export interface AwsDeployment {
-  /** Undefined inside the workflow. */
+  /** The CloudFormation stack the CLI reads. Undefined inside the workflow. */
   readonly stackName?: string;
   readonly config?: AwsBackendConfig;
   /** Why the stack's configuration could not be read, e.g. a missing stack or an old version. */
