@@ -1,15 +1,7 @@
 /**
- * A finished run's step tables compacted to Parquet on AWS, by Athena (the statements and the table
- * layout: core/lake/athena-storage.ts). The FinishRun Task calls it once the run's rows are all
- * written. Per step table, in an order that is safe to repeat after a crash at any point:
- *  1. no JSON Lines object of the run: nothing to do (compacted already, or the table has no rows);
- *  2. unless the run's partition is registered already: remove what a failed UNLOAD may have left
- *     in the run's Parquet folder (Athena does not: "Orphaned data not deleted", Athena User Guide,
- *     "UNLOAD"), UNLOAD the run's rows, check that it wrote files, register the partition (the
- *     commit: from then on the view reads the Parquet rows and no longer the JSON Lines ones);
- *  3. delete the run's JSON Lines objects (DeleteObjects, at most 1,000 keys per request: s3
- *     2006-03-01 service-2.json, DeleteObjects, "The request can contain a list of up to 1,000 keys").
- * Until step 3 the JSON Lines objects are still scanned by a query over that day, but never counted.
+ * A finished run's step tables compacted to Parquet on AWS by Athena, in steps safe to repeat after a crash.
+ * Registering the partition is the commit, since from then on the view reads the Parquet rows.
+ * Until the JSON Lines objects are deleted, queries over that day still scan them but never count them.
  */
 import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import type { AthenaClient } from '@aws-sdk/client-athena';
@@ -31,7 +23,7 @@ export interface AthenaCompactionOptions {
   readonly athena: AthenaClient;
   readonly s3: S3Client;
   readonly bucket: string;
-  /** The lake's key prefix in the bucket ('' or ending in '/'). */
+  /** The lake's key prefix in the bucket: '' or ending in '/'. */
   readonly lakePrefix: string;
   readonly workGroup: string;
   readonly database: string;
@@ -42,13 +34,13 @@ export interface AthenaTableCompaction {
   readonly table: StepTable;
   /** JSON Lines objects of the run deleted. */
   readonly jsonObjects: number;
-  /** Parquet objects the run's partition holds (0 when it was registered before this call). */
+  /** Parquet objects the run's partition holds. 0 when it was registered before this call. */
   readonly parquetObjects: number;
-  /** UNLOAD ran in this call (false: the partition was registered by an earlier call). */
+  /** False when an earlier call registered the partition. */
   readonly unloaded: boolean;
 }
 
-/** DeleteObjects takes at most 1,000 keys per request (see the header). */
+/** DeleteObjects takes at most 1,000 keys per request. See botocore s3/2006-03-01, DeleteObjects. */
 const DELETE_BATCH = 1000;
 
 async function listKeys(s3: S3Client, bucket: string, prefix: string): Promise<string[]> {
@@ -115,9 +107,9 @@ export async function compactRunOnAthena(
     await deleteKeys(s3, bucket, jsonKeys);
     return { table, jsonObjects: jsonKeys.length, parquetObjects, unloaded: !registered };
   };
-  // The tables at once: each is its own partition and query, and four active queries are far below
-  // Athena's active DML and DDL query quotas (Athena User Guide, "Service Quotas"). Every table settles
-  // before a failure is thrown, so none is left half done when the function returns.
+  // Each table is its own partition and query, so they run at once.
+  // Four active queries are far below Athena's quotas. See the Athena User Guide, "Service Quotas".
+  // Every table settles before a failure is thrown, so none is left half done.
   const settled = await Promise.allSettled(STEP_TABLES.map(compactTable));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;

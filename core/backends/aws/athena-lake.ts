@@ -1,7 +1,6 @@
 /**
- * The results lake through Athena: the same tables and the same view SQL as the local DuckDB
- * lake (core/lake/sql), so `aurora-bench results --aws` prints what a local run prints. Queries
- * run through the AWS backend's runAthenaQuery; this adds the views and typed values.
+ * The results lake through Athena, with the same tables and view SQL as the local DuckDB lake.
+ * So `aurora-bench results --aws` prints what a local run prints.
  */
 import type { AthenaClient } from '@aws-sdk/client-athena';
 import { runAthenaQuery } from './athena';
@@ -15,13 +14,13 @@ export interface AthenaLakeOptions {
   /** Poll interval while a query runs. */
   readonly pollMs?: number;
   /**
-   * The lake's objects (core/backends/aws/s3-lake.ts), whose schema version is checked before the
-   * first query: a lake a newer aurora-bench wrote is refused, naming its version record.
+   * The lake's objects, whose schema version is checked before the first query.
+   * A lake a newer aurora-bench wrote is refused, naming its version record.
    */
   readonly store?: { assertReadable(): Promise<void> };
 }
 
-/** Athena returns every value as a string: convert by the column's declared type. */
+/** Athena returns every value as a string, so convert by the column's declared type. */
 function convertValue(raw: string | null | undefined, type: string): LakeValue {
   if (raw === undefined || raw === null) return null;
   switch (type.toLowerCase()) {
@@ -58,8 +57,8 @@ export class AthenaLake {
   }
 
   /**
-   * CREATE OR REPLACE VIEW is idempotent and cheap: before the first query, the step tables' views
-   * over JSON Lines and Parquet (core/lake/athena-storage.ts), then the shared views that read them.
+   * CREATE OR REPLACE VIEW is idempotent and cheap, so the views are made before the first query.
+   * The step tables' views over JSON Lines and Parquet come first, then the shared views that read them.
    */
   async ensureViews(): Promise<void> {
     if (this.viewsReady) return;

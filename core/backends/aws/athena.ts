@@ -1,12 +1,6 @@
 /**
- * Running a lake query on Athena (the AWS side of the report queries that DuckDB runs locally):
- * StartQueryExecution, poll GetQueryExecution until a final state, then GetQueryResults page by page.
- *
- * Athena API (athena/2017-05-18 service-2.json, Athena API reference):
- * - QueryExecutionState: QUEUED | RUNNING | SUCCEEDED | FAILED | CANCELLED; StateChangeReason says why.
- * - ClientRequestToken (32..128 characters) makes StartQueryExecution idempotent.
- * - GetQueryResults returns at most 1,000 rows per page (MaxResults); for a SELECT the first row of
- *   the first page holds the column labels.
+ * Runs a lake query on Athena, as DuckDB runs the report queries locally.
+ * See the Athena API Reference for the states, the request token and the result pages.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -48,9 +42,9 @@ export interface AthenaRunOptions {
 
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
 
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export function athenaRequestToken(...parts: string[]): string {
-  // 64 hex characters: inside the 32..128 range.
+  // 64 hex characters. Athena takes 32 to 128.
   return createHash('sha256').update(parts.join('\n')).digest('hex');
 }
 
@@ -103,6 +97,7 @@ export async function runAthenaQuery(
         new GetQueryResultsCommand({ QueryExecutionId: id, MaxResults: 1000, ...(token ? { NextToken: token } : {}) }),
       ),
     );
+    // For a SELECT, the first row of the first page holds the column labels.
     if (firstPage) columns = page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? [];
     const names = columns.map((c, i) => c.Name ?? c.Label ?? `_col${i}`);
     let pageRows = page.ResultSet?.Rows ?? [];

@@ -1,18 +1,6 @@
 /**
- * The AWS backend: one cell = one Aurora cluster (Aurora MySQL or PostgreSQL: writer + readers in
- * the variant's AZ, its own cluster and instance parameter groups) or one RDS DB instance with read
- * replicas (RDS for MySQL, MariaDB, PostgreSQL: its own DB parameter group), plus EC2 clients driven
- * by SSM Run Command. This class composes the Backend port from every part (parts/, one per concern,
- * each given the SDK clients it uses; a Task's Lambda composes only its own Task's parts):
- *   cluster.ts       Aurora: parameter groups, cluster, instances, cell readiness (RDS)
- *   db-instances.ts  RDS DB instances: parameter group, source instance, read replicas, readiness
- *   self-managed-servers.ts  self-managed servers on EC2: credentials secret, instances, setup through SSM
- *   client-fleet.ts  client instances and their readiness (EC2, SSM, the ready marker in S3)
- *   jobs.ts          runner jobs (SSM Run Command)
- *   metrics.ts       server metrics of a step window (CloudWatch, Performance Insights)
- *   teardown.ts      deleting a cell's resources (EC2, RDS)
- *   s3-lake.ts       the results lake (S3)
- *   verdict-alerts.ts a run's verdicts as metrics, and on a regression an event and a notification
+ * The AWS backend. A cell is one Aurora cluster or one RDS DB instance with read replicas, plus EC2 clients.
+ * Each part in parts/ gets only the SDK clients it uses, so a Task's Lambda composes just its own parts.
  */
 import type {
   Backend,
@@ -52,9 +40,9 @@ export class AwsBackend implements Backend {
   readonly lake: S3LakeStore;
   readonly metricsPublishDelayS: number;
   /**
-   * Local write forwarding: an Aurora Replica of a cluster with it enabled forwards the writes it
-   * receives to the writer (Aurora User Guide, "Using local write forwarding in an Amazon Aurora
-   * MySQL DB cluster"): a job's writes to a reader run as they are.
+   * A reader with local write forwarding sends the writes it receives to the writer.
+   * So a job's writes to a reader run as they are.
+   * See the Aurora User Guide, "Using local write forwarding in an Amazon Aurora MySQL DB cluster".
    */
   readonly writeForwarding = 'native' as const;
   private readonly operations: BackendOperations;

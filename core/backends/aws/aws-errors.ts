@@ -1,6 +1,6 @@
 /**
- * Classifying AWS SDK errors: not-found (teardown treats it as done), already-exists (provision
- * treats it as done on retry), throttling and 5xx (become TransientBackendError for the Retry).
+ * Classifying AWS SDK errors. Teardown treats not-found as done, and provision treats already-exists as done.
+ * Throttling and 5xx become TransientBackendError for the Retry.
  */
 import { TransientBackendError } from '../../backend';
 
@@ -19,16 +19,15 @@ export function errorCode(e: unknown): string {
 }
 
 /**
- * RDS: DBClusterNotFoundFault, DBInstanceNotFoundFault, DBParameterGroupNotFound(Fault),
- * DBClusterParameterGroupNotFoundFault; EC2: InvalidInstanceID.NotFound; S3: NoSuchKey, NotFound;
- * SSM: InvocationDoesNotExist, InvalidCommandId.
+ * Not-found as the services name it, e.g. DBInstanceNotFoundFault, InvalidInstanceID.NotFound, NoSuchKey.
+ * SSM says InvocationDoesNotExist.
  */
 export function isNotFound(e: unknown): boolean {
   const code = errorCode(e);
   return /NotFound|NoSuchKey|NoSuchBucket|DoesNotExist/.test(code);
 }
 
-/** DBClusterAlreadyExistsFault, DBInstanceAlreadyExistsFault, DBParameterGroupAlreadyExists(Fault). */
+/** Already-exists as RDS names it, e.g. DBClusterAlreadyExistsFault. */
 export function isAlreadyExists(e: unknown): boolean {
   return /AlreadyExists/.test(errorCode(e));
 }
@@ -49,15 +48,15 @@ function isTransient(e: unknown): boolean {
   );
 }
 
-/** Rethrow throttling/5xx as TransientBackendError (the ASL retries it), anything else unchanged. */
+/** Rethrow throttling and 5xx as TransientBackendError, which the ASL retries. Anything else is unchanged. */
 export function rethrow(e: unknown, what: string): never {
-  // The message keeps the SDK error's text: a Lambda's error crosses the state machine as name and message only.
+  // A Lambda's error crosses the state machine as name and message only, so the message keeps the SDK's text.
   if (isTransient(e))
     throw new TransientBackendError(`${what}: ${errorCode(e) || 'error'}: ${(e as Error).message}`, { cause: e });
   throw e;
 }
 
-/** Run an AWS call; map transient failures to TransientBackendError with what was being done. */
+/** Run an AWS call, mapping transient failures to TransientBackendError with what was being done. */
 export async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();

@@ -1,35 +1,31 @@
 /**
- * How an SDK client is configured (region, endpoint, credentials, retries), apart from the clients
- * themselves: each Lambda constructs only the clients its own Task uses (lambdas/<task>/handler.ts),
- * and a module that imported every client package would have the runtime load all of them (esbuild
- * keeps an external package's require even where nothing of it is used, as its loading may have
- * side effects).
+ * How an SDK client is configured, apart from the clients themselves. Each Lambda constructs only its Task's clients.
+ * esbuild keeps an external package's require even where nothing of it is used.
+ * So a module importing every client package would make the runtime load all of them.
  */
 export interface AwsClientOptions {
   readonly region: string;
-  /** A single endpoint for every service (moto server); undefined for real AWS. */
+  /** A single endpoint for every service, as moto serves. Undefined for real AWS. */
   readonly endpoint?: string;
-  /** Static credentials (tests); undefined uses the default provider chain (the Lambda role). */
+  /** Static credentials for tests. Undefined uses the default provider chain. */
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
-  /** SDK retry attempts for throttling and 5xx (the state machine retries on top). */
+  /** SDK retry attempts for throttling and 5xx. The state machine retries on top. */
   readonly maxAttempts?: number;
   /**
-   * How long one request may take before it fails with a TimeoutError, which the SDK's retry
-   * strategy retries as transient; undefined: no limit (the SDK's default, bounded on Lambda by the
-   * function's timeout).
+   * How long one request may take before it fails with a TimeoutError. The SDK retries that as transient.
+   * Undefined means no limit. On Lambda, the function's timeout still bounds it.
    */
   readonly requestTimeoutMs?: number;
 }
 
-/** The configuration every client of these options is constructed with. */
 export function sdkClientConfig(options: AwsClientOptions) {
   return {
     region: options.region,
     maxAttempts: options.maxAttempts ?? 5,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
-    // throwOnRequestTimeout: without it the Node.js handler only logs a warning when requestTimeout
-    // passes (@smithy/types NodeHttpHandlerOptions).
+    // Without throwOnRequestTimeout, the Node.js handler only logs a warning when requestTimeout passes.
+    // See @smithy/types, NodeHttpHandlerOptions.
     ...(options.requestTimeoutMs !== undefined
       ? { requestHandler: { requestTimeout: options.requestTimeoutMs, throwOnRequestTimeout: true } }
       : {}),
@@ -37,7 +33,7 @@ export function sdkClientConfig(options: AwsClientOptions) {
 }
 
 /**
- * An S3 client's own configuration: moto (and any single-endpoint server) serves buckets by path, not by virtual host.
+ * An S3 client's own configuration. Moto and any single-endpoint server serve buckets by path, not by virtual host.
  */
 export function s3ClientConfig(options: AwsClientOptions) {
   return { ...sdkClientConfig(options), ...(options.endpoint ? { forcePathStyle: true } : {}) };

@@ -1,9 +1,7 @@
 /**
- * A cell's client fleet: EC2 instances started from the stack's launch template in the cell's AZ,
- * found again by their run/cell tags (a retried start never doubles the fleet), and ready once they
- * run, are Online in SSM and have proven that sysbench works (runner-command.ts, the ready marker).
- *
- * API fields used, as named in the botocore models ec2/2016-11-15 and ssm/2014-11-06 service-2.json.
+ * A cell's client fleet: EC2 instances from the stack's launch template, found again by their tags.
+ * So a retried start never doubles the fleet. Clients are ready once they run and have proven that sysbench works.
+ * API fields are named as in botocore ec2/2016-11-15 and ssm/2014-11-06.
  */
 import {
   DescribeInstancesCommand,
@@ -38,7 +36,6 @@ export interface ClientFleetOptions {
   readonly now: () => Date;
 }
 
-/** Starting the cells' client instances and telling when they can run sysbench (EC2, SSM, the ready marker in S3). */
 export class ClientFleet {
   private readonly config: AwsBackendConfig;
   private readonly clients: Pick<AwsClients, 'ec2' | 'ssm' | 's3'>;
@@ -52,7 +49,7 @@ export class ClientFleet {
     this.cellTagList = cellTagger(options.config.tagKeyPrefix, options.now);
   }
 
-  /** x86_64 or arm64 for an EC2 instance type (DescribeInstanceTypes ProcessorInfo.SupportedArchitectures). */
+  /** x86_64 or arm64 for an EC2 instance type. */
   async architectureOf(instanceType: string): Promise<ClientArchitecture> {
     let archs: string[] = [];
     try {
@@ -76,7 +73,7 @@ export class ClientFleet {
     return [
       { Name: `tag:${this.tags.runId}`, Values: [run.runId] },
       { Name: `tag:${this.tags.cellId}`, Values: [cell.cellId] },
-      // A self-managed cell's server instances carry the same run and cell tags (self-managed-servers.ts).
+      // A self-managed cell's server instances carry the same run and cell tags.
       { Name: `tag:${this.tags.role}`, Values: ['client'] },
       { Name: 'instance-state-name', Values: ['pending', 'running'] },
     ];
@@ -95,7 +92,7 @@ export class ClientFleet {
     if (!launchTemplateId)
       throw new UnsupportedOnBackendError(`no launch template for ${arch} clients (${instanceType}) is configured`);
 
-    // Found by tags first: a retried call (or EC2's ClientToken on AWS) must not double the fleet.
+    // Found by tags first, since a retried call must not double the fleet. EC2's ClientToken also guards it.
     const live = await findLiveInstances(this.clients, this.cellClientFilters(run, cell));
     const missing = wanted - live.length;
     if (missing > 0) {
@@ -105,15 +102,15 @@ export class ClientFleet {
           new RunInstancesCommand({
             MinCount: missing,
             MaxCount: missing,
-            // Deterministic per (run, cell, how many already exist): the same retry gets the same answer.
+            // Deterministic per run, cell and count already running, so the same retry gets the same answer.
             ClientToken: names.clientToken(live.length),
             LaunchTemplate: { LaunchTemplateId: launchTemplateId, Version: this.config.launchTemplateVersion },
             InstanceType: instanceType as never,
             SubnetId: subnetId,
             SecurityGroupIds: [this.config.clientSecurityGroupId],
             IamInstanceProfile: { Arn: this.config.clientInstanceProfileArn },
-            // The client's user data shuts it down at the run's expires-at (lib/client-user-data.ts);
-            // terminate (also the launch template's setting) makes that the end of a client left behind.
+            // The client's user data shuts it down at the run's expires-at.
+            // `terminate` makes that the end of a client left behind.
             InstanceInitiatedShutdownBehavior: 'terminate',
             TagSpecifications: [
               { ResourceType: 'instance', Tags: tags },
@@ -158,7 +155,7 @@ export class ClientFleet {
         token = out.NextToken;
       } while (token);
     } catch (e) {
-      // Just launched instances can be briefly unknown to DescribeInstances (eventual consistency).
+      // Just launched instances can be briefly unknown to DescribeInstances, which is eventually consistent.
       if (isNotFound(e) || /InvalidInstanceID/.test(errorCode(e)))
         return { ready: false, resources, detail: 'clients not visible yet' };
       rethrow(e, 'EC2 DescribeInstances (clients)');
@@ -174,7 +171,7 @@ export class ClientFleet {
       }
       if (state !== 'running') pending.push(`${id} ${state}`);
     }
-    // SSM registration: the agent has to be Online before Run Command can reach the client.
+    // Run Command reaches the client only once its agent is Online.
     const online = new Set<string>();
     let token: string | undefined;
     do {
@@ -192,9 +189,8 @@ export class ClientFleet {
     } while (token);
     for (const id of ids)
       if (!online.has(id) && !pending.some((p) => p.startsWith(id))) pending.push(`${id} not registered with SSM yet`);
-    // "sysbench works": the marker client/client-ready.sh uploads at the end of the user data
-    // (runner-command.ts says why an S3 object). Read for every client, also those still booting:
-    // a failed install stops the cell now, with its reason, not at the readiness deadline.
+    // The ready marker proves sysbench works. It is read for every client, also those still booting.
+    // So a failed install stops the cell now, with its reason, not at the readiness deadline.
     const versions = new Set<string>();
     const driver = ENGINES[cellEngineOf(run, cell).kind].driver;
     for (const id of ids) {
@@ -207,8 +203,8 @@ export class ClientFleet {
             `works: ${redact(marker.reason ?? 'no reason given').slice(0, 1500)}`,
         );
       } else {
-        // The pgsql driver is built only when the boot found libpq and pg_config (lib/client-user-data.ts):
-        // a PostgreSQL cell on clients without it stops here, with the reason, not at its first step.
+        // The boot builds the pgsql driver only when it found libpq and pg_config.
+        // A PostgreSQL cell on clients without it stops here with the reason, not at its first step.
         if (marker.drivers !== undefined && !marker.drivers.includes(driver)) {
           throw new UnsupportedOnBackendError(
             `client ${id}: its sysbench was built without the ${driver} driver this cell's engine needs ` +
@@ -231,8 +227,7 @@ export class ClientFleet {
   }
 
   /**
-   * The ready marker of a client (clients/<instance-id>/ready.json
-   * in the stack's bucket), or undefined while there is none.
+   * The ready marker of a client in the stack's bucket, or undefined while there is none.
    */
   private async readyMarker(instanceId: string): Promise<ClientReadyMarker | undefined> {
     const key = clientReadyKey(instanceId);
@@ -241,8 +236,8 @@ export class ClientFleet {
       const out = await this.clients.s3.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key }));
       text = (await out.Body?.transformToString('utf8')) ?? '';
     } catch (e) {
-      // GetObject: NoSuchKey; a 404 without a body (HEAD-like
-      // answers) surfaces as NotFound. NoSuchBucket stays an error.
+      // GetObject answers NoSuchKey, or NotFound for a 404 without a body.
+      // NoSuchBucket stays an error.
       if (/^(NoSuchKey|NotFound)$/.test(errorCode(e))) return undefined;
       return rethrow(e, `S3 GetObject s3://${this.config.bucket}/${key}`);
     }

@@ -1,6 +1,6 @@
 /**
- * The AWS SDK v3 clients the backend uses, injected so tests can point them at a moto server
- * (endpoint + dummy credentials) or wrap them with aws-sdk-client-mock where moto has no service.
+ * The AWS SDK v3 clients the backend uses. They are injected so tests can point them at a moto server.
+ * Where moto has no service, tests wrap them with aws-sdk-client-mock.
  */
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
@@ -24,15 +24,15 @@ export interface AwsClients {
   readonly cloudwatch: CloudWatchClient;
   readonly pi: PIClient;
   readonly athena: AthenaClient;
-  /** The verdicts of a run: regression events (verdict-alerts.ts). */
+  /** Regression events of a run's verdicts. */
   readonly events: EventBridgeClient;
-  /** The verdicts of a run: regression notifications (verdict-alerts.ts). */
+  /** Regression notifications of a run's verdicts. */
   readonly sns: SNSClient;
-  /** The preflight only: GetRole of the RDS service-linked role. */
+  /** The preflight alone uses it, to get the RDS service-linked role. */
   readonly iam: IAMClient;
-  /** The preflight only: the EC2 vCPU quota. */
+  /** The preflight alone uses it, for the EC2 vCPU quota. */
   readonly serviceQuotas: ServiceQuotasClient;
-  /** A self-managed cell's database credentials (self-managed-servers.ts, teardown, sweeper). */
+  /** A self-managed cell's database credentials. */
   readonly secrets: SecretsManagerClient;
 }
 

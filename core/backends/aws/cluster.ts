@@ -1,12 +1,7 @@
 /**
- * A cell's Aurora cluster (Aurora MySQL or Aurora PostgreSQL: `Engine` aurora-mysql or
- * aurora-postgresql, the engine's parameter group family, core/aurora/engines.ts): its cluster and instance parameter
- * groups, the cluster, its writer and readers in the cell's AZ, and whether all of it is ready. Every resource has a
- * deterministic name (names.ts) and the run/cell/expiry tags, so each call is safe to retry: what exists is found,
- * not created twice.
- *
- * API fields used, as named in the botocore model rds/2014-10-31 service-2.json and the AWS docs
- * cited inline.
+ * A cell's Aurora cluster: its parameter groups, the cluster, its writer and readers, and whether all of it is ready.
+ * Every resource has a deterministic name and the run, cell and expiry tags, so each call is safe to retry.
+ * API fields are named as in botocore rds/2014-10-31.
  */
 import {
   CreateDBClusterCommand,
@@ -44,38 +39,28 @@ import { describeCluster, describeClusterInstances } from './teardown';
 import { ConfigurationNotInEffectError } from '../../workflow/errors';
 
 /**
- * Seconds between the last change to a cell's parameter groups and the cluster that uses them
- * (AwsBackendConfig.parameterGroupSettleS overrides it). botocore rds service-2.json,
- * CreateDBClusterParameterGroup: "After you create a DB cluster parameter group, you should wait at
- * least 5 minutes before creating your first DB cluster that uses that DB cluster parameter group as
- * the default parameter group. This allows Amazon RDS to fully complete the create action before the
- * DB cluster parameter group is used as the default for a new DB cluster." ModifyDBParameterGroup:
- * "After you modify a DB parameter group, you should wait at least 5 minutes before creating your
- * first DB instance that uses that DB parameter group as the default parameter group."
+ * Seconds between the last change to a cell's parameter groups and the cluster that uses them.
+ * RDS asks to wait at least 5 minutes before a new cluster or instance uses a new or modified group.
+ * See botocore rds, CreateDBClusterParameterGroup and ModifyDBParameterGroup.
  */
 const PARAMETER_GROUP_SETTLE_S = 300;
 
 /**
- * DBParameterGroupStatus.ParameterApplyStatus and DBClusterMember.DBClusterParameterGroupStatus
- * (botocore rds service-2.json): "applying: The parameter group change is being applied to the
- * database. failed-to-apply: The parameter group is in an invalid state. in-sync: The parameter
- * group change is synchronized with the database. pending-database-upgrade: The parameter group
- * change will be applied after the DB instance is upgraded. pending-reboot: The parameter group
- * change will be applied after the DB instance reboots."
+ * ParameterApplyStatus and DBClusterParameterGroupStatus, as botocore rds documents them.
+ * `pending-reboot` waits for a reboot, and `failed-to-apply` is an invalid state.
  */
 const IN_SYNC = 'in-sync';
 const PENDING_REBOOT = 'pending-reboot';
 const FAILED_TO_APPLY = 'failed-to-apply';
 
 /**
- * ModifyDB(Cluster)ParameterGroup: "A maximum of 20 parameters
- * can be modified in a single request." (RDS API reference)
+ * The RDS API Reference allows at most 20 parameters in one ModifyDB(Cluster)ParameterGroup request.
  */
 export const MAX_PARAMETERS_PER_MODIFY = 20;
 
 /**
- * Cluster/instance statuses from which a cell will never become
- * ready (RDS User Guide, "Viewing DB cluster/instance status").
+ * Statuses from which a cell will never become ready.
+ * See AWS, RDS User Guide, "Viewing DB cluster/instance status".
  */
 const FAILED_CLUSTER_STATUSES = new Set([
   'failed',
@@ -108,8 +93,7 @@ function paramValue(v: string | number | boolean): string {
 }
 
 /**
- * The engine a cell provisions: its variant's, else (a plan made before engines were a dimension)
- * Aurora MySQL at the run's version.
+ * The engine a cell provisions. A plan made before engines were a dimension gets Aurora MySQL at the run's version.
  */
 export function cellEngineOf(run: Pick<RunContext, 'engineVersion'>, cell: Pick<CellPlan, 'variant'>): EngineRef {
   return cell.variant.engine ?? { kind: 'aurora-mysql', version: run.engineVersion };
@@ -119,8 +103,8 @@ export function cellEngineOf(run: Pick<RunContext, 'engineVersion'>, cell: Pick<
 export function clusterParametersFor(cell: CellPlan): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [k, v] of Object.entries(cell.variant.clusterParameters)) params[k] = paramValue(v);
-  // Aurora User Guide, "Configuration parameters for write forwarding": cluster-level parameters of
-  // Aurora MySQL; Aurora PostgreSQL's level is apg_write_forward.consistency_mode (write-forwarding.ts).
+  // These are cluster-level parameters of Aurora MySQL. Aurora PostgreSQL's is in write-forwarding.ts.
+  // See AWS, Aurora User Guide, "Configuration parameters for write forwarding".
   return {
     ...params,
     ...writeForwardingParameters(cell.variant.writeForwarding, cell.variant.engine?.kind ?? 'aurora-mysql'),
@@ -135,8 +119,8 @@ export function instanceParametersFor(cell: CellPlan): Record<string, string> {
 }
 
 export function toParameters(params: Readonly<Record<string, string>>): Parameter[] {
-  // pending-reboot is valid for static and dynamic parameters; the values apply when the instances
-  // are created with the group, so no reboot is needed.
+  // `pending-reboot` is valid for static and dynamic parameters.
+  // The instances are created with the group, so no reboot is needed.
   return Object.entries(params).map(([ParameterName, ParameterValue]) => ({
     ParameterName,
     ParameterValue,
@@ -150,7 +134,6 @@ export interface AuroraClustersOptions {
   readonly now: () => Date;
 }
 
-/** Provisioning and readiness of the cells' clusters (RDS). */
 export class AuroraClusters {
   private readonly config: AwsBackendConfig;
   private readonly clients: Pick<AwsClients, 'rds'>;
@@ -195,7 +178,7 @@ export class AuroraClusters {
         );
       }
     } catch (e) {
-      // A retried ProvisionCell: the group was made by an earlier attempt; set its values again.
+      // A retried ProvisionCell. An earlier attempt made the group, so its values are set again.
       if (!isAlreadyExists(e)) rethrow(e, `RDS Create ${kind} parameter group ${name}`);
     }
     for (const batch of chunk(toParameters(params), MAX_PARAMETERS_PER_MODIFY)) {
@@ -226,33 +209,26 @@ export class AuroraClusters {
           Engine: ENGINES[engine.kind].rdsEngine,
           EngineVersion: awsEngineVersion(engine),
           MasterUsername: this.config.masterUsername,
-          // Aurora PostgreSQL creates "postgres" and, with DatabaseName, this one too (1-63 alphanumeric
-          // characters; CreateDBClusterMessage.DatabaseName).
-          // Without DatabaseName an Aurora MySQL cluster starts with no database at all ("If you don't
-          // provide a name for an Aurora MySQL DB cluster, Amazon RDS doesn't create a database",
-          // Aurora User Guide, "Settings for Aurora DB clusters": 1-64 alphanumeric characters, not a
-          // reserved word; rds service-2.json CreateDBClusterMessage.DatabaseName), and sysbench never
-          // creates the one it connects to (--mysql-db, core/sysbench/command.ts).
+          // Without DatabaseName, an Aurora MySQL cluster starts with no database at all.
+          // And sysbench never creates the one it connects to.
+          // See AWS, Aurora User Guide, "Settings for Aurora DB clusters".
+          // Aurora PostgreSQL creates this one next to "postgres".
           DatabaseName: BENCHMARK_DATABASE,
-          // RDS generates the password and keeps it in Secrets Manager (MasterUserSecret.SecretArn):
-          // it never passes through this code, the state data or the lake.
+          // RDS generates the password and keeps it in Secrets Manager.
+          // It never passes through this code, the state data or the lake.
           ManageMasterUserPassword: true,
           DBClusterParameterGroupName: names.clusterParameterGroup,
           DBSubnetGroupName: this.config.dbSubnetGroupName,
           VpcSecurityGroupIds: [this.config.dbSecurityGroupId],
-          // EnableLocalWriteForwarding: "Valid for: Aurora DB clusters only" (both Aurora engines; the
-          // versions are checked at validation, core/aurora/engines.ts localWriteForwarding).
+          // Valid for both Aurora engines. Validation checks the versions.
           ...(wf ? { EnableLocalWriteForwarding: true } : {}),
-          // "An Aurora cluster must have a ServerlessV2ScalingConfiguration attribute before you can add
-          // any DB instances that use the db.serverless DB instance class" (Aurora User Guide,
-          // "Requirements and limitations for Aurora Serverless v2"); MinCapacity/MaxCapacity in ACUs
-          // per instance (botocore ServerlessV2ScalingConfiguration; the range checked at validation,
-          // core/experiment/aurora-configurations.ts).
+          // A cluster needs this scaling configuration before it can add db.serverless instances.
+          // See AWS, Aurora User Guide, "Requirements and limitations for Aurora Serverless v2".
+          // The capacities are ACUs per instance. Validation checks the range.
           ...(serverless
             ? { ServerlessV2ScalingConfiguration: { MinCapacity: serverless.minAcu, MaxCapacity: serverless.maxAcu } }
             : {}),
-          // StorageType "aurora | aurora-iopt1" for Aurora DB clusters, default aurora (botocore
-          // CreateDBClusterMessage.StorageType): sent only when the spec chose one.
+          // Sent only when the spec chose one. RDS defaults to "aurora".
           ...(storage !== undefined ? { StorageType: STORAGE_TYPES[storage] } : {}),
           StorageEncrypted: true,
           BackupRetentionPeriod: 1,
@@ -285,7 +261,7 @@ export class AuroraClusters {
         new CreateDBInstanceCommand({
           DBInstanceIdentifier: id,
           DBClusterIdentifier: names.clusterId,
-          // "The name of the database engine to be used for this instance" (the cluster's, for an Aurora instance).
+          // An Aurora instance takes the cluster's engine.
           Engine: ENGINES[engine.kind].rdsEngine,
           DBInstanceClass: cell.variant.instanceClass,
           AvailabilityZone: az,
@@ -336,10 +312,9 @@ export class AuroraClusters {
       );
     }
 
-    // The groups were just created or modified: the cluster that uses them waits until they settle
-    // (PARAMETER_GROUP_SETTLE_S), and checkCellReady creates it then. A cluster that already exists
-    // (a retried ProvisionCell) gets its missing instances now; a value changed under running
-    // instances is applied by checkCellReady (a reboot where the group is pending-reboot).
+    // The groups were just created or modified, so the cluster that uses them waits until they settle.
+    // checkCellReady creates it then. A cluster that already exists gets its missing instances now.
+    // checkCellReady applies a value changed under running instances, rebooting where the group is pending-reboot.
     const settleS = this.config.parameterGroupSettleS ?? PARAMETER_GROUP_SETTLE_S;
     const settledAt = new Date(this.now().getTime() + settleS * 1000).toISOString();
     const existingCluster = await describeCluster(this.clients, names.clusterId);
@@ -372,12 +347,12 @@ export class AuroraClusters {
     };
   }
 
-  /** The writer (the first instance created in an Aurora cluster is its writer) and the readers, in creation order. */
+  /** The writer, then the readers in creation order. The first instance created in an Aurora cluster is its writer. */
   private wantedInstances(cell: CellPlan, names: CellNames): { id: string; role: 'writer' | 'reader'; tier: number }[] {
     return [
       { id: names.writerId, role: 'writer', tier: 0 },
-      // Readers in promotion tiers 0-1 keep a Serverless v2 reader at the writer's capacity, 2-15 let it
-      // scale on its own (core/aurora/aurora-configurations.ts); provisioned readers stay in tier 1.
+      // Serverless v2 readers in tiers 0-1 keep the writer's capacity, and tiers 2-15 scale on their own.
+      // Provisioned readers stay in tier 1.
       ...Array.from({ length: cell.variant.readers }, (_, i) => ({
         id: names.readerId(i + 1),
         role: 'reader' as const,
@@ -386,7 +361,7 @@ export class AuroraClusters {
     ];
   }
 
-  /** The cluster and each missing instance, writer first; every call finds what exists. */
+  /** The cluster and each missing instance, writer first. Every call finds what exists. */
   private async ensureMembers(
     run: RunContext,
     cell: CellPlan,
@@ -447,14 +422,14 @@ export class AuroraClusters {
     const instances = await describeClusterInstances(this.clients, resources.clusterId);
     const pending: string[] = [];
     if (cluster.Status !== 'available') pending.push(`cluster ${cluster.Status ?? 'unknown'}`);
-    // MasterUserSecret.SecretStatus: creating | active | rotating | impaired (rds service-2.json).
+    // MasterUserSecret.SecretStatus: creating | active | rotating | impaired.
     const secret = cluster.MasterUserSecret;
     if (!secret?.SecretArn) pending.push('master user secret not created yet');
     else if (secret.SecretStatus === 'impaired')
       throw new UnsupportedOnBackendError(`master user secret of ${resources.clusterId} is impaired`);
     else if (secret.SecretStatus !== undefined && secret.SecretStatus !== 'active')
       pending.push(`master user secret ${secret.SecretStatus}`);
-    // LocalWriteForwardingStatus: enabled | disabled | enabling | disabling | requested (rds service-2.json).
+    // LocalWriteForwardingStatus: enabled | disabled | enabling | disabling | requested.
     if (cell.variant.writeForwarding?.enabled) {
       const wf = cluster.LocalWriteForwardingStatus;
       if (wf === 'disabled' || wf === 'disabling')
@@ -479,7 +454,7 @@ export class AuroraClusters {
     }
     if (pending.length > 0) return { ready: false, resources, detail: pending.join('; ') };
 
-    // Roles as the cluster reports them (a reader may have been promoted by a failover).
+    // Roles as the cluster reports them, since a failover may have promoted a reader.
     const writerIds = new Set(
       (cluster.DBClusterMembers ?? []).filter((m) => m.IsClusterWriter).map((m) => m.DBInstanceIdentifier),
     );
@@ -499,10 +474,7 @@ export class AuroraClusters {
       .sort((a, b) => a.DBInstanceIdentifier!.localeCompare(b.DBInstanceIdentifier!, 'en', { numeric: true }));
     const dbi: Record<string, string> = {};
     for (const i of ours) if (i.DbiResourceId) dbi[`dbi:${i.DBInstanceIdentifier}`] = i.DbiResourceId;
-    // Whether the parameter groups' values are what runs (core/workflow/effective-config.ts checks it
-    // at prepare): DBInstance.DBParameterGroups[].ParameterApplyStatus ("applying | failed-to-apply |
-    // in-sync | pending-database-upgrade | pending-reboot") and DBCluster.DBClusterMembers[].
-    // DBClusterParameterGroupStatus (botocore rds service-2.json, DBParameterGroupStatus, DBClusterMember).
+    // Whether the parameter groups' values are what runs. effective-config.ts checks it again at prepare.
     const applyStatus = [
       ...ours.flatMap((i) =>
         (i.DBParameterGroups ?? []).map((g) => ({
@@ -526,12 +498,10 @@ export class AuroraClusters {
           status: m.DBClusterParameterGroupStatus!,
         })),
     ];
-    // Nothing is measured before every instance, readers included, runs its groups' values:
-    // applying (and pending-database-upgrade) is waited for, within the readiness deadline
-    // (core/workflow/tasks/ready-deadline.ts checkDeadline names what was still pending); pending-reboot gets the
-    // reboot RDS waits for ("Changes to static parameters are applied only after the DB cluster is
-    // rebooted", ModifyDBClusterParameterGroup; an Aurora instance is rebooted with RebootDBInstance);
-    // failed-to-apply fails the cell.
+    // Nothing is measured before every instance, readers included, runs its groups' values.
+    // `applying` is waited for, within the readiness deadline.
+    // `pending-reboot` gets the reboot RDS waits for, since static parameters apply only after a reboot.
+    // See botocore rds, ModifyDBClusterParameterGroup. `failed-to-apply` fails the cell.
     const parametersOf = (kind: string): string => {
       const names = Object.keys(kind === 'cluster' ? clusterParametersFor(cell) : instanceParametersFor(cell));
       return names.length === 0
@@ -588,7 +558,7 @@ export class AuroraClusters {
     };
   }
 
-  /** A parameter group's values as RDS holds them (Source "user": the ones set in it), by lower-case name. */
+  /** A parameter group's values as RDS holds them, by lower-case name. Source "user" marks the ones set in it. */
   private async groupValues(kind: 'cluster' | 'instance', group: string): Promise<Map<string, string>> {
     const values = new Map<string, string>();
     let marker: string | undefined;
@@ -623,14 +593,11 @@ export class AuroraClusters {
   }
 
   /**
-   * Every value the cell asks for (cluster parameters with the write-forwarding ones, instance
-   * parameters over them) that an instance's groups do not hold, named with the parameter and the
-   * instance. An instance runs its DB parameter group's value, else the cluster parameter group's
-   * (Aurora User Guide, "DB cluster parameter groups for Amazon Aurora DB clusters"). Aurora MySQL
-   * does not forward writes from a reader whose aurora_replica_read_consistency is unset ("Always set
-   * the aurora_replica_read_consistency DB parameter or DB cluster parameter when you want to forward
-   * writes. If you don't, then Aurora doesn't forward writes", Aurora User Guide, "Read consistency
-   * for write forwarding"): the readers are checked like the writer.
+   * Every value the cell asks for that an instance's groups do not hold, named with the parameter and the instance.
+   * An instance runs its DB parameter group's value, else the cluster parameter group's.
+   * See AWS, Aurora User Guide, "DB cluster parameter groups for Amazon Aurora DB clusters".
+   * Aurora MySQL forwards no writes from a reader whose aurora_replica_read_consistency is unset.
+   * So the readers are checked like the writer. See AWS, Aurora User Guide, "Read consistency for write forwarding".
    */
   private async valuesNotInGroups(
     cell: CellPlan,

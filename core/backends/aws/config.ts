@@ -1,132 +1,118 @@
 /**
- * The AWS backend's configuration: everything it needs to know about the account's standing
- * infrastructure (VPC subnets, security groups, launch templates, the lake bucket), which the CDK
- * stack creates and passes to the Lambda functions as environment variables.
- *
- * core/ never reads process.env: the Lambda handler calls `awsConfigFromEnv(process.env)`, tests
- * build the object directly.
+ * The AWS backend's configuration: the account's standing infrastructure, which the CDK stack creates.
+ * The stack passes it to the Lambdas as environment variables.
+ * core/ never reads process.env. The Lambda handler calls `awsConfigFromEnv(process.env)`.
  */
 
 import { AuroraBenchError } from '../../errors';
 
-/** CPU architectures EC2 reports in ProcessorInfo.SupportedArchitectures (ec2 service-2.json ArchitectureType). */
+/** CPU architectures EC2 reports. See botocore ec2, ArchitectureType. */
 export type ClientArchitecture = 'x86_64' | 'arm64';
 
 export interface AwsBackendConfig {
   readonly region: string;
-  /** The results lake bucket; also where SSM Run Command writes its own stdout/stderr. */
+  /** The results lake bucket. SSM Run Command also writes its own stdout and stderr there. */
   readonly bucket: string;
-  /** Key prefix of the lake inside the bucket, '' or ending in '/' (e.g. "lake/"). */
+  /** Key prefix of the lake inside the bucket: '' or ending in '/', as "lake/". */
   readonly lakePrefix: string;
-  /** Where SSM writes command output (OutputS3KeyPrefix root), ending in '/'. */
+  /** Where SSM writes command output, ending in '/'. */
   readonly ssmOutputPrefix: string;
   /**
-   * Private subnets by AZ name ("us-east-1a" -> "subnet-..."): clients launch in the subnet of the
-   * writer's AZ; a variant's AZ must be one of these. The DB subnet group covers the same subnets.
+   * Private subnets by AZ name. Clients launch in the writer's AZ, so a variant's AZ must be one of these.
+   * The DB subnet group covers the same subnets.
    */
   readonly subnetIdsByAz: Readonly<Record<string, string>>;
-  /** Security group on the DB instances (allows 3306 from the client security group). */
+  /** Security group on the DB instances. It allows 3306 from the client security group. */
   readonly dbSecurityGroupId: string;
-  /** DB subnet group (CDK-created) spanning the subnets above. */
+  /** The CDK-created DB subnet group spanning the subnets above. */
   readonly dbSubnetGroupName: string;
-  /** Security group on the EC2 clients (egress to the DB, S3, SSM endpoints). */
+  /** Security group on the EC2 clients. */
   readonly clientSecurityGroupId: string;
-  /** Instance profile the clients run with (SSM core + S3 lake read/write + the DB secret read). */
+  /** Instance profile the clients run with. */
   readonly clientInstanceProfileArn: string;
   /**
-   * Launch templates per CPU architecture. They carry the client AMI (Debian 12, whose user data installs
-   * sysbench, the AWS CLI and the SSM agent), the instance profile and the security group; startClients only sets
-   * instance type, subnet, tags and the client token.
+   * Launch templates per CPU architecture. They carry the client AMI, the instance profile and the security group.
+   * So startClients only sets instance type, subnet, tags and the client token.
    */
   readonly launchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
   /**
-   * Self-managed servers (engine "self-managed", self-managed-servers.ts): launch templates per CPU
-   * architecture (Debian 12, user data that fetches client/ like the clients' and runs
-   * client/server-install.sh), the servers' security group (the DB port from the clients and from
-   * each other) and instance profile (SSM core, read client/, read the cell's secret). Absent in a
-   * stack without them: such a cell is refused when it is provisioned, naming what is missing.
+   * Self-managed servers' launch templates per CPU architecture, security group and instance profile.
+   * A stack may lack them. Such a cell is then refused when it is provisioned, naming what is missing.
    */
   readonly serverLaunchTemplateIds?: Readonly<Partial<Record<ClientArchitecture, string>>>;
   readonly serverSecurityGroupId?: string;
   readonly serverInstanceProfileArn?: string;
-  /** Launch template version to use: "$Default" (as the stack publishes it) or "$Latest" or a number. */
+  /** Launch template version to use: "$Default" as the stack publishes it, "$Latest", or a number. */
   readonly launchTemplateVersion: string;
-  /** s3://bucket/prefix/ holding client/ (runner.js and lua/), copied to each client before a job. */
+  /** s3://bucket/prefix/ holding client/, copied to each client before a job. */
   readonly runnerS3Uri: string;
   /**
-   * runnerBundleDigest (runner-command.ts) of the client/ deployed under runnerS3Uri: a job copies
-   * the bundle again only when the client's differs. Absent: every job copies it.
+   * The runnerBundleDigest of the client/ deployed under runnerS3Uri.
+   * A job copies the bundle again only when the client's differs. Without it, every job copies it.
    */
   readonly runnerDigest?: string;
-  /** Prefix of every tag key the tool sets: "<prefix>run-id", "<prefix>cell-id", "<prefix>expires-at". */
+  /** Prefix of every tag key the tool sets, as in "<prefix>run-id". */
   readonly tagKeyPrefix: string;
   /** SSM document the runner is started with. */
   readonly ssmDocumentName: string;
-  /** Aurora master user name (the password is managed by RDS in Secrets Manager, never seen here). */
+  /** Aurora master user name. RDS manages the password in Secrets Manager, so it is never seen here. */
   readonly masterUsername: string;
-  /** Performance Insights retention in days (7 is the free tier). */
+  /** Performance Insights retention in days. 7 is the free tier. */
   readonly performanceInsightsRetentionDays: number;
-  /** PI GetResourceMetrics period: 1, 60, 300, 3600 or 86400 (pi service-2.json GetResourceMetricsRequest). */
+  /** PI GetResourceMetrics period. See botocore pi, GetResourceMetricsRequest. */
   readonly piPeriodS: 1 | 60 | 300 | 3600 | 86400;
   /**
-   * What the clients' user data downloads at boot, by name ({"sysbench": "https://..." or
-   * "s3://bucket/key"}): the preflight checks the client subnets can reach each one. Absent when
-   * the stack does not say (then that check only warns).
+   * What the clients' user data downloads at boot, by name. The preflight checks the client subnets reach each one.
+   * Absent when the stack does not say, and then that check only warns.
    */
   readonly clientSourceUrls?: Readonly<Record<string, string>>;
   /**
-   * Seconds after a step's window ends before its CloudWatch and PI datapoints are taken as all
-   * published (Backend.metricsPublishDelayS). Aurora "sends metric data to CloudWatch in 1-minute
-   * periods" (Aurora User Guide, "Overview of Amazon Aurora and Amazon CloudWatch") and AWS documents
-   * no publishing latency; a minute's datapoint commonly appears one to three minutes after it ends.
-   * Completeness is counted, not assumed: a window still short after this is marked incomplete.
+   * Seconds after a step's window ends before its CloudWatch and PI datapoints are taken as all published.
+   * Aurora sends metric data in 1-minute periods, and AWS documents no publishing latency.
+   * See AWS, Aurora User Guide, "Overview of Amazon Aurora and Amazon CloudWatch".
+   * A minute's datapoint commonly appears one to three minutes after it ends.
+   * Completeness is counted, not assumed. A window still short after this is marked incomplete.
    */
   readonly metricsPublishDelayS: number;
   /**
-   * Seconds a cell's cluster waits after its parameter groups were created or modified
-   * (core/backends/aws/cluster.ts PARAMETER_GROUP_SETTLE_S, RDS's "at least 5 minutes", when absent).
-   * The rehearsal shortens it; 0 creates the cluster in the same call.
+   * Seconds a cell's cluster waits after its parameter groups were created or modified.
+   * Without it, RDS's "at least 5 minutes" holds. The rehearsal shortens it, and 0 creates the cluster at once.
    */
   readonly parameterGroupSettleS?: number;
   /**
-   * The interval of an Aurora cluster volume's VolumeReadIOPs/VolumeWriteIOPs datapoints
-   * (core/backends/aws/metrics.ts: 300, Aurora's 5 minutes, when absent). The rehearsal shortens it
-   * with the interval its CloudWatch publishes them at, so its steps of seconds need no 5-minute wait.
+   * The interval of an Aurora cluster volume's I/O datapoints. Without it, Aurora's 5 minutes hold.
+   * The rehearsal's CloudWatch publishes them faster, so its steps of seconds need no 5-minute wait.
    */
   readonly volumeMetricsPeriodS?: number;
   /**
-   * The period of the minute series (AWS/RDS, AWS/EC2: core/backends/aws/metrics.ts asks for 60 s,
-   * their resolution, when absent). The rehearsal shortens it with its CloudWatch's per-second
-   * samples, so a step of seconds waits seconds, not up to a minute, for the period covering its end.
+   * The period of the minute series. Without it, metrics.ts asks for 60 s, their resolution.
+   * The rehearsal's CloudWatch has per-second samples, so a step of seconds waits seconds for its last period.
    */
   readonly metricsPeriodS?: number;
   /**
-   * The lake through Athena, for the verdicts of a run (the ComputeVerdicts Task reads the
-   * experiment's history there): the stack's work group and Glue database. Absent in a configuration
-   * without them (the Task then says what is missing).
+   * The stack's Athena work group and Glue database. The ComputeVerdicts Task reads the experiment's history there.
+   * Without them, the Task says what is missing.
    */
   readonly athenaWorkGroup?: string;
   readonly glueDatabase?: string;
   /**
-   * The SNS topic regressions are notified to (the stack's, with the
-   * e-mail subscriptions of its context); absent: no notification.
+   * The stack's SNS topic for regressions. Without it, no notification goes out.
    */
   readonly alertTopicArn?: string;
-  /** The EventBridge bus regression events are put on; absent: "default", the account's default bus. */
+  /** The EventBridge bus regression events are put on. Without it, the account's default bus. */
   readonly eventBusName?: string;
 }
 
 /**
- * What the stack records about itself in every Task Lambda's environment (set from package.json and
- * git at synth time), written into each run's manifest. Not part of AwsBackendConfig: the backend
- * does not use them.
+ * What the stack records about itself in every Task Lambda's environment, written into each run's manifest.
+ * It is not part of AwsBackendConfig, since the backend does not use it.
  */
 export const TOOL_VERSION_ENV = 'AURORA_BENCH_TOOL_VERSION';
 export const GIT_SHA_ENV = 'AURORA_BENCH_GIT_SHA';
 
 /**
  * The environment variable names the CDK stack sets on every Task Lambda.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export const AWS_CONFIG_ENV = {
   region: 'AURORA_BENCH_REGION',
@@ -177,7 +163,7 @@ export const AWS_CONFIG_DEFAULTS = {
   metricsPublishDelayS: 180,
 } as const;
 
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export class AwsConfigError extends AuroraBenchError {
   override readonly name = 'AwsConfigError';
 }
@@ -187,8 +173,7 @@ function withSlash(prefix: string): string {
 }
 
 /**
- * Build the config from an environment map (the Lambda's process.env). Every missing or malformed
- * variable is reported at once, by name.
+ * Build the config from an environment map. Every missing or malformed variable is reported at once, by name.
  */
 export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined>>): AwsBackendConfig {
   const problems: string[] = [];
@@ -245,7 +230,7 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
   const piPeriodS = num(E.piPeriodS, AWS_CONFIG_DEFAULTS.piPeriodS);
   const delayRaw = opt(E.metricsPublishDelayS);
   const metricsPublishDelayS = delayRaw === undefined ? AWS_CONFIG_DEFAULTS.metricsPublishDelayS : Number(delayRaw);
-  // At most an hour: the cell's clusters keep running (and costing) while it waits.
+  // At most an hour, since the cell's clusters keep running and costing while it waits.
   if (!Number.isInteger(metricsPublishDelayS) || metricsPublishDelayS < 0 || metricsPublishDelayS > 3600) {
     problems.push(`${E.metricsPublishDelayS} must be a whole number of seconds from 0 to 3600 (got "${delayRaw}")`);
   }
@@ -349,7 +334,7 @@ export function awsConfigFromEnv(env: Readonly<Record<string, string | undefined
   return config;
 }
 
-/** The env map for a config: what the CDK stack sets (kept next to the parser so both agree). */
+/** The env map for a config, as the CDK stack sets it. It is kept next to the parser so both agree. */
 export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string> {
   const E = AWS_CONFIG_ENV;
   return {
@@ -396,7 +381,6 @@ export function awsConfigToEnv(config: AwsBackendConfig): Record<string, string>
   };
 }
 
-/** The entries whose value is set. */
 function optionalEntries<K extends string>(entries: Record<K, string | undefined>): Partial<Record<K, string>> {
   return Object.fromEntries(
     Object.entries(entries).filter((e): e is [string, string] => e[1] !== undefined),

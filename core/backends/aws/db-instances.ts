@@ -1,38 +1,7 @@
 /**
- * A cell on RDS for MySQL, MariaDB or PostgreSQL: one DB parameter group of the engine's family,
- * a source DB instance (the writer) and its read replicas (the readers), each with its own instance
- * endpoint. Every resource has the deterministic names of names.ts (the cell's writer and reader
- * ids, its `-ipg` group) and the run/cell/expiry tags, so each call is safe to retry.
- *
- * API facts used (botocore rds/2014-10-31 service-2.json, read through @aws-sdk/client-rds, whose
- * documentation is generated from it):
- * - CreateDBInstance: Engine mysql | mariadb | postgres, EngineVersion, DBInstanceClass,
- *   AllocatedStorage ("General Purpose (SSD) storage (gp2, gp3): Must be an integer from 20 to
- *   65536" for RDS for MariaDB, MySQL and PostgreSQL; sized from the cell's data,
- * core/aurora/engines.ts rdsAllocatedStorageGib), StorageType left out ("Default: io1, if the
- *   Iops parameter is specified. Otherwise, gp3"), MasterUsername ("required for RDS DB instances"),
- *   ManageMasterUserPassword (the secret is DBInstance.MasterUserSecret), DBName ("The name of the
- *   database to create when the DB instance is created. If this parameter isn't specified, no
- *   database is created" for MySQL and MariaDB; PostgreSQL always has "postgres" and creates this
- *   one too), BackupRetentionPeriod ("Can't be set to 0 if the DB instance is a source to read
- *   replicas"), DBParameterGroupName, DBSubnetGroupName, VpcSecurityGroupIds, AvailabilityZone,
- *   MultiAZ.
- * - CreateDBInstanceReadReplica: SourceDBInstanceIdentifier ("Each DB instance can have up to 15
- *   read replicas ... The specified DB instance must have automatic backups enabled"), and the
- *   source must be available first (RDS User Guide, "Working with DB instance read replicas": a
- *   read replica is created from a snapshot of the source). DBParameterGroupName is left out:
- *   "Specifying a parameter group for this operation is only supported for MySQL DB instances for
- *   cross-Region read replicas ... It isn't supported for MySQL DB instances for same Region read
- *   replicas", and without it "Amazon RDS uses the DBParameterGroup of the source DB instance for a
- *   same Region read replica": every instance of the cell runs the one group. DBSubnetGroupName:
- *   "All read replicas in one Amazon Web Services Region that are created from the same source DB
- *   instance must ... Specify DB subnet groups from the same VPC".
- * - A DB instance of these engines has no cluster parameter group: the variant's cluster and
- *   instance parameters both go into its DB parameter group (instance values win).
- *
- * The replicas can only be asked for once the source is available, so provisioning takes two
- * steps: provisionCell creates the group and the source; checkCellReady creates each missing
- * replica once the source is available, then waits for all of them.
+ * A cell on RDS for MySQL, MariaDB or PostgreSQL: one DB parameter group, a source DB instance and its read replicas.
+ * Replicas can only be asked for once the source is available, so checkCellReady creates them after provisionCell.
+ * The API facts below come from botocore rds/2014-10-31, as @aws-sdk/client-rds documents them.
  */
 import {
   CreateDBInstanceCommand,
@@ -67,6 +36,9 @@ import { cellNames, cellTagger, tagKeys, type Tag } from './names';
 import { cellAz } from './placement';
 import { describeInstance } from './teardown';
 
+/**
+ * These engines have no cluster parameter group. Both levels go into the DB parameter group, and instance values win.
+ */
 export function dbInstanceParametersFor(cell: CellPlan): Record<string, string> {
   return { ...clusterParametersFor(cell), ...instanceParametersFor(cell) };
 }
@@ -77,7 +49,6 @@ export interface RdsInstancesOptions {
   readonly now: () => Date;
 }
 
-/** Provisioning and readiness of cells on RDS DB instances with read replicas. */
 export class RdsInstances {
   private readonly config: AwsBackendConfig;
   private readonly clients: Pick<AwsClients, 'rds'>;
@@ -108,7 +79,7 @@ export class RdsInstances {
         }),
       );
     } catch (e) {
-      // A retried ProvisionCell: the group was made by an earlier attempt; set its values again.
+      // A retried ProvisionCell. An earlier attempt made the group, so its values are set again.
       if (!isAlreadyExists(e)) rethrow(e, `RDS CreateDBParameterGroup ${name}`);
     }
     for (const batch of chunk(toParameters(params), MAX_PARAMETERS_PER_MODIFY)) {
@@ -147,17 +118,20 @@ export class RdsInstances {
             Engine: facts.rdsEngine,
             EngineVersion: awsEngineVersion(engine),
             DBInstanceClass: cell.variant.instanceClass,
+            // RDS takes 20 to 65536 GiB of gp2 or gp3. StorageType is left out, so RDS picks gp3.
             AllocatedStorage: storage.allocated,
             MaxAllocatedStorage: storage.max,
             MasterUsername: this.config.masterUsername,
             // RDS generates the password and keeps it in Secrets Manager (MasterUserSecret.SecretArn).
             ManageMasterUserPassword: true,
+            // Without DBName, MySQL and MariaDB create no database. PostgreSQL creates it next to "postgres".
             DBName: BENCHMARK_DATABASE,
             DBParameterGroupName: names.instanceParameterGroup,
             DBSubnetGroupName: this.config.dbSubnetGroupName,
             VpcSecurityGroupIds: [this.config.dbSecurityGroupId],
             AvailabilityZone: az,
             MultiAZ: false,
+            // A source of read replicas must keep automatic backups, so the period cannot be 0.
             BackupRetentionPeriod: 1,
             StorageEncrypted: true,
             EnablePerformanceInsights: pi,
@@ -198,6 +172,13 @@ export class RdsInstances {
     };
   }
 
+  /**
+   * A read replica is created from a snapshot of its source, which must be available first.
+   * See AWS, RDS User Guide, "Working with DB instance read replicas".
+   * DBParameterGroupName is left out, since a same-Region MySQL replica cannot take one.
+   * Without it, the replica runs the source's group, so every instance of the cell runs the one group.
+   * Replicas of one source need DB subnet groups of the same VPC.
+   */
   private async ensureReplica(
     run: RunContext,
     cell: CellPlan,
@@ -243,7 +224,7 @@ export class RdsInstances {
       throw new UnsupportedOnBackendError(`DB instance ${writerId} is ${status(source)}`);
     const sourceReady = status(source) === 'available' && source.Endpoint?.Address !== undefined;
     if (!sourceReady) pending.push(`instance ${writerId} ${status(source)}`);
-    // MasterUserSecret.SecretStatus: creating | active | rotating | impaired (rds service-2.json).
+    // MasterUserSecret.SecretStatus: creating | active | rotating | impaired.
     const secret = source.MasterUserSecret;
     if (!secret?.SecretArn) pending.push('master user secret not created yet');
     else if (secret.SecretStatus === 'impaired')
@@ -285,7 +266,7 @@ export class RdsInstances {
     const ours = [source, ...replicas];
     const dbi: Record<string, string> = {};
     for (const i of ours) if (i.DbiResourceId) dbi[`dbi:${i.DBInstanceIdentifier}`] = i.DbiResourceId;
-    // DBInstance.DBParameterGroups[].ParameterApplyStatus, as for Aurora instances (cluster.ts).
+    // As for Aurora instances in cluster.ts.
     const applyStatus = ours.flatMap((i) =>
       (i.DBParameterGroups ?? []).map((g) => ({
         instanceId: i.DBInstanceIdentifier!,
@@ -294,9 +275,8 @@ export class RdsInstances {
         status: g.ParameterApplyStatus ?? 'unknown',
       })),
     );
-    // A group still being applied ("applying", "pending-database-upgrade": DBParameterGroupStatus in
-    // botocore's rds service-2.json) is a state to wait out, as for Aurora instances (cluster.ts):
-    // the cell is not ready yet, and the readiness deadline names the instance and group if it stays so.
+    // A group still being applied is a state to wait out, as for Aurora instances.
+    // The readiness deadline names the instance and group if it stays so.
     const settling = applyStatus.filter((g) => g.status === 'applying' || g.status === 'pending-database-upgrade');
     if (settling.length > 0) {
       return {

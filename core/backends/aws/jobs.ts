@@ -1,9 +1,7 @@
 /**
- * The runner jobs of a step: one SSM Run Command (AWS-RunShellScript) per client, found again by its
- * Comment on retry so a job never runs twice, polled with GetCommandInvocation and cancelled with
- * CancelCommand.
- *
- * API fields used, as named in the botocore model ssm/2014-11-06 service-2.json.
+ * The runner jobs of a step: one SSM Run Command per client.
+ * Each is found again by its Comment on retry, so a job never runs twice.
+ * API fields are named as in botocore ssm/2014-11-06.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -32,7 +30,10 @@ import { redact } from './redact';
 import { ssmRunnerCommands } from './runner-command';
 import type { S3LakeStore } from './s3-lake';
 
-/** AWS-RunShellScript executionTimeout: 1..172800 s (48 h); SendCommand TimeoutSeconds (delivery): 30..2592000. */
+/**
+ * AWS-RunShellScript executionTimeout takes 1 to 172800 s.
+ * SendCommand's delivery TimeoutSeconds takes 30 to 2592000.
+ */
 const MAX_EXECUTION_TIMEOUT_S = 172_800;
 const DELIVERY_TIMEOUT_S = 600;
 
@@ -44,8 +45,8 @@ function stepOfJob(cell: CellPlan, jobId: string): StepPlan | undefined {
 }
 
 /**
- * How long SSM lets the runner run: past the workflow's own deadline (it stops jobs first).
- * @internal exported for its tests (a test seam)
+ * How long SSM lets the runner run. It is past the workflow's own deadline, since the workflow stops jobs first.
+ * @internal exported for its tests
  */
 export function executionTimeoutS(
   cell: CellPlan,
@@ -61,8 +62,8 @@ export function executionTimeoutS(
 }
 
 /**
- * SSM Comment (at most 100 characters) that finds a job's command again on retry.
- * @internal exported for its tests (a test seam)
+ * The SSM Comment that finds a job's command again on retry. SSM takes at most 100 characters.
+ * @internal exported for its tests
  */
 export function jobComment(runId: string, jobId: string): string {
   const key = createHash('sha256').update(`${runId}\n${jobId}`).digest('hex').slice(0, 16);
@@ -77,7 +78,6 @@ export interface RunCommandJobsOptions {
   readonly now: () => Date;
 }
 
-/** Starting, polling and stopping the runner on the clients (SSM Run Command). */
 export class RunCommandJobs {
   private readonly config: AwsBackendConfig;
   private readonly clients: Pick<AwsClients, 'ssm'>;
@@ -234,9 +234,8 @@ export class RunCommandJobs {
 }
 
 /**
- * SSM invocation status -> job state. Status: Pending | InProgress | Delayed | Success | Cancelled |
- * TimedOut | Failed | Cancelling (ssm service-2.json CommandInvocationStatus).
- * @internal exported for its tests (a test seam)
+ * SSM invocation status to job state. See botocore ssm, CommandInvocationStatus.
+ * @internal exported for its tests
  */
 export function mapInvocation(
   h: JobHandle,
@@ -251,8 +250,9 @@ export function mapInvocation(
     case 'Success':
       return { jobId: h.jobId, state: 'exited' };
     default: {
-      // Failed: the runner exited non-zero (its own usage/setup error: sysbench's exit code would be in
-      // result.json); TimedOut / Cancelled: SSM stopped it. Either way its output cannot be trusted.
+      // Failed means the runner exited non-zero with its own usage or setup error.
+      // Its result.json would hold sysbench's exit code.
+      // TimedOut or Cancelled means SSM stopped it. Either way its output cannot be trusted.
       const stderr = (inv.StandardErrorContent ?? '').trim().split('\n').slice(-3).join(' | ').slice(-300);
       const code = inv.ResponseCode !== undefined && inv.ResponseCode >= 0 ? ` (exit code ${inv.ResponseCode})` : '';
       return {

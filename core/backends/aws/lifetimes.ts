@@ -1,19 +1,7 @@
 /**
- * What a cell has on AWS right now, with the creation time each API gives, for the bill of what
- * really ran (core/plan/bill.ts mergeLifetimes, recorded by the TeardownCell Task before and after
- * each of its passes). Read-only: the same Describe calls the teardown makes.
- *
- * API facts used:
- * - DescribeDBClusters DBCluster.ClusterCreateTime: "The time when the DB cluster was created, in
- *   Universal Coordinated Time (UTC)"; DBCluster.Status "deleting" while RDS deletes it (botocore
- *   rds 2014-10-31 service-2.json).
- * - DescribeDBInstances DBInstance.InstanceCreateTime: "The date and time when the DB instance was
- *   created"; DBInstanceClass; DBInstanceStatus (same file). The filter db-cluster-id lists a
- *   cluster's instances, deleting ones included, until they are gone.
- * - EC2 DescribeInstances Instance.LaunchTime: "The time that the instance was last launched";
- *   InstanceType; State.Name pending | running | shutting-down | terminated | stopping | stopped
- *   (botocore ec2 2016-11-15 service-2.json). EC2 bills a Linux instance until it starts shutting
- *   down, so shutting-down counts as gone.
+ * What a cell has on AWS right now, with each resource's creation time, for the bill of what really ran.
+ * The TeardownCell Task records it before and after each of its passes.
+ * It is read-only: the same Describe calls the teardown makes.
  */
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import type { DBInstance } from '@aws-sdk/client-rds';
@@ -26,6 +14,7 @@ import type { AwsClients } from './clients';
 import { cellNames, type TagKeys } from './names';
 import { describeCluster, describeClusterInstances, describeInstance, type TeardownClients } from './teardown';
 
+/** EC2 bills a Linux instance until it starts shutting down. See botocore ec2/2016-11-15, Instance.State. */
 const GONE_EC2 = new Set(['shutting-down', 'terminated']);
 
 const iso = (d: Date | undefined): string | null => (d === undefined ? null : d.toISOString());
@@ -40,7 +29,7 @@ function dbInstance(i: DBInstance): ObservedResource {
   };
 }
 
-/** The cell's EC2 instances (clients, a self-managed cell's servers) by its run and cell tags, in any state. */
+/** The cell's EC2 instances by its run and cell tags, in any state. */
 async function cellEc2Instances(
   clients: Pick<AwsClients, 'ec2'>,
   tags: TagKeys,

@@ -1,10 +1,7 @@
 /**
- * A step's server metrics: CloudWatch AWS/RDS per instance (AWS/EC2 for self-managed servers) (GetMetricData) and, when
- * the variant has Performance Insights, its DB load by wait event and OS CPU (GetResourceMetrics), with how many
- * datapoints each window should have and how many arrived (late publication, MetricWindowCount).
- *
- * API fields used, as named in the botocore models monitoring/2010-08-01 and pi/2018-02-27
- * service-2.json and the AWS docs cited inline.
+ * A step's server metrics from CloudWatch, and from Performance Insights where the variant has it.
+ * Each window records how many datapoints it should have and how many arrived, since CloudWatch publishes late.
+ * API fields are named as in botocore monitoring/2010-08-01 and pi/2018-02-27.
  */
 import { GetMetricDataCommand, type MetricDataQuery, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
 import { GetResourceMetricsCommand } from '@aws-sdk/client-pi';
@@ -29,8 +26,8 @@ import type { MetricFamily } from '../../metrics/catalogue';
 import { ec2Sources, familyMetrics, forwardingOf, groupMetrics } from '../../metrics/lists';
 
 /**
- * Write forwarding's metrics per engine and role, counted in the window's completeness and not
- * (the catalogue cites the Aurora User Guide pages for both engines).
+ * Write forwarding's metrics per engine and role, counted in the window's completeness or not.
+ * The catalogue cites the Aurora User Guide pages for both engines.
  */
 interface ForwardingMetrics {
   readonly writer: readonly ServerMetricName[];
@@ -49,7 +46,7 @@ const AURORA_POSTGRESQL_FORWARDING = forwardingOfEngine('aurora-postgresql');
 
 /**
  * The write-forwarding metrics of a cell's engine, or none when it has no local write forwarding.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function forwardingMetrics(engine: EngineKind): ForwardingMetrics | undefined {
   return engine === 'aurora-mysql'
@@ -60,9 +57,8 @@ export function forwardingMetrics(engine: EngineKind): ForwardingMetrics | undef
 }
 
 /**
- * Per engine family, the instance metrics counted in completeness and the ones only collected: the
- * latencies and memory are published on the same schedule as the counted ones, which say whether
- * the window is complete.
+ * Per engine family, the instance metrics counted in completeness and the ones only collected.
+ * The latencies and memory come on the same schedule as the counted ones, which say whether the window is complete.
  */
 const familyLists = (family: MetricFamily) => ({
   base: familyMetrics(family, 'counted'),
@@ -73,9 +69,8 @@ const AURORA_POSTGRESQL = familyLists('aurora-postgresql');
 const RDS_INSTANCE = familyLists('rds');
 
 /**
- * The CloudWatch metrics an instance of the engine publishes: counted
- * toward completeness, collected only, and the replica lag a reader has.
- * @internal exported for its tests (a test seam)
+ * The CloudWatch metrics an instance of the engine publishes: counted, collected only, and a reader's replica lag.
+ * @internal exported for its tests
  */
 export function engineMetrics(kind: EngineKind): {
   readonly base: readonly ServerMetricName[];
@@ -93,29 +88,17 @@ export function engineMetrics(kind: EngineKind): {
 }
 
 /**
- * A self-managed server's EC2 instance (namespace AWS/EC2, dimension InstanceId; EC2 User Guide,
- * "List the available CloudWatch metrics for your instances", viewing_metrics_with_cloudwatch.md):
- * CPUUtilization (Percent); NetworkIn/NetworkOut, "the number of bytes received/sent during the
- * period ... If you have detailed (one-minute) monitoring, divide it by 60"; and for Nitro-based
- * instances EBSReadOps/EBSWriteOps, completed operations in the period ("divide the total
- * operations in the period by the number of seconds in that period"). The servers are launched
- * with detailed monitoring (self-managed-servers.ts), so the 60 s Sum divided by 60 is the rate the
- * RDS names below carry. The EBS counts exist on Nitro-based types only, so they are collected but
- * not counted in completeness.
+ * A self-managed server's EC2 instance metrics. The servers have detailed monitoring.
+ * So a 60 s Sum divided by 60 is the per-second rate the RDS names carry.
+ * See the EC2 User Guide, "List the available CloudWatch metrics for your instances".
+ * Only Nitro-based types have the EBS counts, so they are not counted in completeness.
  *
- * Memory comes from inside the instance: the CloudWatch agent (client/server-metrics-agent.sh with
- * client/cloudwatch-agent.json) publishes mem_available, "the amount of memory that is available and
- * can be given instantly to processes", unit Bytes (CloudWatch User Guide,
- * metrics-collected-by-CloudWatch-agent.md), in the namespace CWAgent. A query matches only a metric
- * with exactly its dimensions; the agent adds the hostname as a dimension unless omit_hostname is
- * true, and append_dimensions adds only the EC2 dimensions it lists
- * (CloudWatch-Agent-Configuration-File-Details.md). The config sets omit_hostname and lists
- * InstanceId alone, so InstanceId is the whole dimension set here. Bytes are what the reports'
- * FreeableMemory carries (the RDS metric's unit), so the value is taken as is. An agent that failed to
- * install leaves the series empty, so it is not counted in completeness. Connections and replica lag
- * are not collected (self-managed-servers.ts SERVER_METRICS_UNAVAILABLE says so in the cell's notes).
+ * Memory is mem_available from the CloudWatch agent in namespace CWAgent, in bytes as FreeableMemory is.
+ * A query matches only a metric with exactly its dimensions. The agent's config omits the hostname.
+ * So InstanceId is the whole dimension set. See the CloudWatch User Guide, "CloudWatch agent configuration file".
+ * An agent that failed to install leaves the series empty, so memory is not counted in completeness.
+ * @internal exported for its tests
  */
-/** @internal exported for its tests (a test seam) */
 export const EC2_SERVER_METRICS: readonly {
   readonly metric: ServerMetricName;
   readonly namespace: 'AWS/EC2' | 'CWAgent';
@@ -131,26 +114,24 @@ export const EC2_SERVER_METRICS: readonly {
 }));
 
 /**
- * An Aurora Serverless v2 instance's capacity (see SERVER_METRICS), per instance and minute like the
- * base metrics; collected beside them, not counted in the window's completeness (the base metrics
- * are published on the same schedule and say whether it is complete).
+ * An Aurora Serverless v2 instance's capacity, per instance and minute like the base metrics.
+ * It is not counted in completeness, since the base metrics say whether the window is complete.
+ * @internal exported for its tests
  */
-/** @internal exported for its tests (a test seam) */
 export const SERVERLESS_METRICS: readonly ServerMetricName[] = groupMetrics('serverless');
 /**
- * Aurora's cluster-level storage I/O (see SERVER_METRICS): "the number of billed read I/O
- * operations from a cluster volume within a 5-minute interval" (Aurora User Guide, "Cluster-level
- * metrics for Amazon Aurora"), one datapoint per cluster and interval, published after it closes.
+ * Aurora's cluster-level storage I/O: one datapoint per cluster and 5-minute interval, published after it closes.
+ * See AWS, Aurora User Guide, "Cluster-level metrics for Amazon Aurora".
+ * @internal exported for its tests
  */
-/** @internal exported for its tests (a test seam) */
 export const CLUSTER_VOLUME_METRICS: readonly ServerMetricName[] = groupMetrics('cluster-volume');
-/** Aurora's interval for them (AwsBackendConfig.volumeMetricsPeriodS replaces it in the rehearsal only). */
+/** Aurora's interval for them. The rehearsal alone replaces it. */
 const CLUSTER_VOLUME_PERIOD_S = 300;
 
 /**
- * The 5-minute intervals a step overlaps, on CloudWatch's period boundaries: the last one covers the
- * step's end, so its datapoint exists only once that interval has closed.
- * @internal exported for its tests (a test seam)
+ * The 5-minute intervals a step overlaps, on CloudWatch's period boundaries.
+ * The last one covers the step's end, so its datapoint exists only once that interval has closed.
+ * @internal exported for its tests
  */
 export function volumeWindow(startIso: string, endIso: string, periodS: number): { start: Date; end: Date } {
   const period = periodS * 1000;
@@ -159,19 +140,19 @@ export function volumeWindow(startIso: string, endIso: string, periodS: number):
   return { start: new Date(start), end: new Date(end) };
 }
 
-/** GetMetricData takes at most 500 MetricDataQuery per request (CloudWatch API reference). */
+/** GetMetricData takes at most 500 queries per request. See the CloudWatch API Reference. */
 const MAX_METRIC_QUERIES = 500;
 /**
- * AWS/RDS metrics are standard resolution: 60 s is the finest period (MetricStat.Period docs).
- * AwsBackendConfig.metricsPeriodS replaces it in the rehearsal only.
+ * AWS/RDS metrics are standard resolution, so 60 s is the finest period. See CloudWatch, MetricStat.Period.
+ * The rehearsal alone replaces it.
  */
 const CLOUDWATCH_PERIOD_S = 60;
-/** Top wait events per instance in the PI breakdown (DimensionGroup.Limit, 1..25). */
+/** Top wait events per instance in the PI breakdown. DimensionGroup.Limit takes 1 to 25. */
 const PI_WAIT_EVENT_LIMIT = 10;
-/** The PI series every period of a window has a datapoint of (the per-wait-event ones need not). */
+/** The PI series every period of a window has a datapoint of. A wait event's series need not. */
 const PI_TOTAL_METRICS = ['db.load.avg', 'os.cpuUtilization.total.avg'] as const;
 
-/** Datapoints of `periodS` seconds a window [start, end) holds: what a fully published window has. */
+/** Datapoints of `periodS` seconds a fully published window [start, end) holds. */
 function windowDatapoints(start: Date, end: Date, periodS: number): number {
   return Math.max(0, Math.floor((end.getTime() - start.getTime()) / (periodS * 1000)));
 }
@@ -181,7 +162,6 @@ export interface ServerMetricsOptions {
   readonly config: Pick<AwsBackendConfig, 'piPeriodS' | 'volumeMetricsPeriodS' | 'metricsPeriodS'>;
 }
 
-/** Collecting a step window's server metrics (CloudWatch, Performance Insights). */
 export class ServerMetrics {
   private readonly config: Pick<AwsBackendConfig, 'piPeriodS' | 'volumeMetricsPeriodS' | 'metricsPeriodS'>;
   private readonly clients: Pick<AwsClients, 'cloudwatch' | 'pi' | 'rds'>;
@@ -216,12 +196,11 @@ export class ServerMetrics {
       readonly instance: { readonly instanceId: string; readonly role: Endpoint['role'] | 'cluster' };
       readonly metric: ServerMetricName;
       readonly counted: boolean;
-      /** CloudWatch dimension: the instance's, or the cluster's for the cluster volume metrics. */
+      /** The cluster's dimension, for the cluster volume metrics. Others take the instance's. */
       readonly volume?: true;
       readonly dimension?: 'DBClusterIdentifier';
       /**
-       * A self-managed server's instance metric: its namespace (AWS/EC2 or the
-       * agent's CWAgent), name and statistic (a Sum is divided by the period).
+       * A self-managed server's instance metric. A Sum is divided by the period.
        */
       readonly ec2?: {
         readonly namespace: 'AWS/EC2' | 'CWAgent';
@@ -257,21 +236,21 @@ export class ServerMetrics {
         wantedSeries.push({ instance: ep, metric, counted: false });
       }
     }
-    // Aurora clusters (not RDS instances): the volume's I/O, 5-minute datapoints over the intervals the step overlaps.
+    // Aurora clusters have the volume's I/O, in 5-minute datapoints over the intervals the step overlaps.
     if (ENGINES[engine.kind].topology === 'cluster' && resources.clusterId !== '') {
       for (const metric of CLUSTER_VOLUME_METRICS)
         wantedSeries.push({
           instance: { instanceId: resources.clusterId, role: 'cluster' },
           metric,
-          // Counted: without the interval covering the step's end, I/O per transaction comes out low.
+          // Counted, since without the interval covering the step's end, I/O per transaction comes out low.
           counted: true,
           dimension: 'DBClusterIdentifier',
           volume: true,
         });
     }
     const rows: ServerMetricRow[] = [];
-    // GetMetricData's StartTime is inclusive and EndTime exclusive, both on whole minutes here: one
-    // datapoint per minute per series is what a fully published window holds.
+    // GetMetricData's StartTime is inclusive and EndTime exclusive, both on whole minutes here.
+    // So a fully published window holds one datapoint per minute per series.
     const volumePeriodS = this.config.volumeMetricsPeriodS ?? CLUSTER_VOLUME_PERIOD_S;
     const volume = volumeWindow(window.start, window.end, volumePeriodS);
     const rangeOf = (s: Series) => (s.volume ? volume : { start, end });
@@ -308,7 +287,7 @@ export class ServerMetrics {
                 MetricName: s.metric,
                 Dimensions: [{ Name: s.dimension ?? 'DBInstanceIdentifier', Value: s.instance.instanceId }],
               },
-              // A count per 5 minutes: the 5-minute Sum is the published value.
+              // A count per 5 minutes. The 5-minute Sum is the published value.
               Period: s.dimension === 'DBClusterIdentifier' ? volumePeriodS : periodS,
               Stat: s.dimension === 'DBClusterIdentifier' ? 'Sum' : 'Average',
             },
@@ -343,7 +322,7 @@ export class ServerMetrics {
             role: series.instance.role,
             metric: series.metric,
             ts: new Date(ts).toISOString(),
-            // An EC2 count or byte Sum per minute, as the per-second rate the name carries.
+            // An EC2 count or byte Sum per minute becomes the per-second rate the name carries.
             value: series.ec2?.stat === 'Sum' ? value / periodS : value,
             unit: SERVER_METRICS[series.metric],
             source: 'cloudwatch',
@@ -369,7 +348,7 @@ export class ServerMetrics {
         };
       });
 
-    // Performance Insights is an RDS feature: a self-managed server has none.
+    // Performance Insights is an RDS feature, so a self-managed server has none.
     if (cell.variant.performanceInsights && !onEc2) {
       const pi = await this.collectPerformanceInsights(resources, endpoints, start, end, base);
       rows.push(...pi.rows);
@@ -383,11 +362,9 @@ export class ServerMetrics {
   }
 
   /**
-   * Performance Insights GetResourceMetrics per instance (Identifier = DbiResourceId): db.load.avg
-   * grouped by db.wait_event (the response also carries the ungrouped total) and
-   * os.cpuUtilization.total.avg (RDS User Guide, "Performance Insights counter metrics").
-   * Rows: metric "db.load.avg" (total) and "db.load.avg:<wait event name>", unit "Sessions" (AAS).
-   * Completeness is counted for the two totals: a wait event is absent from a period it did not occur in.
+   * Performance Insights DB load by wait event, with its total, and OS CPU per instance.
+   * See AWS, RDS User Guide, "Performance Insights counter metrics".
+   * Completeness counts only the two totals, since a wait event is absent from a period it did not occur in.
    */
   private async collectPerformanceInsights(
     resources: CellResources,
@@ -486,13 +463,11 @@ export class ServerMetrics {
 }
 
 /**
- * The GetMetricData time range for a step: only the whole minutes inside it, so a partly idle first
- * or last minute (warm-up, ramp-down, the minutes around the step) does not pull the averages down —
- * S4's CPU- and network-bound verdicts compare them with 90% thresholds. A step shorter than two
- * minutes keeps its enclosing minutes, the only data there is. Minutes CloudWatch has not published
- * yet are absent: the window's counts say so (MetricWindowCount), and the workflow collects it again
- * once metricsPublishDelayS has passed.
- * @internal exported for its tests (a test seam)
+ * The GetMetricData time range for a step: only the whole minutes inside it.
+ * A partly idle first or last minute would pull the averages down, and verdicts compare them with 90% thresholds.
+ * A step shorter than two minutes keeps its enclosing minutes, the only data there is.
+ * Minutes CloudWatch has not published yet are absent. The workflow collects them again after metricsPublishDelayS.
+ * @internal exported for its tests
  */
 export function cloudWatchWindow(
   startIso: string,

@@ -1,18 +1,17 @@
 /**
- * Deterministic names and tags for everything the AWS backend creates, so a retried Task finds what
- * an earlier attempt made instead of creating a second copy.
- *
- * RDS identifier rules (DBClusterIdentifier / DBInstanceIdentifier, rds service-2.json and the API
- * reference): 1 to 63 letters, digits or hyphens; first character a letter; no two consecutive
- * hyphens; not ending in a hyphen; stored lowercase. Parameter group names follow the same rules
- * with up to 255 characters. We keep every name within 63.
+ * Deterministic names and tags for everything the AWS backend creates.
+ * A retried Task then finds what an earlier attempt made instead of creating a second copy.
  */
 import { createHash } from 'node:crypto';
 
 const RDS_IDENTIFIER_MAX = 63;
 const RDS_IDENTIFIER = /^[a-z](?!.*--)[a-z0-9-]*[a-z0-9]$|^[a-z]$/;
 
-/** @internal exported for its tests (a test seam) */
+/**
+ * RDS takes 1 to 63 letters, digits or hyphens, starting with a letter, with no double or trailing hyphen.
+ * Parameter group names may have 255, but we keep every name within 63. See botocore, rds/2014-10-31.
+ * @internal exported for its tests
+ */
 export function isValidRdsIdentifier(id: string): boolean {
   return id.length >= 1 && id.length <= RDS_IDENTIFIER_MAX && RDS_IDENTIFIER.test(id);
 }
@@ -21,7 +20,7 @@ function hash(text: string, chars: number): string {
   return createHash('sha256').update(text).digest('hex').slice(0, chars);
 }
 
-/** Lowercase, letters/digits/hyphens only, no double or trailing hyphen. */
+/** RDS stores identifiers lowercase. */
 function clean(text: string): string {
   return text
     .toLowerCase()
@@ -31,20 +30,19 @@ function clean(text: string): string {
 }
 
 /**
- * Short stable id of a run: 8 hex characters of its sha256 (the full id is in the tags).
- * @internal exported for its tests (a test seam)
+ * Short stable id of a run: 8 hex characters of its sha256. The tags carry the full id.
+ * @internal exported for its tests
  */
 export function runShort(runId: string): string {
   return hash(runId, 8);
 }
 
-/** Longest suffix added to a cell base name ("-r15", "-cpg", "-ipg"). */
+/** Longest suffix added to a cell base name, as in "-r15". */
 const SUFFIX_ROOM = 4;
 
 /**
- * `ab-<runShort>-<cellId>`, shortened (with a hash of the full cell id) when it would not leave room
- * for the longest suffix within 63 characters.
- * @internal exported for its tests (a test seam)
+ * `ab-<runShort>-<cellId>`, shortened with a hash of the cell id when it would leave no room for a suffix.
+ * @internal exported for its tests
  */
 export function cellBaseName(runId: string, cellId: string): string {
   const head = `ab-${runShort(runId)}-`;
@@ -62,22 +60,18 @@ export interface CellNames {
   readonly writerId: string;
   readonly readerId: (index: number) => string;
   /**
-   * EC2 RunInstances ClientToken for a launch after `launched` clients already exist: at most 64 ASCII
-   * characters (ec2 service-2.json, RunInstancesRequest.ClientToken), so it is the sha256 hex (64
-   * characters) of the full run id, cell id and count, never a cut string that could lose the count.
+   * EC2 RunInstances ClientToken for a launch after `launched` clients already exist.
+   * The token takes at most 64 ASCII characters, so it is a sha256 hex, never a cut string that could lose the count.
+   * See botocore, ec2, RunInstancesRequest.ClientToken.
    */
   readonly clientToken: (launched: number) => string;
   readonly clientName: (index: number) => string;
-  /**
-   * RunInstances ClientToken of a self-managed cell's server `index` (0 the writer, 1..N its
-   * replicas): the sha256 hex (64 characters, the field's limit) of run, cell and index.
-   */
+  /** RunInstances ClientToken of a self-managed cell's server `index`, hashed as clientToken is. */
   readonly serverToken: (index: number) => string;
   /**
-   * The Secrets Manager name of a self-managed cell's database credentials. Secret names take ASCII
-   * letters, digits and /_+=.@- and should not end in a hyphen followed by six characters (Secrets
-   * Manager appends that to the ARN; botocore secretsmanager service-2.json CreateSecretRequest.Name):
-   * "-credentials" ends the name whatever the base ends with.
+   * The Secrets Manager name of a self-managed cell's database credentials.
+   * A name should not end in a hyphen and six characters, since Secrets Manager appends that to the ARN.
+   * "-credentials" ends the name whatever the base ends with. See botocore, secretsmanager, CreateSecretRequest.Name.
    */
   readonly serverSecretName: string;
 }
@@ -91,7 +85,7 @@ export function cellNames(runId: string, cellId: string): CellNames {
     instanceParameterGroup: `${base}-ipg`,
     writerId: `${base}-w`,
     readerId: (i: number) => `${base}-r${i}`,
-    // The token covers run + cell + count: a retried StartClients returns the same instances on real EC2.
+    // A retried StartClients then returns the same instances on real EC2.
     clientToken: (launched: number) => hash(`${runId}\n${cellId}\nclients-${launched}`, 64),
     clientName: (i: number) => `${base}-client-${i}`,
     serverToken: (index: number) => hash(`${runId}\n${cellId}\nserver-${index}`, 64),
@@ -126,8 +120,8 @@ export interface Tag {
 }
 
 /**
- * ISO time the sweeper may delete the resource after: run start (now) + ttlHours.
- * @internal exported for its tests (a test seam)
+ * ISO time the sweeper may delete the resource after.
+ * @internal exported for its tests
  */
 export function expiresAt(now: Date, ttlHours: number): string {
   return new Date(now.getTime() + ttlHours * 3600_000).toISOString();
@@ -150,9 +144,8 @@ function cellTags(
 }
 
 /**
- * The tag list of one cell's resources at `now`: run, cell, expiry (the run's ttlHours from now) and
- * `extra`. The one place the backend's modules (cluster.ts, db-instances.ts, client-fleet.ts,
- * self-managed-servers.ts) build it from.
+ * The tag list of one cell's resources at `now`: run, cell, expiry and `extra`.
+ * The one place the backend's modules build it from.
  */
 export function cellTagger(
   tagKeyPrefix: string,

@@ -1,19 +1,7 @@
 /**
- * Whether RDS takes a parameter value, judged from what RDS itself says about the parameter: the
- * `DataType` and `AllowedValues` of a `Parameter` in DescribeEngineDefaultClusterParameters /
- * DescribeEngineDefaultParameters (botocore rds/2014-10-31 service-2.json, shape "Parameter":
- * "AllowedValues: Specifies the valid range of values for the parameter").
- *
- * AllowedValues is a comma-separated list whose items are literals ("0,1", "INNODB,MYISAM", a
- * cipher list) or inclusive numeric ranges "min-max" ("8192-536870912"), as the Aurora User Guide's
- * DescribeDBClusterParameters output shows (USER_WorkingWithDBClusterParamGroups.md,
- * AuroraMySQL.Security.md). DataType is "boolean", "integer", "string", "list" (a comma-separated
- * subset of the literals), or a numeric type ("float", "double", "long").
- *
- * Integer and boolean values may be formulas ("{DBInstanceClassMemory*3/4}"), log expressions
- * ("{log(DBInstanceClassMemory/8187281418)*1000}") or functions (IF, GREATEST, LEAST, SUM) that RDS
- * evaluates per instance (Aurora User Guide, "Specifying DB parameters", USER_ParamValuesRef.md):
- * their result depends on the instance class, so they are accepted without a range check.
+ * Whether RDS takes a parameter value, judged from the DataType and AllowedValues RDS reports for it.
+ * See botocore rds/2014-10-31, shape "Parameter", and the Aurora User Guide's DescribeDBClusterParameters output.
+ * AllowedValues lists literals and inclusive "min-max" ranges, separated by commas.
  */
 
 export interface RdsParameterRule {
@@ -47,7 +35,7 @@ export function parseAllowedValues(allowed: string | undefined): ParsedAllowedVa
   return { literals, ranges };
 }
 
-/** a <= b for decimal strings; exact for integers of any size (BigInt), doubles otherwise. */
+/** a <= b for decimal strings. BigInt keeps integers of any size exact. */
 function lessOrEqual(a: string, b: string): boolean {
   if (/^-?\d+$/.test(a) && /^-?\d+$/.test(b)) return BigInt(a) <= BigInt(b);
   return Number(a) <= Number(b);
@@ -58,8 +46,10 @@ function inRange(value: string, r: NumericRange): boolean {
 }
 
 /**
- * A formula, log expression or function RDS evaluates per instance (USER_ParamValuesRef.md).
- * @internal exported for its tests (a test seam)
+ * A formula, log expression or function that RDS evaluates per instance.
+ * Its result depends on the instance class, so it gets no range check.
+ * See AWS, Aurora User Guide, "Specifying DB parameters".
+ * @internal exported for its tests
  */
 export function isRdsExpression(value: string): boolean {
   const v = value.trim();
@@ -71,8 +61,8 @@ function describeAllowed(parsed: ParsedAllowedValues): string {
 }
 
 /**
- * Why RDS would refuse this value for this parameter, or undefined when it fits. `value` is the
- * string the backend sends (booleans already 1/0).
+ * Why RDS would refuse this value for this parameter, or undefined when it fits.
+ * `value` is the string the backend sends, with booleans already 1 or 0.
  */
 export function valueProblem(value: string, rule: RdsParameterRule): string | undefined {
   const type = (rule.DataType ?? 'string').toLowerCase();

@@ -1,15 +1,14 @@
 /**
- * Where a cell goes: the AZ its writer, readers and clients share. Used by provisioning, client
- * start and the preflight alike, so they agree on it.
+ * Where a cell goes: the AZ its writer, readers and clients share.
+ * Provisioning, client start and the preflight all use it, so they agree on it.
  */
 import { UnsupportedOnBackendError, type RunContext } from '../../backend';
 import type { CellPlan, ResolvedVariant } from '../../plan/types';
 import type { AwsBackendConfig } from './config';
 
 /**
- * The AZ a variant's writer, readers and clients go to: its own letter in the region, else the
- * first configured AZ (sorted); undefined when none is configured. Whether a subnet exists there is
- * the caller's question (provisioning refuses, the preflight reports it).
+ * The AZ a variant's servers and clients go to: its own letter in the region, else the first configured AZ.
+ * Undefined when none is configured. Whether a subnet exists there is the caller's question.
  */
 export function variantAz(
   region: string,
@@ -21,8 +20,7 @@ export function variantAz(
 }
 
 /**
- * The AZ name a cell's cluster and clients go to: the variant's letter,
- * or the first configured AZ; refused without a configured subnet there.
+ * The AZ name a cell's cluster and clients go to. It is refused without a configured subnet there.
  */
 export function cellAz(config: Pick<AwsBackendConfig, 'subnetIdsByAz'>, run: RunContext, cell: CellPlan): string {
   const configured = Object.keys(config.subnetIdsByAz).sort();

@@ -1,25 +1,7 @@
 /**
- * The client checks of the AWS preflight: each variant's client instance type exists, has a launch
- * template for its architecture, and is offered in the AZ the clients go to; the same for a
- * self-managed variant's server type (its instanceClass without "db.", with the stack's server
- * launch templates); and the EC2 vCPU quota holds the clients and servers the plan runs at once on
- * top of what already runs.
- *
- * - DescribeInstanceTypes: ProcessorInfo.SupportedArchitectures and VCpuInfo.DefaultVCpus; an unknown
- *   type is the error InvalidInstanceType (botocore ec2/2016-11-15 service-2.json).
- * - DescribeInstanceTypeOfferings with LocationType availability-zone, filtered by instance-type and
- *   location: an empty answer means the type cannot be launched in that AZ.
- * - On-Demand instances draw on vCPU quotas per instance family (EC2 User Guide, "On-Demand Instance
- *   quotas", ec2-on-demand-instances.md: Standard (A, C, D, H, I, M, R, T, Z), DL, F, G and VT, High
- *   Memory, HPC, Inf, P, Trn, X). "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances"
- *   is quota code L-1216C47A of service code ec2, counted in vCPUs (AWS CLI User Guide, Service
- *   Quotas examples: get-aws-default-service-quota --service-code ec2 --quota-code L-1216C47A;
- *   UsageMetric Class Standard/OnDemand, Resource vCPU). GetServiceQuota returns the applied value;
- *   "if the applied quota value is not available for a quota, the quota is not retrieved"
- *   (Service Quotas API Reference, GetServiceQuota), then GetAWSDefaultServiceQuota gives the default.
- * - What already runs: DescribeInstances in state pending or running, without spot instances (they
- *   have their own quotas), vCPUs from CpuOptions (CoreCount x ThreadsPerCore) or the type's default.
- *   Usage is counted from the instances, not from the AWS/Usage CloudWatch metric.
+ * The client checks of the AWS preflight. Each client and self-managed server type must exist,
+ * have a launch template for its architecture, and be offered in its AZ.
+ * The EC2 vCPU quota must hold what the plan runs at once, on top of what already runs.
  */
 import {
   DescribeInstancesCommand,
@@ -52,7 +34,7 @@ export interface InstanceTypeFacts {
   readonly vcpus: number;
 }
 
-/** Instance type facts by type, undefined for a type EC2 does not know in the region. */
+/** Instance type facts by type. EC2 reports an unknown type as the error InvalidInstanceType. */
 export class InstanceTypeCatalog {
   private readonly known = new Map<string, Promise<InstanceTypeFacts | undefined>>();
   constructor(private readonly clients: AwsClients) {}
@@ -92,7 +74,7 @@ export interface ClientCheckInput {
   readonly stackLabel: string;
 }
 
-/** Whether EC2 offers an instance type in an AZ (DescribeInstanceTypeOfferings), asked once per pair. */
+/** Whether EC2 offers an instance type in an AZ, asked once per pair. An empty answer means no. */
 function typeOfferings(clients: AwsClients): (type: string, az: string) => Promise<boolean> {
   const offered = new Map<string, Promise<boolean>>();
   return (type, az) => {
@@ -118,8 +100,8 @@ function typeOfferings(clients: AwsClients): (type: string, az: string) => Promi
 }
 
 /**
- * A self-managed variant's server type exists, is x86_64 or
- * arm64 with a server launch template, and is offered in its AZ.
+ * A self-managed variant's server type exists, is x86_64 or arm64 with a server launch template,
+ * and is offered in its AZ.
  */
 export async function checkServerInstances(input: ClientCheckInput): Promise<PreflightCheck> {
   const result = new CheckResult('server-instances', 'self-managed server instances');
@@ -237,7 +219,10 @@ export async function checkClientInstances(input: ClientCheckInput): Promise<Pre
   });
 }
 
-/** vCPUs of the running On-Demand instances on the Standard quota. */
+/**
+ * vCPUs of the running On-Demand instances on the Standard quota.
+ * Spot instances have their own quotas. We count the instances, not the AWS/Usage metric.
+ */
 async function runningStandardVcpus(
   clients: AwsClients,
   types: InstanceTypeCatalog,
@@ -271,6 +256,11 @@ async function runningStandardVcpus(
   return { vcpus, instances };
 }
 
+/**
+ * The applied value of the Standard quota, else its default.
+ * GetServiceQuota retrieves no quota whose applied value is not available.
+ * See AWS, Service Quotas API Reference, GetServiceQuota.
+ */
 async function standardQuota(clients: AwsClients): Promise<number> {
   const q = { ServiceCode: STANDARD_VCPU_QUOTA.serviceCode, QuotaCode: STANDARD_VCPU_QUOTA.quotaCode };
   try {

@@ -1,7 +1,6 @@
 /**
- * What every account check of the AWS preflight shares: its result shape (ok / warn / refuse with
- * notes naming a JSON path or an account setting), and how an AWS answer that is not an answer
- * (denied, not implemented by the endpoint) becomes a warning instead of a verdict.
+ * What every account check of the AWS preflight shares.
+ * An AWS answer that is not an answer, such as denied or not implemented, becomes a warning instead of a verdict.
  */
 import type { PlanNote } from '../../plan/types';
 import type { Spec } from '../../experiment/schema';
@@ -27,11 +26,11 @@ export interface PreflightCheck {
   readonly verdict: CheckVerdict;
   /** One line: what the account said. */
   readonly summary: string;
-  /** Each problem or remark with its JSON path (variants[1].instanceClass) or account setting. */
+  /** Each problem or remark with its JSON path or account setting. */
   readonly notes: readonly PlanNote[];
 }
 
-/** Collects one check's notes; the verdict follows from the worst note. */
+/** Collects one check's notes. The verdict follows from the worst note. */
 export class CheckResult {
   private readonly notes: PlanNote[] = [];
   private readonly seen = new Set<string>();
@@ -44,7 +43,7 @@ export class CheckResult {
 
   private add(level: PlanNote['level'], path: string, message: string): void {
     const key = `${level}|${path}|${message}`;
-    if (this.seen.has(key)) return; // a parameter template shared by several variants is one problem
+    if (this.seen.has(key)) return; // A parameter template shared by several variants is one problem.
     this.seen.add(key);
     this.notes.push({ level, path, message });
   }
@@ -72,16 +71,15 @@ export class CheckResult {
   }
 }
 
-/** A question the account did not answer: the check becomes a warning saying why. */
+/** A question the account did not answer. The check becomes a warning saying why. */
 export class NotCheckable extends Error {
   override readonly name = 'NotCheckable';
 }
 
 /**
- * The API answered that it does not exist: InvalidAction / NotImplemented from an AWS-compatible
- * endpoint, or a server error without any AWS error code (moto's HTML 500 page for an action it has
- * not implemented: the SDK names it "Error" for XML protocols, "SyntaxError" when a JSON protocol
- * cannot parse it). A real AWS server error carries a code (InternalFailure ...) and is rethrown.
+ * The API answered that it does not exist. An AWS-compatible endpoint says so with InvalidAction or NotImplemented.
+ * moto answers an action it lacks with an HTML 500 page, which the SDK names "Error" or "SyntaxError".
+ * A real AWS server error carries a code and is rethrown.
  */
 function isUnimplemented(e: unknown): boolean {
   const code = errorCode(e);
@@ -99,9 +97,8 @@ export function isAccessDenied(e: unknown): boolean {
 }
 
 /**
- * One read-only call of a check. `action` is the IAM action it needs (said when it is denied).
- * Denied or not implemented: NotCheckable; throttling and 5xx: TransientBackendError (the state
- * machine retries PlanRun); anything else is rethrown.
+ * One read-only call of a check. `action` is the IAM action it needs, said when it is denied.
+ * Throttling and 5xx become TransientBackendError, since the state machine retries PlanRun.
  */
 export async function ask<T>(action: string, fn: () => Promise<T>): Promise<T> {
   try {
@@ -112,8 +109,7 @@ export async function ask<T>(action: string, fn: () => Promise<T>): Promise<T> {
 }
 
 /**
- * What `ask` does with an error: for a call whose error the
- * check looked at first (a not-found it handles) and passes on.
+ * What `ask` does with an error, for a call whose error the check looked at first and passes on.
  */
 export function unanswered(action: string, e: unknown): never {
   if (isUnimplemented(e)) throw new NotCheckable(`${action} is not implemented by this endpoint`, { cause: e });
@@ -124,7 +120,7 @@ export function unanswered(action: string, e: unknown): never {
   return rethrow(e, action);
 }
 
-/** Runs a check; a NotCheckable anywhere in it turns it into a warning with the reason. */
+/** Runs a check. A NotCheckable anywhere in it turns it into a warning with the reason. */
 export async function guarded(
   result: CheckResult,
   where: string,
@@ -139,7 +135,7 @@ export async function guarded(
   }
 }
 
-/** The index of a plan variant in the spec (the JSON path's variants[i]). */
+/** The index of a plan variant in the spec, as in the JSON path's variants[i]. */
 export function specVariantIndex(spec: Spec, variantName: string): number {
   const i = spec.variants.findIndex((v) => v.name === variantName);
   if (i < 0) throw new Error(`variant "${variantName}" of the plan is not in the spec`);

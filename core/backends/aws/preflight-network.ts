@@ -1,28 +1,7 @@
 /**
- * The network check of the AWS preflight: the stack's subnets are where the configuration says,
- * every variant's AZ has one, and clients in those subnets can reach what they need without a
- * public IP: S3 (the runner, their output, an s3:// source), Systems Manager (Run Command), and the
- * sources their user data downloads at boot (clientSourceUrls: https needs the internet, s3:// an
- * object that exists).
- *
- * A subnet's routes are those of its route table: the one explicitly associated with it
- * (DescribeRouteTables filter association.subnet-id), else the VPC's main route table (filters
- * vpc-id and association.main=true) (VPC User Guide, "Route tables": a subnet without an explicit
- * association uses the main route table). A route's State "blackhole" means its target is gone
- * (botocore ec2 service-2.json, Route.State). Targets:
- * - 0.0.0.0/0 to a NatGatewayId: the internet, if the NAT gateway is "available" (DescribeNatGateways);
- * - 0.0.0.0/0 to an igw-*: the internet only for an instance with a public IP (the subnet's
- *   MapPublicIpOnLaunch; the launch template asks for none);
- * - a DestinationPrefixListId route to a vpce-* whose prefix list is com.amazonaws.<region>.s3
- *   (DescribePrefixLists): the S3 gateway endpoint;
- * - other targets (transit gateway, peering, an appliance's ENI) may or may not reach the internet:
- *   said as a warning.
- * Interface endpoints (DescribeVpcEndpoints, VpcEndpointType Interface, State available) for
- * com.amazonaws.<region>.ssm, .ssmmessages and .ec2messages are what an SSM managed instance needs
- * without a NAT, .secretsmanager what the runner needs for the master password (lib/network.ts
- * creates all four); com.amazonaws.<region>.s3 as an interface endpoint also serves S3.
- * An s3:// source must exist: HeadObject answers 404 when it does not (403 when the caller may not
- * read it).
+ * The network check of the AWS preflight. The stack's subnets must be where the configuration says,
+ * and every variant's AZ must have one. Clients there get no public IP.
+ * They must still reach S3, Systems Manager, and the sources their user data downloads at boot.
  */
 import {
   DescribeNatGatewaysCommand,
@@ -70,8 +49,8 @@ interface SubnetReach {
 }
 
 /**
- * The cdk.json setting a client download comes from (lib/client-user-data.ts CLIENT_BOOT_DOWNLOADS):
- * Debian's archive is the AMI's, reached through the network (a NAT), not a setting of its own.
+ * The cdk.json setting a client download comes from.
+ * Debian's archive is the AMI's, reached through a NAT, not a setting of its own.
  */
 function sourceSetting(name: string): string {
   return name === 'debian' ? 'aurora-bench.network.natGateways' : `aurora-bench.clients.${name}SourceUrl`;
@@ -91,6 +70,10 @@ function describeTarget(r: Route): string {
   );
 }
 
+/**
+ * A subnet without an explicitly associated route table uses the VPC's main one.
+ * See the VPC User Guide, "Route tables".
+ */
 async function routeTableOf(clients: AwsClients, subnet: Subnet): Promise<RouteTable | undefined> {
   const explicit = await ask('ec2:DescribeRouteTables', () =>
     clients.ec2.send(
@@ -117,6 +100,12 @@ async function natAvailable(clients: AwsClients, natGatewayId: string): Promise<
   );
   return out.NatGateways?.[0]?.State === 'available';
 }
+/**
+ * A NAT gateway reaches the internet. An internet gateway does so only for instances with a public IP.
+ * A route to the S3 prefix list through a vpce-* is the S3 gateway endpoint.
+ * Any other target may or may not reach the internet, so it is only a warning.
+ * A blackhole route's target is gone. See botocore, ec2, Route.State.
+ */
 
 async function reachOf(clients: AwsClients, subnet: Subnet, s3PrefixListId: string | undefined): Promise<SubnetReach> {
   const table = await routeTableOf(clients, subnet);
@@ -238,7 +227,8 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
         .filter((e) => e.VpcEndpointType === 'Interface' && e.State?.toLowerCase() === 'available')
         .map((e) => `${e.VpcId}|${e.ServiceName}`),
     );
-    // The SSM agent's three services, and Secrets Manager for the runner's master password (client/runner.js).
+    // An SSM managed instance without a NAT needs these three interface endpoints.
+    // The runner needs Secrets Manager for the master password.
     const privateServices = ['ssm', 'ssmmessages', 'ec2messages', 'secretsmanager'].map(
       (s) => `com.amazonaws.${region}.${s}`,
     );
@@ -251,7 +241,8 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<PreflightC
           'redeploy it (npx cdk deploy) to have that checked',
       );
     }
-    // An s3:// source exists (once per URL, not per subnet).
+    // An s3:// source exists. It is asked once per URL, not per subnet.
+    // HeadObject answers 404 when it does not, and 403 when the caller may not read it.
     for (const [name, url] of Object.entries(sources ?? {})) {
       const s3 = parseS3Url(url);
       if (!s3) continue;

@@ -1,24 +1,7 @@
 /**
- * The parameters check of the AWS preflight: every parameter a cell's parameter groups would get
- * (the spec's, its template's and the write-forwarding ones the backend adds) must be known to RDS
- * for the engine's parameter group family, modifiable, at the right level, and take the value.
- *
- * The authority is the account's own answer for the family: DescribeEngineDefaultClusterParameters
- * (what a DB cluster parameter group holds) and DescribeEngineDefaultParameters (a DB parameter
- * group), both paginated with EngineDefaults.Marker, MaxRecords 20-100 (botocore rds/2014-10-31
- * service-2.json). Per parameter they give IsModifiable, ApplyType, DataType, AllowedValues,
- * MinimumEngineVersion and SupportedEngineModes (shape "Parameter").
- *
- * Levels (Aurora User Guide, "Working with parameter groups", USER_WorkingWithParamGroups.md): a DB
- * cluster parameter group holds the cluster-level parameters and also default values for all the
- * instance-level ones, so a cluster parameter is checked against the cluster list; an instance
- * parameter must be in the instance list, and one found only in the cluster list is cluster-level.
- *
- * The offline catalogue (core/aurora/parameter-catalogue.ts, built from AWS's published reference)
- * has already refused at plan time what it knows RDS refuses; the account is the authority on the
- * rest. Where the two disagree about a parameter the spec sets (the account refuses what the
- * catalogue accepts, or lists other allowed values), an info note says so: the catalogue may be
- * out of date.
+ * The parameters check of the AWS preflight. RDS must know every parameter a cell's groups would get,
+ * at the right level, modifiable, and taking the value.
+ * The authority is the account's own engine defaults for the family. See botocore rds/2014-10-31, shape "Parameter".
  */
 import {
   DescribeEngineDefaultClusterParametersCommand,
@@ -42,7 +25,7 @@ type ParameterLevel = 'cluster' | 'instance';
 /** The account's engine defaults of one family and level, by parameter name. */
 type EngineDefaultParameters = ReadonlyMap<string, Parameter>;
 
-/** A marker loop that never ends would be an endpoint bug; a family has some 500 parameters. */
+/** A family has some 500 parameters. A marker loop that never ends would be an endpoint bug. */
 const MAX_PAGES = 50;
 
 async function describeEngineDefaults(
@@ -100,7 +83,7 @@ const WRITE_FORWARDING_FIELDS: Readonly<Record<string, string>> = {
 function parameterPath(spec: Spec, variantIndex: number, level: ParameterLevel, name: string): string {
   const v = spec.variants[variantIndex]!;
   const key = level === 'cluster' ? 'clusterParameters' : 'instanceParameters';
-  // clusterParametersFor sets the write-forwarding parameters after the spec's own: they win.
+  // clusterParametersFor sets the write-forwarding parameters after the spec's own, so they win.
   if (level === 'cluster' && v.writeForwarding?.enabled && WRITE_FORWARDING_FIELDS[name])
     return `variants[${variantIndex}].writeForwarding.${WRITE_FORWARDING_FIELDS[name]}`;
   if (name in v[key]) return `variants[${variantIndex}].${key}.${name}`;
@@ -116,7 +99,7 @@ function olderThan(version: AuroraVersion, minimum: string | undefined): boolean
     const [a, b, c] = version.aurora;
     return a < min[0] || (a === min[0] && (b < min[1] || (b === min[1] && c < min[2])));
   } catch {
-    return false; // a minimum in another notation (a MySQL version) is not ours to compare
+    return false; // A minimum in another notation, such as a MySQL version, is not ours to compare.
   }
 }
 
@@ -163,8 +146,9 @@ function parameterProblem(
 }
 
 /**
- * How the offline catalogue's view of `name` differs from the account's, for a parameter the spec
- * sets; undefined when they agree (or the catalogue has nothing to compare).
+ * How the offline catalogue's view of `name` differs from the account's, for a parameter the spec sets.
+ * The catalogue refused at plan time what it knows RDS refuses, but it may be out of date.
+ * Undefined when they agree, or when the catalogue has nothing to compare.
  */
 function catalogueDisagreement(
   engineVersion: string,
@@ -184,7 +168,9 @@ function catalogueDisagreement(
       ? `${name} is not in the offline parameter catalogue, but RDS in this account accepts it: the catalogue ` +
           `may be out of date`
       : undefined;
-  // A cluster parameter group also holds the instance-level parameters (parameter-catalogue.ts).
+  // A DB cluster parameter group also holds defaults for the instance-level parameters.
+  // So a parameter found only in the cluster list is cluster-level.
+  // See AWS, Aurora User Guide, "Working with parameter groups".
   const here = info[level] ?? (level === 'cluster' ? info.instance : undefined);
   if (liveProblem) {
     return here && here.modifiable !== false
@@ -215,9 +201,9 @@ export interface ParametersCheckInput {
   readonly plan: Plan;
   readonly spec: Spec;
   readonly clients: AwsClients;
-  /** undefined when the engine version could not be parsed (refused elsewhere). */
+  /** Undefined when the engine version could not be parsed. That is refused elsewhere. */
   readonly version: AuroraVersion | undefined;
-  /** The family RDS reported for the version (DBEngineVersion.DBParameterGroupFamily), else ours. */
+  /** The family RDS reported for the version, else ours. */
   readonly family: string | undefined;
 }
 
@@ -229,10 +215,9 @@ function cellPerVariant(plan: Plan): CellPlan[] {
 }
 
 /**
- * The parameters of variants on the other engines (Aurora PostgreSQL, RDS for MySQL, MariaDB,
- * PostgreSQL) against the account's engine defaults of their own family: known, modifiable, a value
- * RDS takes. An RDS DB instance has one DB parameter group (db-instances.ts), so all of its
- * parameters are checked at the instance level. Returns one summary line per family.
+ * The parameters of variants on the other engines, against the account's engine defaults of their family.
+ * An RDS DB instance has one DB parameter group, so all of its parameters are checked at the instance level.
+ * Returns one summary line per family.
  */
 async function checkOtherEngineParameters(
   input: ParametersCheckInput,

@@ -1,34 +1,7 @@
 /**
  * The AWS preflight: read-only checks against the account before anything is created or paid for.
- * One function, runAwsPreflight, serves `aurora-bench preflight SPEC --aws`, `run --aws` (before it
- * starts an execution) and the workflow's PlanRun (an execution started from the console); each
- * check says ok, warn or refuse, and every refusal names the spec's JSON path or the account setting
- * and how to fix it. Only Describe*, Get*, List* and Head* calls are made.
- *
- * Checks: the deployed stack; the engine version (DescribeDBEngineVersions); each instance class
- * orderable in the AZ its cell uses (DescribeOrderableDBInstanceOptions); parameters
- * (preflight-parameters.ts); the RDS service-linked role (IAM GetRole); client instance types and
- * the EC2 vCPU quota (preflight-clients.ts); subnets, routes and client downloads
- * (preflight-network.ts); the budget (core/plan/cost.ts).
- *
- * DescribeDBEngineVersions (Engine aurora-mysql, EngineVersion; without IncludeAll it lists only
- * available versions) is the authority for the version: an empty answer means it does not exist
- * or is no longer offered in the region. Its DBParameterGroupFamily names the parameter family and
- * SupportsLocalWriteForwarding whether readers may forward writes (botocore rds/2014-10-31
- * service-2.json, shape DBEngineVersion). moto 5 does not implement it (HTTP 500): the version is
- * then accepted unchecked, with a warning.
- *
- * DescribeOrderableDBInstanceOptions (Engine, EngineVersion, DBInstanceClass, Vpc true; MaxRecords
- * 20-1000 with Marker) lists, per orderable option, the AvailabilityZones it can be created in
- * (shape OrderableDBInstanceOption). When it returns nothing at all for an engine version that
- * exists (moto implements it only for aurora-postgresql and neptune), the class is checked against
- * the static table in core/aurora/aws-names.ts, from the Aurora User Guide "Supported DB engines for DB instance
- * classes" (Concepts.DBInstanceClass.SupportAurora), with a warning.
- *
- * AWSServiceRoleForRDS is the service-linked role Aurora uses; RDS creates it with the first DB
- * cluster when the creator may call iam:CreateServiceLinkedRole for rds.amazonaws.com (Aurora User
- * Guide, "Using service-linked roles for Amazon Aurora", UsingWithRDS.IAM.ServiceLinkedRoles.md):
- * the stack grants that to the workflow's Task role, which creates the clusters.
+ * The CLI's preflight and `run --aws` use it, and so does the workflow's PlanRun.
+ * Every refusal names the spec's JSON path or the account setting, and how to fix it.
  */
 import {
   DescribeDBEngineVersionsCommand,
@@ -58,12 +31,12 @@ import { isServerless, MIN_ACU_WITHOUT_PAUSE } from '../../aurora/aurora-configu
 import { awsEngineVersion, ENGINES, parameterGroupFamily, type EngineRef } from '../../aurora/engines';
 import { variantEngine } from '../../experiment/engine-checks';
 
-/** Where the stack's configuration comes from: the CLI reads the deployed stack, a Lambda has its own. */
+/** Where the stack's configuration comes from. The CLI reads the deployed stack, and a Lambda has its own. */
 export interface AwsDeployment {
-  /** The CloudFormation stack (CLI); undefined inside the workflow. */
+  /** The CloudFormation stack the CLI reads. Undefined inside the workflow. */
   readonly stackName?: string;
   readonly config?: AwsBackendConfig;
-  /** Why the stack's configuration could not be read (missing stack, old version). */
+  /** Why the stack's configuration could not be read, e.g. a missing stack or an old version. */
   readonly problem?: string;
 }
 
@@ -72,7 +45,7 @@ export interface AwsPreflightInput {
   readonly spec: Spec;
   readonly clients: AwsClients;
   readonly deployment: AwsDeployment;
-  /** For the budget (the CLI may merge a user's price file; the Lambda has the bundled table). */
+  /** The CLI may merge a user's price file. The Lambda has the bundled table. */
   readonly prices: PriceTable;
 }
 
@@ -84,7 +57,7 @@ export interface PreflightReport {
 
 interface EngineFacts {
   readonly version: AuroraVersion | undefined;
-  /** 'unknown': the API is not implemented or was denied. */
+  /** 'unknown' when the API is not implemented or was denied. */
   readonly offered: 'yes' | 'no' | 'unknown';
   readonly family: string | undefined;
   readonly supportsLocalWriteForwarding: boolean | undefined;
@@ -92,13 +65,10 @@ interface EngineFacts {
 }
 
 /**
- * Serverless v2 ranges the engine version does not take, by RDS's own word: DBEngineVersion.
- * ServerlessV2FeaturesSupport MaxCapacity ("the upper Aurora Serverless v2 capacity limit for a
- * particular engine version or platform version. Depending on the engine version, the maximum
- * capacity ... might be 256 or 128") and MinCapacity ("If the minimum capacity is 0 ACUs, the
- * engine version or platform version supports the automatic pause/resume feature") (botocore rds
- * 2014-10-31 service-2.json). Absent (moto, or an older API answer): the offline table's check stands.
- * @internal exported for its tests (a test seam)
+ * Serverless v2 ranges the engine version does not take, by RDS's own word.
+ * ServerlessV2FeaturesSupport gives the version's largest capacity, and a minimum of 0 means it can pause.
+ * See botocore rds/2014-10-31, shape DBEngineVersion. Without it, as on moto, the offline table's check stands.
+ * @internal exported for its tests
  */
 export function refuseServerlessRanges(
   result: Pick<CheckResult, 'refuse'>,
@@ -174,8 +144,7 @@ function usesAuroraMysql(spec: Spec): boolean {
 }
 
 /**
- * The other engines' versions, as for Aurora MySQL: DescribeDBEngineVersions (Engine mysql |
- * mariadb | postgres | aurora-postgresql, EngineVersion) lists a version only while RDS offers it.
+ * The other engines' versions, checked as for Aurora MySQL.
  */
 async function checkOtherEngineVersions(input: AwsPreflightInput, result: CheckResult): Promise<string[]> {
   const lines: string[] = [];
@@ -223,6 +192,11 @@ async function checkOtherEngineVersions(input: AwsPreflightInput, result: CheckR
   return lines;
 }
 
+/**
+ * DescribeDBEngineVersions lists only the versions RDS offers in the region. So an empty answer refuses the version.
+ * Its DBParameterGroupFamily names the parameter family. See botocore rds/2014-10-31, shape DBEngineVersion.
+ * moto 5 does not implement it, so the version is then accepted with a warning.
+ */
 async function engineFacts(input: AwsPreflightInput, result: CheckResult): Promise<EngineFacts> {
   let version: AuroraVersion;
   if (input.plan.engine.kind !== 'aurora-mysql')
@@ -308,7 +282,7 @@ async function checkEngine(input: AwsPreflightInput): Promise<{ check: Preflight
   return { check: result.done(summary), facts };
 }
 
-/** AZ names a class is orderable in for the version; undefined when RDS lists no option for it. */
+/** AZ names a class is orderable in for the version. Undefined when RDS lists no option for it. */
 async function orderableAzs(
   clients: AwsClients,
   engineVersion: string,
@@ -341,6 +315,11 @@ async function orderableAzs(
   return options > 0 ? azs : undefined;
 }
 
+/**
+ * Whether RDS lists any orderable option for the version. moto lists them only for a few engines.
+ * Without any, classes are checked against the static table from the Aurora User Guide.
+ * See AWS, "Supported DB engines for DB instance classes".
+ */
 async function anyOrderable(clients: AwsClients, engineVersion: string): Promise<boolean> {
   const out = await ask('rds:DescribeOrderableDBInstanceOptions', () =>
     clients.rds.send(
@@ -374,7 +353,7 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
       const cls = planned.instanceClass;
       const engine = variantEngine(spec, variant);
       if (engine.kind !== 'aurora-mysql') {
-        // Another RDS engine: orderable at its own version; RDS (or moto) answering nothing leaves it unchecked.
+        // Another RDS engine is checked at its own version. Without any answer, it stays unchecked.
         const rdsEngine = ENGINES[engine.kind].rdsEngine;
         if (rdsEngine === undefined) continue;
         const version = awsEngineVersion(engine);
@@ -411,8 +390,7 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
       if (azs === undefined) {
         apiEmpty ??= !(await anyOrderable(clients, v.engineVersion));
         if (apiEmpty) {
-          // db.serverless is no entry of the class table: its engine versions were checked at validation
-          // (core/experiment/aurora-configurations.ts).
+          // Validation checked the engine versions of db.serverless. It is no entry of the class table.
           if (!isServerless(cls) && !AURORA_MYSQL_INSTANCE_CLASSES[v.aurora[0] as 2 | 3].has(cls)) {
             result.refuse(
               path,
@@ -454,6 +432,11 @@ async function checkInstanceClasses(input: AwsPreflightInput, facts: EngineFacts
 
 const SERVICE_LINKED_ROLE = 'AWSServiceRoleForRDS';
 
+/**
+ * RDS creates AWSServiceRoleForRDS with the first DB cluster, when the creator may create service-linked roles.
+ * The stack grants that to the Task role, which creates the clusters.
+ * See AWS, Aurora User Guide, "Using service-linked roles for Amazon Aurora".
+ */
 async function checkServiceLinkedRole(input: AwsPreflightInput): Promise<PreflightCheck> {
   const result = new CheckResult('service-linked-role', 'RDS service-linked role');
   const where = `account: IAM role ${SERVICE_LINKED_ROLE}`;
@@ -536,7 +519,7 @@ export function preflightRefused(report: PreflightReport): boolean {
   return report.checks.some((c) => c.verdict === 'refuse');
 }
 
-/** The report as plan notes (PlanRun refuses the execution on the refused ones). */
+/** The report as plan notes. PlanRun refuses the execution on the refused ones. */
 export function preflightNotes(report: PreflightReport): PlanNote[] {
   return report.checks.flatMap((c) => c.notes);
 }

@@ -1,32 +1,7 @@
 /**
- * What runs on a client, as shell text the stack and the backend generate:
- * - ssmRunnerCommands: the AWS-RunShellScript commands of one job: fetch client/ from the runner S3
- *   location, then exec `node client/runner.js` (the bundled runner, core/runner/) with the argv that
- *   core/sysbench/command.ts `runnerArgs` builds (shared CLI contract, core/sysbench/runner-argv.ts,
- *   docs/architecture.md, "The runner's command line"). Only the secret's ARN travels
- *   (--password-secret), never a password.
- * - the client home and the ready marker (lib/client-user-data.ts writes them at boot).
- *
- * Client home: every path on a client is written as `${AURORA_BENCH_HOME:-/opt/aurora-bench}/...`
- * (CLIENT_HOME), so the same text runs on an EC2 client (variable unset: /opt/aurora-bench) and on
- * a machine that emulates several clients by giving each its own AURORA_BENCH_HOME.
- *
- * Readiness ("sysbench works", not "the SSM agent is online"): the user data installs sysbench
- * (Debian's package, lib/client-user-data.ts), then runs client/client-ready.sh, which runs sysbench through the
- * report hook and only then writes the marker twice:
- *   ${AURORA_BENCH_HOME:-/opt/aurora-bench}/ready      on the client (a job refuses to start without it)
- *   s3://<bucket>/clients/<instance-id>/ready.json      what checkClientsReady reads ({"ready":true,...})
- * A failed boot uploads {"ready":false,"reason":...} to the same key, so the workflow stops at once
- * with the reason instead of waiting for its readiness deadline.
- *
- * Why an S3 object rather than an SSM command that cats the marker: checkClientsReady polls every
- * 15 s for minutes while sysbench builds. A command per poll per client would fill the instances'
- * Run Command history (startJobs scans ListCommands per instance to find a job's command again on
- * a retry), cost a round trip of seconds through the agent, and could only start once the agent is
- * Online. A GetObject is one call, answers in milliseconds, needs no agent, and the Task role already
- * reads the whole bucket; the client role gains s3:PutObject on clients/* only (lib/clients.ts).
- * Instance ids are never reused, so a marker cannot be left over from another client. The objects
- * expire by a lifecycle rule (lib/results-lake.ts).
+ * What runs on a client, as shell text the stack and the backend generate.
+ * Only the secret's ARN travels in a job's command, never a password.
+ * Readiness means "sysbench works", not "the SSM agent is online".
  */
 
 import { createHash } from 'node:crypto';
@@ -34,40 +9,48 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunnerExitCode } from '../../sysbench/runner-argv';
 
-/** POSIX single-quote quoting: safe for any byte sequence except NUL. */
+/** POSIX single-quote quoting. It is safe for any byte sequence except NUL. */
 export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'"'"'`)}'`;
 }
 
-/** The client's home directory as shell text: expanded by the shell, so it must never sit inside single quotes. */
+/**
+ * The client's home directory as shell text. The shell expands it, so it must never sit inside single quotes.
+ * The same text then runs on an EC2 client and on a machine that emulates several clients.
+ */
 export const CLIENT_HOME = '${AURORA_BENCH_HOME:-/opt/aurora-bench}';
 
-/** Where the runner (this repository's client/ directory) is installed on a client. */
+/** Where the runner is installed on a client. */
 export const CLIENT_INSTALL_DIR = `${CLIENT_HOME}/client`;
 
 /** Written by client/client-ready.sh once sysbench has run through the report hook. Jobs refuse to start without it. */
 const CLIENT_READY_MARKER = `${CLIENT_HOME}/ready`;
 
-/** Key prefix (in the stack's bucket, outside the lake) of the clients' ready markers. */
+/**
+ * Key prefix of the clients' ready markers, in the stack's bucket outside the lake.
+ * The marker is an S3 object rather than an SSM command that cats it.
+ * A command per poll would fill the Run Command history, which startJobs scans on a retry.
+ * It also costs seconds through the agent and needs the agent online. A GetObject needs neither.
+ * Instance ids are never reused, so a marker cannot be left over from another client.
+ */
 export const CLIENT_READY_PREFIX = 'clients/';
 
-/** The S3 key of a client's ready marker. */
 export function clientReadyKey(instanceId: string): string {
   if (!/^[A-Za-z0-9-]+$/.test(instanceId)) throw new Error(`client id "${instanceId}" is not an EC2 instance id`);
   return `${CLIENT_READY_PREFIX}${instanceId}/ready.json`;
 }
 
-/** The marker client/client-ready.sh writes (JSON). */
+/** The JSON marker client/client-ready.sh writes. A failed boot writes one too, so the workflow stops at once. */
 export interface ClientReadyMarker {
   readonly ready: boolean;
-  /** Why not (ready: false). */
+  /** Why not, when not ready. */
   readonly reason?: string;
-  /** `sysbench --version` (ready: true). */
+  /** `sysbench --version`, when ready. */
   readonly sysbench?: string;
   readonly sysbenchVersion?: string;
   /**
-   * The database drivers the client's sysbench was built with (`sysbench --help`, "Compiled-in database
-   * drivers"); absent in markers written before client-ready.sh reported them.
+   * The database drivers the client's sysbench was built with, from `sysbench --help`.
+   * Absent in markers written before client-ready.sh reported them.
    */
   readonly drivers?: readonly string[];
   /** `uname -m` */
@@ -76,14 +59,13 @@ export interface ClientReadyMarker {
   readonly at?: string;
 }
 
-/** Exit code when the client is not ready (the runner's own setup-error code). */
+/** The runner's own setup-error code. */
 const CLIENT_NOT_READY_EXIT = RunnerExitCode.Setup;
 
 /**
- * The digest of a runner bundle (client/ as the stack deploys it, or as a client installed it): the
- * SHA-256 of what `sha256sum` prints for its files, in the C locale's byte order of their paths
- * relative to the folder ("<hex>  ./lua/x.lua" lines). RUNNER_DIGEST_SHELL computes the same on a
- * client with coreutils. The stack puts it in the Tasks' environment (AwsBackendConfig.runnerDigest).
+ * The digest of a runner bundle: the SHA-256 of what `sha256sum` prints for its files.
+ * The files come in the C locale's byte order of their relative paths.
+ * RUNNER_DIGEST_SHELL computes the same on a client with coreutils.
  */
 export function runnerBundleDigest(dir: string): string {
   const files: string[] = [];
@@ -95,7 +77,7 @@ export function runnerBundleDigest(dir: string): string {
     }
   };
   walk('.');
-  // sha256sum escapes a name holding a backslash or a newline: such a name would not hash the same here.
+  // `sha256sum` escapes a name holding a backslash or a newline. Such a name would not hash the same here.
   const odd = files.find((f) => /[\\\n]/.test(f));
   if (odd !== undefined) throw new Error(`runner bundle ${dir}: file name ${JSON.stringify(odd)} cannot be digested`);
   files.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
@@ -111,8 +93,8 @@ export function runnerBundleDigest(dir: string): string {
 }
 
 /**
- * Shell text printing runnerBundleDigest of the current folder (coreutils and findutils, on every
- * Debian image). An empty folder digests the empty listing.
+ * Shell text printing runnerBundleDigest of the current folder. Every Debian image has the tools it uses.
+ * An empty folder digests the empty listing.
  */
 const RUNNER_DIGEST_SHELL = [
   'find . -type f -print0',
@@ -123,12 +105,11 @@ const RUNNER_DIGEST_SHELL = [
 ].join(' | ');
 
 /**
- * AWS-RunShellScript `commands`: one script, run by the SSM agent as root. A client always runs the
- * runner of the stack that started the job: the bundle is copied again unless the installed one has
- * that stack's digest (`runnerDigest`, runnerBundleDigest of the client/ the stack deployed; empty:
- * always copied). The check costs milliseconds where the AWS CLI's copy costs about a second of CPU
- * per job. Jobs are only sent to clients checkClientsReady found ready, so the marker check here does
- * not wait: a job deadline (measured from SendCommand) is never spent on a client's boot.
+ * AWS-RunShellScript `commands`: one script, run by the SSM agent as root.
+ * A client always runs the runner of the stack that started the job.
+ * The bundle is copied again unless the installed one has that stack's digest.
+ * The check costs milliseconds, where the AWS CLI's copy costs about a second of CPU per job.
+ * Jobs go only to clients found ready, so the marker check does not wait. A job's deadline is never spent on a boot.
  */
 export function ssmRunnerCommands(
   region: string,
@@ -149,7 +130,7 @@ export function ssmRunnerCommands(
     `if [ -z "${runnerDigest}" ] || [ "$(cd "${dir}" && ${RUNNER_DIGEST_SHELL})" != "${runnerDigest}" ]; then`,
     `  aws s3 cp --recursive --only-show-errors ${shellQuote(runnerS3Uri)} "${dir}/"`,
     'fi',
-    // Debian 12's nodejs (lib/client-user-data.ts installs it at boot; client-ready.sh proves it loads the bundle).
+    // Debian 12's nodejs. The user data installs it at boot, and client-ready.sh proves it loads the bundle.
     `exec node "${dir}/runner.js" ${runnerArgv.map(shellQuote).join(' ')}`,
   ];
 }

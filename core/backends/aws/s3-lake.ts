@@ -1,14 +1,7 @@
 /**
- * The results lake over S3: the same keys as the local directory lake, under `s3://bucket/prefix`.
- * GetObject's NoSuchKey is `undefined` (LakeStore contract); ListObjectsV2 is paginated with
- * ContinuationToken (s3 service-2.json: at most 1,000 keys per response).
- *
- * Like the local lake (core/backends/local/local-lake.ts), the S3 lake records its schema version in
- * `<prefix>lake.json` (core/lake/schema.ts LAKE_SCHEMA_VERSION): before a store's first write it is
- * read, a lake of a newer version is refused, and an older one (or a new, empty lake) is brought to
- * this version and recorded; so the first writer of a lake writes it. Readers (Athena, through
- * core/backends/aws/athena-lake.ts) call assertReadable. Every Task Lambda writes through this store,
- * so an older release's Lambda never writes into a lake a newer one laid out.
+ * The results lake over S3, with the same keys as the local lake.
+ * Before a store's first write, it checks the lake's schema version and refuses a newer lake.
+ * Every Task Lambda writes through this store, so an older release never writes into a lake a newer one laid out.
  */
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { LakeStore } from '../../backend';
@@ -23,20 +16,20 @@ import { call, isNotFound, rethrow } from './aws-errors';
 
 export class S3LakeStore implements LakeStore {
   private readonly prefix: string;
-  /** The version check before this store's first write, once per store (a failed one is tried again). */
+  /** Once per store. A failed check is tried again. */
   private versionChecked: Promise<void> | undefined;
 
   constructor(
     private readonly s3: S3Client,
     readonly bucket: string,
     prefix: string,
-    /** ListObjectsV2 MaxKeys (tests use a small page to exercise pagination). */
+    /** ListObjectsV2 MaxKeys. Tests use a small page to exercise pagination. */
     private readonly pageSize?: number,
   ) {
     this.prefix = prefix === '' || prefix.endsWith('/') ? prefix : prefix + '/';
   }
 
-  /** s3://bucket/<prefix><key>: where a lake key lives (what the runner's --out and --script-uri take). */
+  /** Where a lake key lives, as the runner's --out and --script-uri take it. */
   uri(key: string): string {
     return `s3://${this.bucket}/${this.prefix}${key}`;
   }
@@ -71,10 +64,9 @@ export class S3LakeStore implements LakeStore {
   }
 
   /**
-   * A conditional write: PutObject with If-None-Match "*" is refused with 412 Precondition Failed
-   * when an object is at the key, and a concurrent conditional write of the same key with 409
-   * ConditionalRequestConflict (S3 User Guide, "Add preconditions to S3 operations with conditional
-   * requests"; s3 service-2.json PutObjectRequest.IfNoneMatch). Either way the key was taken.
+   * PutObject with If-None-Match "*". S3 answers 412 when an object is at the key.
+   * It answers 409 to a concurrent conditional write of the same key. Either way the key was taken.
+   * See the S3 User Guide, "Add preconditions to S3 operations with conditional requests".
    */
   async createOnce(key: string, body: string): Promise<boolean> {
     await this.assertWritableVersion();
@@ -108,6 +100,7 @@ export class S3LakeStore implements LakeStore {
     }
   }
 
+  /** ListObjectsV2 gives at most 1,000 keys per response, so it pages with ContinuationToken. */
   async list(prefix: string): Promise<string[]> {
     const keys: string[] = [];
     let token: string | undefined;
@@ -132,13 +125,13 @@ export class S3LakeStore implements LakeStore {
     return `s3://${this.bucket}/${this.prefix}`;
   }
 
-  /** The lake's recorded schema version; undefined when it has no record (a version-1 lake, or no lake yet). */
+  /** The lake's recorded schema version. Undefined for a version-1 lake, or no lake yet. */
   async schemaVersion(): Promise<number | undefined> {
     const text = await this.get(LAKE_VERSION_KEY);
     return text === undefined ? undefined : lakeVersionOf(text, this.uri(LAKE_VERSION_KEY));
   }
 
-  /** A reader's check: a lake a newer aurora-bench wrote is refused (its columns may mean other things). */
+  /** A reader refuses a lake a newer aurora-bench wrote, since its columns may mean other things. */
   async assertReadable(): Promise<void> {
     const version = await this.schemaVersion();
     if (version !== undefined && version > LAKE_SCHEMA_VERSION)
@@ -146,8 +139,8 @@ export class S3LakeStore implements LakeStore {
   }
 
   /**
-   * A writer's check, before this store's first write: a newer lake is refused; an older one, or a
-   * lake with nothing in it yet, is brought to LAKE_SCHEMA_VERSION and the version recorded.
+   * A writer's check, before this store's first write. A newer lake is refused.
+   * An older or empty lake is brought to LAKE_SCHEMA_VERSION, so the first writer of a lake writes the record.
    */
   assertWritableVersion(): Promise<void> {
     this.versionChecked ??= this.upgradeSchema().catch((e: unknown) => {
@@ -166,7 +159,7 @@ export class S3LakeStore implements LakeStore {
         `writes version ${LAKE_SCHEMA_VERSION}: upgrade aurora-bench (redeploy the stack with it)`,
       );
     }
-    // From version 1 (no record) to 2 no object changes (core/lake/schema.ts): the version is recorded.
+    // From version 1 to 2 no object changes, so only the version is recorded.
     // Two first writers at once write the same record.
     const record: LakeVersionRecord = { schemaVersion: LAKE_SCHEMA_VERSION };
     await this.putObject(LAKE_VERSION_KEY, JSON.stringify(record) + '\n');

@@ -1,42 +1,7 @@
 /**
- * A cell on self-managed servers (engine "self-managed"): MariaDB on EC2 instances the workflow
- * launches beside the clients, a writer and its replicas by ordinary (GTID) replication. The
- * server side is client/server-install.sh (run by the server launch template's user data, lib/servers.ts)
- * and client/server-setup.sh (run here through SSM, once the instance is Online), whose header says
- * what it takes and prints.
- *
- * provisionCell: the cell's credentials secret (a random password, SecretString
- * {"username","password"} as RDS writes its managed secrets), then the writer and one instance per
- * replica from the server launch template of the type's architecture, each with the cell's tags,
- * its role and its index, a gp3 root volume sized for the data and detailed monitoring.
- * checkCellReady advances as far as it can per call; it finds what earlier calls started again
- * (the instances by their tags, each setup command by its Comment), since the workflow passes
- * ProvisionCell's resources to every check, and records the command ids in backendState:
- *   instances running -> SSM Online -> setup command on the writer -> its JSON line (the writer's
- *   endpoint) -> setup commands on the replicas, pointing at that endpoint -> their JSON lines.
- * Endpoints are the host and port the scripts print, not DescribeInstances' private IP, so an
- * emulation that runs several servers on one machine reports its own ports. A setup that fails
- * stops the cell with ServerSetupFailedError and the script's reason.
- *
- * API facts used:
- * - Secrets Manager CreateSecret (botocore secretsmanager/2017-10-17 service-2.json, read through
- *   @aws-sdk/client-secrets-manager): Name ("ASCII letters, numbers, and the following characters:
- *   /_+=.@-"; names.ts serverSecretName), SecretString, Tags, Description; an existing name fails
- *   with ResourceExistsException (a retried call then reads the ARN with DescribeSecret).
- * - EC2 RunInstances (botocore ec2/2016-11-15): ClientToken ("Up to 64 ASCII characters",
- *   idempotency), LaunchTemplate, InstanceType, SubnetId, SecurityGroupIds, IamInstanceProfile,
- *   Monitoring.Enabled ("Specifies whether detailed monitoring is enabled for the instance": the
- *   1-minute AWS/EC2 datapoints metrics.ts reads; basic monitoring has 5-minute ones, EC2 User
- *   Guide, "List the available CloudWatch metrics for your instances"), BlockDeviceMappings with
- *   Ebs.VolumeSize/VolumeType gp3/DeleteOnTermination/Encrypted (EbsBlockDevice: gp3 "1 - 65,536
- *   GiB", at least the snapshot's size), TagSpecifications for the instance and its volume.
- *   /dev/xvda is the root device of Debian's AMIs (lib/clients.ts DEBIAN_ROOT_DEVICE).
- * - SSM SendCommand / GetCommandInvocation (botocore ssm/2014-11-06): AWS-RunShellScript `commands`
- *   and `executionTimeout`; Status Pending | InProgress | Delayed | Cancelling while it runs,
- *   Success, or Failed | TimedOut | Cancelled; StandardOutputContent holds "The first 24,000
- *   characters written by the plugin to stdout" (the script keeps its stdout short and prints the
- *   JSON line last); right after SendCommand the invocation may not exist yet
- *   (InvocationDoesNotExist). DescribeInstanceInformation PingStatus Online: the agent can take commands.
+ * A cell on self-managed servers: MariaDB on EC2 instances beside the clients, with GTID replication.
+ * The server side is client/server-install.sh and client/server-setup.sh, whose header says what it takes and prints.
+ * API facts come from botocore secretsmanager/2017-10-17, ec2/2016-11-15 and ssm/2014-11-06.
  */
 import { randomBytes } from 'node:crypto';
 import { CreateSecretCommand, DescribeSecretCommand } from '@aws-sdk/client-secrets-manager';
@@ -70,42 +35,39 @@ import { CLIENT_HOME, CLIENT_INSTALL_DIR, shellQuote } from './runner-command';
 import { findLiveInstances } from './teardown';
 
 /**
- * A server's setup script failed (or printed no result): the cell cannot run; the message is the
- * script's reason. The workflow's Catch (States.ALL) fails the cell under this name.
- * @internal exported for its tests (a test seam)
+ * A server's setup script failed or printed no result. The message is the script's reason.
+ * The workflow's Catch fails the cell under this name.
+ * @internal exported for its tests
  */
 export class ServerSetupFailedError extends AuroraBenchError {
   override readonly name = 'ServerSetupFailedError';
 }
 
-/** The port the servers listen on (client/server-setup.sh --port; the stack's security group rules open it). */
+/** The stack's security group rules open this port. */
 const SELF_MANAGED_PORT = 3306;
-/** The database user the setup script creates from the secret (as RDS's master user). */
+/** The database user the setup script creates from the secret, as RDS's master user. */
 const SERVER_USER = 'benchadmin';
-/** Characters of the generated password: letters and digits only, so no shell or SQL quoting is at stake. */
+/** Letters and digits only, so no shell or SQL quoting is at stake. */
 const PASSWORD_CHARS = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 const PASSWORD_LENGTH = 32;
 /**
- * How long SSM lets server-setup.sh run (AWS-RunShellScript executionTimeout): it waits up to 15
- * minutes for the boot's install marker, then initializes and starts the server (and, on a replica,
- * waits for replication to run).
+ * How long SSM lets server-setup.sh run. It waits up to 15 minutes for the boot's install marker.
+ * Then it starts the server, and a replica waits for replication to run.
  */
 const SETUP_EXECUTION_TIMEOUT_S = 1800;
-/** SendCommand TimeoutSeconds: how long SSM tries to deliver it (30..2592000). */
+/** SendCommand TimeoutSeconds: how long SSM tries to deliver it. It takes 30 to 2592000. */
 const SETUP_DELIVERY_TIMEOUT_S = 600;
 /** EC2 states from which an instance never runs again. */
 const LOST_STATES = new Set(['shutting-down', 'terminated', 'stopping', 'stopped']);
 /** GetCommandInvocation statuses of a command still under way. */
 const RUNNING_STATUSES = new Set(['Pending', 'InProgress', 'Delayed', 'Cancelling']);
 /**
- * The root device of the Debian 12 AMIs the server launch templates
- * use (lib/clients.ts DEBIAN_ROOT_DEVICE, lib/servers.ts).
+ * The root device of the Debian 12 AMIs the server launch templates use.
  */
 const ROOT_DEVICE = '/dev/xvda';
 
 /**
- * What EC2 does not publish for an instance without an agent on it, named once in the cell's notes
- * (metrics.ts collects what AWS/EC2 has: CPU, network, EBS operations).
+ * What EC2 does not publish for an instance without an agent on it, named once in the cell's notes.
  */
 const SERVER_METRICS_UNAVAILABLE =
   'self-managed servers: DatabaseConnections and ReplicaLag are not collected (AWS/EC2 gives CPUUtilization, ' +
@@ -123,8 +85,10 @@ interface ServerSetupResult {
 }
 
 /**
- * The result line of a setup's stdout: its last non-empty line, a JSON object with ready true, a
- * host and a port; undefined when there is none.
+ * The result line of a setup's stdout: its last non-empty line, a JSON object with ready true, a host and a port.
+ * SSM keeps only the first 24,000 characters of stdout, so the script keeps it short and prints this last.
+ * Endpoints are the host and port the script prints, not the private IP.
+ * So an emulation that runs several servers on one machine reports its own ports.
  */
 function parseSetupResult(stdout: string): ServerSetupResult | undefined {
   const last = stdout
@@ -151,9 +115,8 @@ function parseSetupResult(stdout: string): ServerSetupResult | undefined {
 }
 
 /**
- * The --options-b64 of each role: the variant's cluster and instance parameters (the instance's on
- * top) rendered for the instance's hardware by core/aurora/server-config.ts, which is shared with
- * the local backend. What cannot go to a server's file refuses the cell before anything is created.
+ * The --options-b64 of each role, rendered for the instance's hardware as for the local backend.
+ * What cannot go to a server's file refuses the cell before anything is created.
  */
 function serverOptionsOf(cell: CellPlan): { writer: string; replica: string } {
   const hardware = serverHardware(cell.variant.instanceClass);
@@ -173,8 +136,8 @@ function serverOptionsOf(cell: CellPlan): { writer: string; replica: string } {
 }
 
 /**
- * AWS-RunShellScript `commands` of one server's setup (the contract's command line).
- * @internal exported for the rehearsal's emulation test, which sends exactly these (a test seam)
+ * AWS-RunShellScript `commands` of one server's setup.
+ * @internal exported for the rehearsal's emulation test, which sends exactly these
  */
 export function serverSetupCommands(options: {
   readonly region: string;
@@ -199,9 +162,8 @@ export function serverSetupCommands(options: {
   ];
   return [
     'set -eu',
-    // SSM has the instance Online before its user data has copied client/ (the agent registers
-    // early in the boot): wait for client/server-install.sh's marker, written only after the copy,
-    // for as long as server-setup.sh itself waits for it (INSTALL_WAIT_S).
+    // The agent registers early in the boot, so SSM has the instance Online before client/ is copied.
+    // So wait for server-install.sh's marker, written only after the copy, as long as server-setup.sh would.
     `h="${CLIENT_HOME}"; i=0`,
     `until [ -f "$h/server-installed" ] || [ -f "$h/server-install-failed" ]; do i=$((i + 1)); if [ "$i" ` +
       `-gt ${INSTALL_WAIT_S} ]; then echo "server-setup: no install marker in $h after ${INSTALL_WAIT_S} s: the ` +
@@ -212,14 +174,13 @@ export function serverSetupCommands(options: {
 }
 
 /**
- * How long the command waits for the install marker:
- * server-setup.sh's own default (AURORA_BENCH_INSTALL_WAIT_S, 900 s).
+ * server-setup.sh's own default wait for the install marker.
  */
 const INSTALL_WAIT_S = 900;
 
 /** A state key of backendState: the setup command of server `index`. */
 const commandKey = (index: number) => `setupCommand${index}`;
-/** A state key of backendState: the endpoint server `index` reported ("host:port"). */
+/** A state key of backendState: the endpoint server `index` reported, as "host:port". */
 const endpointKey = (index: number) => `endpoint${index}`;
 /** A state key of backendState: the server version server `index` reported. */
 const versionKey = (index: number) => `serverVersion${index}`;
@@ -228,11 +189,9 @@ export interface SelfManagedServersOptions {
   readonly clients: Pick<AwsClients, 'ec2' | 'ssm' | 'secrets'>;
   readonly config: AwsBackendConfig;
   readonly now: () => Date;
-  /** The instance type's CPU architecture (client-fleet.ts architectureOf). */
   readonly architectureOf: (instanceType: string) => Promise<ClientArchitecture>;
 }
 
-/** Provisioning and readiness of the cells' self-managed servers (Secrets Manager, EC2, SSM). */
 export class SelfManagedServers {
   private readonly config: AwsBackendConfig;
   private readonly clients: Pick<AwsClients, 'ec2' | 'ssm' | 'secrets'>;
@@ -248,7 +207,10 @@ export class SelfManagedServers {
     this.architectureOf = options.architectureOf;
   }
 
-  /** The secret's ARN: created with a fresh password, or (a retried call) the one an earlier attempt made. */
+  /**
+   * The secret's ARN, with a fresh password. RDS writes its managed secrets as this SecretString too.
+   * An existing name fails with ResourceExistsException, and a retried call then reads the ARN.
+   */
   private async ensureSecret(run: RunContext, cell: CellPlan): Promise<string> {
     const name = cellNames(run.runId, cell.cellId).serverSecretName;
     const bytes = randomBytes(PASSWORD_LENGTH);
@@ -282,7 +244,7 @@ export class SelfManagedServers {
     ];
   }
 
-  /** The instance of server `index`: found by its tags (a retried call), else launched. */
+  /** The instance of server `index`: found by its tags on a retry, else launched. */
   private async ensureServer(
     run: RunContext,
     cell: CellPlan,
@@ -304,6 +266,7 @@ export class SelfManagedServers {
         new RunInstancesCommand({
           MinCount: 1,
           MaxCount: 1,
+          // Up to 64 ASCII characters, so a retried launch is idempotent.
           ClientToken: names.serverToken(index),
           LaunchTemplate: {
             LaunchTemplateId: this.config.serverLaunchTemplateIds![launch.arch]!,
@@ -313,7 +276,11 @@ export class SelfManagedServers {
           SubnetId: launch.subnetId,
           SecurityGroupIds: [this.config.serverSecurityGroupId!],
           IamInstanceProfile: { Arn: this.config.serverInstanceProfileArn! },
+          // Detailed monitoring gives the 1-minute AWS/EC2 datapoints metrics.ts reads.
+          // Basic monitoring has 5-minute ones.
+          // See the EC2 User Guide, "List the available CloudWatch metrics for your instances".
           Monitoring: { Enabled: true },
+          // A gp3 volume takes 1 to 65,536 GiB, at least its snapshot's size. See botocore ec2, EbsBlockDevice.
           BlockDeviceMappings: [
             {
               DeviceName: ROOT_DEVICE,
@@ -361,7 +328,7 @@ export class SelfManagedServers {
     if (!subnetId)
       throw new UnsupportedOnBackendError(`no configured subnet in ${az} for the servers of ${cell.cellId}`);
     serverOptionsOf(cell);
-    // The secret first: the setup scripts read it, and teardown deletes it by its name either way.
+    // The secret first. The setup scripts read it, and teardown deletes it by its name either way.
     const secretArn = await this.ensureSecret(run, cell);
     const ids: string[] = [];
     for (let index = 0; index <= cell.variant.readers; index++)
@@ -389,6 +356,10 @@ export class SelfManagedServers {
     };
   }
 
+  /**
+   * Advances as far as it can per call, and finds what earlier calls started again.
+   * It goes from running instances to SSM Online, then the writer's setup, then the replicas' pointing at the writer.
+   */
   async checkCellReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState> {
     const ids = (resources.backendState['serverIds'] ?? '').split(',').filter((s) => s !== '');
     if (ids.length === 0)
@@ -413,7 +384,7 @@ export class SelfManagedServers {
       if (name === 'running') running.add(id);
       else pending.push(`${id} ${name}`);
     }
-    // 2. Online in SSM (only then can Run Command reach it).
+    // 2. Online in SSM, since only then can Run Command reach it.
     const online = running.size > 0 ? await this.onlineInSsm([...running]) : new Set<string>();
     for (const id of running) if (!online.has(id)) pending.push(`${id} not registered with SSM yet`);
 
@@ -430,8 +401,8 @@ export class SelfManagedServers {
       }
       let commandId = state[commandKey(index)];
       if (commandId === undefined) {
-        // The workflow keeps ProvisionCell's resources between checks (CheckCellReady's result is
-        // its own ResultPath), so a command sent by an earlier check is found again by its Comment.
+        // The workflow keeps ProvisionCell's resources between checks.
+        // So a command sent by an earlier check is found again by its Comment.
         const commands = serverSetupCommands({
           region: this.config.region,
           role: index === 0 ? 'writer' : 'replica',
@@ -495,7 +466,7 @@ export class SelfManagedServers {
         token = out.NextToken;
       } while (token);
     } catch (e) {
-      // Just launched instances can be briefly unknown to DescribeInstances (eventual consistency).
+      // Just launched instances can be briefly unknown to DescribeInstances, which is eventually consistent.
       if (isNotFound(e) || /InvalidInstanceID/.test(errorCode(e))) return [];
       rethrow(e, 'EC2 DescribeInstances (servers)');
     }
@@ -522,8 +493,8 @@ export class SelfManagedServers {
   }
 
   /**
-   * Sends the setup command of server `index`, unless an earlier attempt did (found again by its
-   * Comment among the instance's commands): a retried Task does not start a second setup.
+   * Sends the setup command of server `index`, unless an earlier attempt did.
+   * It is found again by its Comment, so a retried Task does not start a second setup.
    */
   private async sendSetup(
     run: RunContext,
@@ -532,7 +503,7 @@ export class SelfManagedServers {
     index: number,
     commands: string[],
   ): Promise<string> {
-    // SendCommand Comment: at most 100 characters (ssm service-2.json Comment).
+    // SendCommand takes a Comment of at most 100 characters.
     const comment = `aurora-bench server-setup ${cellNames(run.runId, cell.cellId).serverToken(index).slice(0, 32)}`;
     const earlier = await call(`SSM ListCommands ${instanceId}`, () =>
       this.clients.ssm.send(new ListCommandsCommand({ InstanceId: instanceId })),
@@ -574,6 +545,7 @@ export class SelfManagedServers {
         new GetCommandInvocationCommand({ CommandId: commandId, InstanceId: instanceId }),
       );
     } catch (e) {
+      // Right after SendCommand, the invocation may not exist yet.
       if (/InvocationDoesNotExist/.test(errorCode(e))) return { state: 'running', detail: 'not visible in SSM yet' };
       return rethrow(e, `SSM GetCommandInvocation ${commandId} ${instanceId}`);
     }

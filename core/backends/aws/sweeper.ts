@@ -1,23 +1,6 @@
 /**
- * What the workflow's Catch cannot clean up (an aborted or timed-out execution, a crashed Lambda):
- * - sweepExpired: the scheduled sweeper; deletes every cell whose resources carry an
- *   `<prefix>expires-at` tag in the past;
- * - teardownRun: the EventBridge rule on ABORTED/TIMED_OUT/FAILED executions; deletes every cell of
- *   one run now. It runs once per execution: when RDS is still creating or deleting something it
- *   cannot finish, it re-tags what is left of the run with expires-at = now, so the next scheduled
- *   sweep (hourly) takes over instead of waiting for the run's own expiry (8-24 h later).
- * The scheduled sweep works per run: once any resource of a run is past its expires-at (the run is
- * "marked"), every resource of that run is deleted, also those whose own tag says later (a resource
- * the re-tagging could not reach, e.g. created after it).
- * Both find resources by tag (DescribeDBClusters/DescribeDBInstances return TagList; parameter
- * groups need ListTagsForResource; EC2 DescribeInstances filters on tag-key), group them by
- * (run-id, cell-id) and delete each cell in dependency order (teardown.ts). RDS deletes are
- * asynchronous: what is still deleting is reported as pending and finished by the next call.
- * Secrets Manager secrets (a self-managed cell's credentials) are found with ListSecrets filtered on
- * the expires-at tag key (Filters Key "tag-key": "Prefix match, case-sensitive"; secrets already
- * scheduled for deletion are not listed unless IncludePlannedDeletion, botocore secretsmanager
- * service-2.json ListSecretsRequest) and deleted with the cell's other resources.
- * Idempotent: not-found is done.
+ * What the workflow's Catch cannot clean up, such as an aborted execution or a crashed Lambda.
+ * Both sweeps delete each cell in dependency order. Idempotent: not-found is done.
  */
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { CreateTagsCommand } from '@aws-sdk/client-ec2';
@@ -44,9 +27,9 @@ export interface SweepReport {
   readonly deleted: readonly string[];
   readonly alreadyGone: readonly string[];
   readonly pending: readonly string[];
-  /** Resources re-tagged with expires-at = now for the next scheduled sweep (teardownRun only). */
+  /** Resources re-tagged to expire now for the next scheduled sweep, by teardownRun only. */
   readonly marked: readonly string[];
-  /** Resources the re-tagging could not reach, with the error (the rest of the run still marks it). */
+  /** Resources the re-tagging could not reach, with the error. The rest of the run still marks it. */
   readonly markFailed: readonly string[];
 }
 
@@ -58,9 +41,9 @@ interface CellKey {
   clusterParameterGroups: Set<string>;
   instanceParameterGroups: Set<string>;
   clientIds: Set<string>;
-  /** DB instances outside any cluster (RDS for MySQL, MariaDB, PostgreSQL cells). */
+  /** DB instances outside any cluster. */
   dbInstanceIds: Set<string>;
-  /** Secrets Manager ARNs (self-managed cells' credentials). */
+  /** Secrets Manager ARNs of self-managed cells' credentials. */
   secretArns: Set<string>;
 }
 
@@ -101,7 +84,7 @@ async function rdsTags(clients: AwsClients, arn: string): Promise<RdsTag[]> {
   return out.TagList ?? [];
 }
 
-/** Parameter groups whose name looks like ours ("ab-..."), with their tags. */
+/** Parameter groups whose name looks like ours, with their tags. They need ListTagsForResource. */
 async function ourParameterGroups(
   clients: AwsClients,
 ): Promise<{ kind: 'cluster' | 'instance'; name: string; arn: string; tags: Tags }[]> {
@@ -143,7 +126,7 @@ async function ourParameterGroups(
   return found;
 }
 
-/** One resource carrying the run and cell tags. `ref` is the ARN (RDS) or instance id (EC2). */
+/** One resource carrying the run and cell tags. `ref` is the ARN for RDS, or the instance id for EC2. */
 interface TaggedResource {
   readonly kind:
     'rds-cluster' | 'rds-instance' | 'rds-cluster-parameter-group' | 'rds-parameter-group' | 'ec2-instance' | 'secret';
@@ -193,7 +176,6 @@ async function inventory(clients: AwsClients, config: AwsBackendConfig): Promise
   return found.filter((r) => r.tags.has(k.runId) && r.tags.has(k.cellId));
 }
 
-/** The resources grouped by (run, cell). */
 function groupCells(resources: readonly TaggedResource[], config: AwsBackendConfig): CellKey[] {
   const k = tagKeys(config.tagKeyPrefix);
   const cells = new Map<string, CellKey>();
@@ -227,7 +209,11 @@ function groupCells(resources: readonly TaggedResource[], config: AwsBackendConf
   return [...cells.values()];
 }
 
-/** Secrets named like ours ("ab-...") that carry the tag key, with their tags. */
+/**
+ * Secrets named like ours that carry the tag key, with their tags.
+ * ListSecrets's "tag-key" filter is a case-sensitive prefix match.
+ * It lists no secret scheduled for deletion. See botocore secretsmanager, ListSecretsRequest.
+ */
 async function ourSecrets(clients: AwsClients, tagKey: string): Promise<{ name: string; arn: string; tags: Tags }[]> {
   const found: { name: string; arn: string; tags: Tags }[] = [];
   let token: string | undefined;
@@ -325,7 +311,10 @@ function markedRuns(resources: readonly TaggedResource[], config: AwsBackendConf
   return runs;
 }
 
-/** Delete every run that has a resource whose expires-at tag is before `now`: all of that run's resources. */
+/**
+ * Delete every run that has a resource whose expires-at tag is before `now`, with all of that run's resources.
+ * That covers a resource the re-tagging could not reach.
+ */
 export async function sweepExpired(clients: AwsClients, config: AwsBackendConfig, now: Date): Promise<SweepReport> {
   const k = tagKeys(config.tagKeyPrefix);
   const resources = await inventory(clients, config);
@@ -339,7 +328,7 @@ export async function sweepExpired(clients: AwsClients, config: AwsBackendConfig
   );
 }
 
-/** Sets expires-at = `at` on one resource; not-found (deleted meanwhile) is nothing to mark. */
+/** Sets expires-at = `at` on one resource. One deleted meanwhile is nothing to mark. */
 async function markForSweep(
   clients: AwsClients,
   config: AwsBackendConfig,
@@ -361,8 +350,8 @@ async function markForSweep(
     report.marked.push(label);
   } catch (e) {
     if (isNotFound(e) || /InvalidInstanceID/.test(errorCode(e))) return;
-    // One resource that cannot be tagged (e.g. in a state that refuses it) does not stop the others:
-    // the scheduled sweep takes the whole run once any of its resources is marked.
+    // One resource that cannot be tagged, say in a state that refuses it, does not stop the others.
+    // The scheduled sweep takes the whole run once any of its resources is marked.
     if (/InvalidDB\w*State|IncorrectInstanceState/.test(errorCode(e)))
       report.markFailed.push(`${label} (${errorCode(e)})`);
     else rethrow(e, `tag ${label} with ${k.expiresAt}`);
@@ -370,8 +359,9 @@ async function markForSweep(
 }
 
 /**
- * Delete every cell of one run (the abort/timeout rule), whatever its expiry. What is still pending
- * afterwards is re-tagged with expires-at = `now`, for the next scheduled sweep.
+ * Delete every cell of one run now, whatever its expiry. The rule on failed executions calls it once.
+ * What is still pending afterwards is re-tagged to expire at `now`.
+ * So the next hourly sweep takes over instead of waiting for the run's own expiry.
  */
 export async function teardownRun(
   clients: AwsClients,

@@ -1,21 +1,7 @@
 /**
- * Deleting one cell's AWS resources in dependency order: client instances, DB instances (readers
- * first, then the writer), the cluster, then its parameter groups. A cell on RDS DB instances (no
- * cluster, db-instances.ts) has its read replicas deleted first, then their source once none is
- * left (deleting a source first would promote its MySQL/MariaDB replicas to standalone instances
- * and, for PostgreSQL, leave them replicating from nothing: RDS User Guide, "Working with DB
- * instance read replicas"), then its DB parameter group. A cell on self-managed servers has its
- * server instances terminated with the clients and its credentials secret deleted. Not-found is done. Deletion is
- * asynchronous in RDS: what is still deleting (or still blocks the next step) is returned in
- * `pending`, and the caller decides whether to throw ResourceStillInUseError (teardownCell: the
- * state machine's Retry waits) or leave it for the next sweep.
- *
- * API facts used (rds service-2.json / RDS API reference):
- * - DeleteDBInstance SkipFinalSnapshot=true: required for instances in failed/incompatible states;
- *   Aurora instances have no instance-level final snapshot anyway.
- * - DeleteDBCluster SkipFinalSnapshot=true (no final cluster snapshot for a benchmark cluster);
- *   it fails with InvalidDBClusterStateFault while instances are still members.
- * - Deleting a parameter group in use fails with InvalidDBParameterGroupStateFault.
+ * Deleting one cell's AWS resources in dependency order: clients, DB instances, the cluster, its parameter groups.
+ * RDS deletes asynchronously, so what still deletes or blocks the next step is returned in `pending`.
+ * Not-found is done. API facts come from botocore rds/2014-10-31 and the RDS API Reference.
  */
 import { DescribeInstancesCommand, TerminateInstancesCommand, type Filter } from '@aws-sdk/client-ec2';
 import {
@@ -43,16 +29,16 @@ export interface CellTarget {
   readonly clusterId: string;
   readonly clusterParameterGroups: readonly string[];
   readonly instanceParameterGroups: readonly string[];
-  /** EC2 instance ids known to belong to the cell (from the state data or a tag search). */
+  /** EC2 instance ids known to belong to the cell, from the state data or a tag search. */
   readonly clientInstanceIds: readonly string[];
-  /** DB instances outside any cluster (RDS for MySQL, MariaDB, PostgreSQL): the source and its read replicas. */
+  /** DB instances outside any cluster: the source and its read replicas. */
   readonly dbInstanceIds?: readonly string[];
 }
 
 export interface DeleteReport {
   readonly deleted: string[];
   readonly alreadyGone: string[];
-  /** Still there (deleting, or blocked by something still deleting). */
+  /** Still there: deleting, or blocked by something still deleting. */
   readonly pending: string[];
 }
 
@@ -71,7 +57,7 @@ export async function describeCluster(
   }
 }
 
-/** One DB instance by identifier; undefined when it does not exist (DBInstanceNotFound). */
+/** One DB instance by identifier. Undefined when it does not exist. */
 export async function describeInstance(clients: Pick<AwsClients, 'rds'>, id: string): Promise<DBInstance | undefined> {
   try {
     const out = await clients.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: id }));
@@ -83,8 +69,9 @@ export async function describeInstance(clients: Pick<AwsClients, 'rds'>, id: str
 }
 
 /**
- * The cell's DB instances outside a cluster, replicas first, then sources; a source is deleted only
- * once it has no replica left. Returns whether every one of them is gone.
+ * The cell's DB instances outside a cluster, replicas first. A source is deleted only once it has no replica left.
+ * Deleting it first would promote MySQL and MariaDB replicas, and leave PostgreSQL ones replicating from nothing.
+ * See AWS, RDS User Guide, "Working with DB instance read replicas". Returns whether every one is gone.
  */
 async function deleteStandaloneInstances(
   clients: TeardownClients,
@@ -171,13 +158,11 @@ export async function findLiveInstances(
 }
 
 /**
- * A self-managed cell's credentials secret, by name or ARN. Asked for first (DescribeSecret): a
- * force-deletion of a name that no longer exists need not fail (moto answers it as deleted), so
- * only what exists is reported deleted. ForceDeleteWithoutRecovery: no recovery window (the default
- * is 30 days) for a password nobody needs after the cell; Secrets Manager then deletes it
- * asynchronously (botocore secretsmanager service-2.json DeleteSecretRequest). Not found, or
- * already scheduled for deletion (DeletedDate set; DeleteSecret then fails with
- * InvalidRequestException), is gone.
+ * A self-managed cell's credentials secret, by name or ARN. DescribeSecret asks for it first.
+ * Force-deleting a name that no longer exists need not fail, as on moto, so only what exists is reported deleted.
+ * Nobody needs the password after the cell, so it gets no recovery window.
+ * Secrets Manager then deletes it asynchronously. See botocore secretsmanager, DeleteSecretRequest.
+ * A secret already scheduled for deletion makes DeleteSecret fail with InvalidRequestException. It counts as gone.
  */
 export async function deleteSecret(
   clients: Pick<AwsClients, 'secrets'>,
@@ -200,7 +185,7 @@ export async function deleteSecret(
   }
 }
 
-/** Terminates each instance (clients, and a self-managed cell's servers); not found or already terminating is gone. */
+/** Terminates each instance. Not found or already terminating is gone. */
 async function terminateClients(
   clients: Pick<AwsClients, 'ec2'>,
   ids: readonly string[],
@@ -208,7 +193,7 @@ async function terminateClients(
 ): Promise<void> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return;
-  // One by one: TerminateInstances fails the whole call when any id is unknown (InvalidInstanceID.NotFound).
+  // One by one, since TerminateInstances fails the whole call when any id is unknown.
   for (const id of unique) {
     try {
       const out = await clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: [id] }));
@@ -230,13 +215,14 @@ async function deleteDbInstance(clients: TeardownClients, instance: DBInstance, 
     return;
   }
   try {
+    // Instances in failed states need SkipFinalSnapshot, and Aurora instances have no final snapshot anyway.
     await clients.rds.send(
       new DeleteDBInstanceCommand({ DBInstanceIdentifier: id, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }),
     );
     report.deleted.push(`rds-instance:${id}`);
   } catch (e) {
     if (isNotFound(e)) report.alreadyGone.push(`rds-instance:${id}`);
-    // e.g. still "creating" or "modifying": try again on the next attempt.
+    // Still "creating" or "modifying", say. Try again on the next attempt.
     else if (/InvalidDBInstanceState/.test(errorCode(e)))
       report.pending.push(`rds-instance:${id} (${instance.DBInstanceStatus ?? 'busy'})`);
     else rethrow(e, `RDS DeleteDBInstance ${id}`);
@@ -257,6 +243,7 @@ async function deleteParameterGroup(
     report.deleted.push(label);
   } catch (e) {
     if (isNotFound(e)) report.alreadyGone.push(label);
+    // RDS refuses to delete a parameter group in use.
     else if (/InvalidDBParameterGroupState/.test(errorCode(e))) report.pending.push(`${label} (in use)`);
     else rethrow(e, `RDS Delete ${kind} parameter group ${name}`);
   }
@@ -264,7 +251,7 @@ async function deleteParameterGroup(
 
 /**
  * One pass of the deletion: every call it can make now, in dependency order. Safe to repeat.
- * `isWriter` tells the writer apart (deleted after the readers).
+ * `isWriter` tells the writer apart, since it goes after the readers.
  */
 export async function deleteCellResources(
   clients: TeardownClients,
@@ -292,7 +279,7 @@ export async function deleteCellResources(
 
   let clusterGone = cluster === undefined;
   if (cluster === undefined) {
-    // A cell on DB instances never had a cluster: nothing to report for it.
+    // A cell on DB instances never had a cluster, so there is nothing to report for it.
     if ((target.dbInstanceIds ?? []).length === 0) report.alreadyGone.push(`rds-cluster:${target.clusterId}`);
   } else if (remaining.length > 0) {
     report.pending.push(`rds-cluster:${target.clusterId} (waiting for ${remaining.length} instance(s))`);
@@ -303,6 +290,7 @@ export async function deleteCellResources(
       await clients.rds.send(
         new DeleteDBClusterCommand({
           DBClusterIdentifier: target.clusterId,
+          // A benchmark cluster needs no final snapshot.
           SkipFinalSnapshot: true,
           DeleteAutomatedBackups: true,
         }),
@@ -310,11 +298,12 @@ export async function deleteCellResources(
       report.deleted.push(`rds-cluster:${target.clusterId}`);
     } catch (e) {
       if (isNotFound(e)) report.alreadyGone.push(`rds-cluster:${target.clusterId}`);
+      // RDS refuses to delete a cluster while instances are still members.
       else if (/InvalidDBClusterState|ToBeDeletedHasActiveMembers/.test(errorCode(e)))
         report.pending.push(`rds-cluster:${target.clusterId} (${cluster.Status ?? 'busy'})`);
       else rethrow(e, `RDS DeleteDBCluster ${target.clusterId}`);
     }
-    // Deletion is asynchronous on AWS (status "deleting"); immediate on moto.
+    // Deletion is asynchronous on AWS, and immediate on moto.
     const after = await describeCluster(clients, target.clusterId);
     if (after === undefined) clusterGone = true;
     else if (!report.pending.some((p) => p.startsWith(`rds-cluster:${target.clusterId}`)))
@@ -336,7 +325,7 @@ export async function deleteCellResources(
   return report;
 }
 
-/** The writer of a cluster: as the cluster reports its members, else the instance named as the cell's writer. */
+/** The writer of a cluster, as the cluster reports its members. Else the instance named as the cell's writer. */
 export function isWriterInstance(i: DBInstance, cluster: DBCluster | undefined, writerId: string): boolean {
   const member = cluster?.DBClusterMembers?.find((m) => m.DBInstanceIdentifier === i.DBInstanceIdentifier);
   if (member?.IsClusterWriter !== undefined) return member.IsClusterWriter;
@@ -344,10 +333,9 @@ export function isWriterInstance(i: DBInstance, cluster: DBCluster | undefined, 
 }
 
 /**
- * One pass of a cell's teardown (the TeardownCell Task): its clients from the state data plus any its
- * tags find (a StartClients that failed after RunInstances), its instances, cluster and parameter
- * groups. Throws ResourceStillInUseError while something is still deleting: the state machine's
- * Retry calls again.
+ * One pass of a cell's teardown. It takes the clients from the state data plus any its tags find.
+ * A StartClients that failed after RunInstances leaves such clients.
+ * Throws ResourceStillInUseError while something is still deleting, so the state machine's Retry calls again.
  */
 export async function teardownCell(
   clients: TeardownClients,
@@ -364,15 +352,15 @@ export async function teardownCell(
   ]);
   const clientIds = [...(resources?.clients.map((c) => c.clientId) ?? []), ...tagged.map((i) => i.id)];
   if (cell.variant.engine !== undefined && ENGINES[cell.variant.engine.kind].topology === 'ec2') {
-    // Self-managed servers (self-managed-servers.ts): the instances (the tag search above finds the
-    // servers with the clients) and the credentials secret. Nothing waits on EC2's termination.
+    // Self-managed servers: the instances and the credentials secret.
+    // The tag search above finds the servers with the clients. Nothing waits on EC2's termination.
     const serverIds = (resources?.backendState['serverIds'] ?? '').split(',').filter((id) => id !== '');
     const report: DeleteReport = { deleted: [], alreadyGone: [], pending: [] };
     await terminateClients(clients, [...clientIds, ...serverIds], report);
     await deleteSecret(clients, names.serverSecretName, report);
     return { deleted: report.deleted, alreadyGone: report.alreadyGone };
   }
-  // A cell on RDS DB instances (db-instances.ts): its source and every replica it may have asked for.
+  // A cell on RDS DB instances: its source and every replica it may have asked for.
   const onInstances = cell.variant.engine !== undefined && ENGINES[cell.variant.engine.kind].topology === 'instance';
   const report = await deleteCellResources(
     clients,
@@ -387,11 +375,9 @@ export async function teardownCell(
         : {}),
       clusterId: onInstances ? names.clusterId : (resources?.clusterId ?? names.clusterId),
       clusterParameterGroups: onInstances ? [] : [names.clusterParameterGroup],
-      // Only a group the cell made (as provisioning decides: an instance cell always, a cluster when it
-      // has instance parameters, cluster.ts instanceParametersFor). The role deletes groups that carry
-      // the run tag (DeleteRunDatabases), and a group never made carries none: a condition key missing
-      // from the request does not match (IAM User Guide, "Condition operators"), so AWS would deny the
-      // call, not answer NotFound.
+      // Only a group the cell made, as provisioning decides. The role deletes only groups with the run tag.
+      // A group never made carries none, and a condition key missing from the request does not match.
+      // So AWS would deny the call, not answer NotFound. See the IAM User Guide, "Condition operators".
       instanceParameterGroups:
         onInstances || Object.keys(cell.variant.instanceParameters).length > 0 ? [names.instanceParameterGroup] : [],
       clientInstanceIds: clientIds,

@@ -1,15 +1,13 @@
 /**
- * The On-Demand vCPUs a plan runs at once on EC2's Standard quota: its clients, and a self-managed
- * variant's servers. The preflight counts them with DescribeInstanceTypes (preflight-clients.ts);
- * `plan --aws` counts them offline from the instance size (instanceSizeVcpus), so the quota can be
- * asked for before a first run.
+ * The On-Demand vCPUs a plan runs at once on EC2's Standard quota: its clients and self-managed servers.
+ * `plan --aws` counts them offline from the instance size, so the quota can be asked for before a first run.
  */
 import type { Plan } from '../../plan/types';
 import { ENGINES } from '../../aurora/engines';
 
 /**
- * "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances": quota code L-1216C47A of
- * service code ec2, counted in vCPUs (AWS CLI User Guide, Service Quotas examples).
+ * "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances", counted in vCPUs.
+ * See the AWS CLI User Guide, Service Quotas examples.
  */
 export const STANDARD_VCPU_QUOTA = {
   serviceCode: 'ec2',
@@ -17,7 +15,7 @@ export const STANDARD_VCPU_QUOTA = {
   name: 'Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances',
 } as const;
 
-/** Which On-Demand vCPU quota an instance type draws on (EC2 User Guide, On-Demand Instance quotas). */
+/** Which On-Demand vCPU quota an instance type draws on. See the EC2 User Guide, "On-Demand Instance quotas". */
 export function vcpuQuotaGroup(instanceType: string): string {
   const family = /^[a-z]+/.exec(instanceType)?.[0] ?? '';
   const named: [RegExp, string][] = [
@@ -37,7 +35,7 @@ export function vcpuQuotaGroup(instanceType: string): string {
 }
 
 /**
- * The EC2 type of a self-managed cell's servers (its instanceClass without "db."), or undefined for a managed engine.
+ * The EC2 type of a self-managed cell's servers, or undefined for a managed engine.
  */
 export function serverTypeOf(plan: Plan, variant: Plan['cells'][number]['variant']): string | undefined {
   const engine = variant.engine ?? plan.engine;
@@ -45,9 +43,8 @@ export function serverTypeOf(plan: Plan, variant: Plan['cells'][number]['variant
 }
 
 /**
- * The clients' vCPUs at the worst moment: the spec's maxConcurrency Map items at once (a
- * Distributed Map runs any maxConcurrency of them together), so the largest that many, summed. An
- * item is a cell, or with order "duet" one round's cells, whose clients all run together.
+ * The clients' vCPUs at the worst moment. A Distributed Map may run any maxConcurrency of its items together.
+ * So this sums the largest maxConcurrency items. With order "duet", an item is one round's cells.
  */
 export function peakClientVcpus(
   plan: Plan,
@@ -74,11 +71,10 @@ export function peakClientVcpus(
 }
 
 /**
- * An instance type's default vCPUs from its size, where the size says it: medium 1, large 2, xlarge
- * 4, Nxlarge 4N (the Amazon EC2 Instance Types guide's specification tables, for the C, M and R
- * families of every generation). Undefined for burstable T types, whose small sizes have 2, metal
- * and other sizes: only DescribeInstanceTypes knows those.
- * @internal exported for its tests (a test seam)
+ * An instance type's default vCPUs from its size, where the size says it. Nxlarge has 4N.
+ * This holds for the C, M and R families of every generation. See the Amazon EC2 Instance Types guide.
+ * Undefined for burstable T types, metal and other sizes. Only DescribeInstanceTypes knows those.
+ * @internal exported for its tests
  */
 export function instanceSizeVcpus(instanceType: string): number | undefined {
   const m = /^([a-z0-9-]+)\.(\d*)(xlarge|large|medium)$/.exec(instanceType);
@@ -88,7 +84,7 @@ export function instanceSizeVcpus(instanceType: string): number | undefined {
   return 4 * (m[2] === '' ? 1 : Number(m[2]));
 }
 
-/** `plan --aws`'s line: the vCPUs the run needs at once on the Standard quota, which the preflight checks. */
+/** `plan --aws`'s line: the vCPUs the run needs at once on the Standard quota. */
 export function planVcpuLine(plan: Plan): string {
   const types = [
     ...new Set(plan.cells.flatMap((c) => [c.variant.clients.instanceType, serverTypeOf(plan, c.variant) ?? []].flat())),

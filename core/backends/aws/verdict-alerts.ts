@@ -1,28 +1,7 @@
 /**
- * A finished run's verdicts told to the people watching the runs (Backend.publishVerdicts on AWS):
- *  - CloudWatch (PutMetricData, namespace VERDICT_METRIC_NAMESPACE): per judged verdict a datapoint
- *    of `Regressed` (1 or 0) with the experiment, step and metric as dimensions, and per run the
- *    count of its regressions as `Regressions`, without dimensions (what the stack's alarm watches:
- *    an alarm names one metric, and CloudWatch aggregates only datapoints of the same dimensions)
- *    and with the experiment;
- *  - on a regression, an EventBridge event on the bus (default: the account's default bus), source
- *    VERDICT_EVENT_SOURCE and detail-type VERDICT_EVENT_DETAIL_TYPE, that rules can route anywhere;
- *  - on a regression, an SNS message to the stack's topic (its e-mail subscriptions come from the
- *    CDK context, lib/alerts.ts).
- *
- * API rules relied on (botocore service models, and the guides they point to):
- *  - PutMetricData (cloudwatch/2010-08-01 service-2.json): "no more than 1000 different metrics" per
- *    request and 1 MB per request; Dimensions at most 30; DimensionValue 1..1024 characters, "only
- *    ASCII characters", "at least one non-whitespace character", no ASCII control characters;
- *    values must be finite (NaN and infinities are rejected).
- *  - PutEvents (events/2015-10-07 service-2.json): 1..10 entries; "the total entry size must be less
- *    than 256KB", computed as in the EventBridge User Guide, "Calculating PutEvents event entry size":
- *    UTF-8 bytes of Source, DetailType, Detail and each Resources entry, plus 14 bytes for Time;
- *    DetailType "with a maximum of 128 characters"; Detail "a valid JSON object"; a failed entry is
- *    reported in FailedEntryCount and its entry's ErrorCode (InternalFailure and ThrottlingException
- *    are the retryable ones), not as an exception.
- *  - SNS Publish (sns/2010-03-31 service-2.json): Subject "UTF-8 text with no line breaks or control
- *    characters, and less than 100 characters long"; Message at most 256 KB (262,144 bytes).
+ * Tells the people watching the runs about a finished run's verdicts.
+ * Verdicts become CloudWatch datapoints. A regression also sends an EventBridge event and an SNS message.
+ * The limits below come from the botocore service models and the guides they point to.
  */
 import { PutMetricDataCommand, type CloudWatchClient, type MetricDatum } from '@aws-sdk/client-cloudwatch';
 import { PutEventsCommand, type EventBridgeClient, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
@@ -34,26 +13,30 @@ import { call } from './aws-errors';
 
 export const VERDICT_METRIC_NAMESPACE = 'AuroraBench/Verdicts';
 /**
- * Per verdict: 1 when regressed, 0 when judged otherwise (improved, within the noise).
- * @internal exported for its tests (a test seam)
+ * Per verdict: 1 when regressed, 0 when judged otherwise.
+ * @internal exported for its tests
  */
 export const REGRESSED_METRIC = 'Regressed';
-/** Per run: how many of its verdicts regressed (the alarm's metric, published without dimensions). */
+/**
+ * Per run: how many of its verdicts regressed. The stack's alarm watches it without dimensions.
+ * An alarm names one metric, and CloudWatch aggregates only datapoints of the same dimensions.
+ */
 export const REGRESSIONS_METRIC = 'Regressions';
 const VERDICT_EVENT_SOURCE = 'aurora-bench';
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export const VERDICT_EVENT_DETAIL_TYPE = 'aurora-bench regression';
 
-/** PutMetricData: at most 1000 metrics per request. */
+/** PutMetricData takes at most 1000 metrics and 1 MB per request. See botocore, cloudwatch/2010-08-01. */
 const MAX_METRICS_PER_REQUEST = 1000;
 /**
- * PutEvents: the entry must be smaller than 256 KB.
- * @internal exported for its tests (a test seam)
+ * PutEvents takes 1 to 10 entries, each smaller than 256 KB. See botocore, events/2015-10-07.
+ * @internal exported for its tests
  */
 export const MAX_EVENT_ENTRY_BYTES = 256 * 1024 - 1;
 /**
- * SNS: a message of at most 256 KB; a subject of fewer than 100 characters.
- * @internal exported for its tests (a test seam)
+ * SNS Publish takes a message of at most 256 KB and a one-line subject under 100 characters.
+ * See botocore, sns/2010-03-31.
+ * @internal exported for its tests
  */
 export const MAX_SNS_MESSAGE_BYTES = 256 * 1024;
 const MAX_SNS_SUBJECT_CHARS = 99;
@@ -66,11 +49,12 @@ class VerdictPublishError extends AuroraBenchError {
 const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /**
- * A dimension value CloudWatch accepts: ASCII without control characters, 1..1024 characters.
- * @internal exported for its tests (a test seam)
+ * A dimension value CloudWatch accepts. PutMetricData wants 1 to 1024 ASCII characters.
+ * They must not all be whitespace, and none may be a control character.
+ * @internal exported for its tests
  */
 export function dimensionValue(text: string): string {
-  // Control characters go (all of them: below space, and DEL), other non-ASCII characters become "?".
+  // Control characters go, including DEL. Other non-ASCII characters become "?".
   let ascii = '';
   for (const c of text) if (c >= ' ' && c !== '\x7f') ascii += c > '\x7e' ? '?' : c;
   ascii = ascii.trim();
@@ -87,7 +71,8 @@ const isJudged = (v: VerdictsRow): boolean =>
 
 /**
  * The datapoints of a run's verdicts, in requests of at most 1000 metrics.
- * @internal exported for its tests (a test seam)
+ * Values must be finite, since CloudWatch rejects NaN and infinities.
+ * @internal exported for its tests
  */
 export function verdictMetricRequests(
   experiment: string,
@@ -150,8 +135,9 @@ function countsOf(verdicts: readonly VerdictsRow[]): Record<string, number> {
 }
 
 /**
- * PutEvents entry size as EventBridge computes it.
- * @internal exported for its tests (a test seam)
+ * PutEvents entry size as EventBridge computes it. It counts UTF-8 bytes, plus 14 bytes for Time.
+ * See the EventBridge User Guide, "Calculating PutEvents event entry size".
+ * @internal exported for its tests
  */
 export function eventEntrySize(entry: PutEventsRequestEntry): number {
   return (
@@ -164,9 +150,9 @@ export function eventEntrySize(entry: PutEventsRequestEntry): number {
 }
 
 /**
- * The regression event of a run: the counts and the regressed steps, as many as fit in an entry
- * (the rest counted in `regressionsNotListed`; all of them are in the lake's verdicts table).
- * @internal exported for its tests (a test seam)
+ * The regression event of a run: the counts and as many regressed steps as fit in an entry.
+ * `regressionsNotListed` counts the rest. The lake's verdicts table has them all.
+ * @internal exported for its tests
  */
 export function regressionEvent(
   run: RunContext,
@@ -191,7 +177,7 @@ export function regressionEvent(
       verdictsKey: lakeKey,
     }),
   });
-  // Halve the list until the entry fits, then grow it back one by one (lists are short in practice).
+  // Halve the list until the entry fits, then grow it back one by one. Lists are short in practice.
   let listed = all.length;
   while (listed > 0 && eventEntrySize(entryWith(listed)) > MAX_EVENT_ENTRY_BYTES) listed = Math.floor(listed / 2);
   while (listed < all.length && eventEntrySize(entryWith(listed + 1)) <= MAX_EVENT_ENTRY_BYTES) listed++;
@@ -200,7 +186,7 @@ export function regressionEvent(
 
 /**
  * "aurora-bench: 3 regressions in nightly-regression": ASCII, one line, under 100 characters.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function regressionSubject(experiment: string, regressions: number): string {
   const head = `aurora-bench: ${regressions} regression${regressions === 1 ? '' : 's'} in `;
@@ -213,7 +199,7 @@ const fmt = (x: number | null, digits = 1): string => (x === null ? '-' : x.toFi
 
 /**
  * The e-mail text of a regression: each regressed step and metric, then where the rest is.
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function regressionMessage(run: RunContext, verdicts: readonly VerdictsRow[], lakeKey: string): string {
   const lines = regressionLines(verdicts);
@@ -256,7 +242,7 @@ export interface VerdictAlertsOptions {
   readonly sns: SNSClient;
   /** The bus regression events go to; "default" is the account's default bus. */
   readonly eventBusName: string;
-  /** The SNS topic of regression notifications; none: no notification. */
+  /** The SNS topic of regression notifications. Without it, no notification goes out. */
   readonly topicArn?: string;
   readonly now: () => Date;
 }
@@ -287,7 +273,8 @@ export async function publishVerdicts(
     const text =
       `EventBridge PutEvents refused the regression event of ` +
       `run ${run.runId}: ${result?.ErrorCode ?? 'failed'}: ${result?.ErrorMessage ?? 'no message'}`;
-    // The codes EventBridge documents as retryable (PutEventsResultEntry.ErrorCode).
+    // EventBridge reports a failed entry in its ErrorCode, not as an exception.
+    // It documents these two codes as retryable.
     if (result?.ErrorCode === 'InternalFailure' || result?.ErrorCode === 'ThrottlingException')
       throw new TransientBackendError(text);
     throw new VerdictPublishError(text);

@@ -1,19 +1,7 @@
 /**
  * A local "cluster": one writer and N readers with real MariaDB GTID replication.
- *
- * Every server starts from a copy of the same template datadir, so the readers begin identical to
- * the writer and replicate its binlog from the start: CHANGE MASTER TO ... MASTER_USE_GTID=slave_pos
- * (empty slave position = from the writer's first binlog), START SLAVE, read_only=ON. All servers
- * keep a binlog with log_slave_updates, as Aurora replicas could be promoted.
- *
- * Replica lag (AuroraReplicaLag, ms) is measured with a heartbeat, not guessed from positions:
- * the writer's aurora_bench.heartbeat row gets a new sequence number, the time its UPDATE returned
- * (committed) is noted, and each reader is polled until it shows that number; the lag is the time
- * between commit and visibility on the reader (one client round trip of resolution, ~1 ms here).
- * A reader still behind when the probe gives up reports (now - commit time of the first heartbeat
- * it has not applied), a lower bound that keeps growing while it lags. Both ends use this
- * process's monotonic clock, so no clocks need to agree. GTID positions (gtid_binlog_pos vs
- * gtid_slave_pos) tell *whether* a reader is caught up (readiness), not *how late* it is.
+ * Every server starts from the same template, so the readers replicate the writer's binlog from its start.
+ * All servers keep a binlog with log_slave_updates, since Aurora replicas could be promoted.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -46,9 +34,9 @@ export interface StartClusterOptions {
   /** Servers go under <dir>/w, <dir>/r1, ... */
   readonly dir: string;
   readonly readers: number;
-  /** Options from the parameter plan, per role (merged over the replication options). */
+  /** Options from the parameter plan per role, merged over the replication options. */
   readonly serverOptions?: (role: 'writer' | 'reader', readerIndex: number) => ServerOptions;
-  /** taskset CPU list for the slot-th server (writer 0, reader i = slot i), or undefined. */
+  /** Taskset CPU list for the slot-th server, or undefined. The writer is slot 0. */
   readonly cpuList?: (slot: number) => string | undefined;
   /** Called as soon as each server runs, so a registry can record it before anything else fails. */
   readonly onServerStarted?: (server: ServerInfo) => void | Promise<void>;
@@ -58,7 +46,7 @@ function instanceIdFor(clusterId: string, role: 'writer' | 'reader', readerIndex
   return role === 'writer' ? `${clusterId}-w` : `${clusterId}-r${readerIndex}`;
 }
 
-/** Server options every member gets: binlog with GTIDs (ROW), and the reader side of replication. */
+/** Server options every member gets: a ROW binlog with GTIDs, and the reader side of replication. */
 export function replicationOptions(role: 'writer' | 'reader'): ServerOptions {
   return {
     'log-bin': 'mariadb-bin',
@@ -103,8 +91,8 @@ export async function attachReader(reader: ServerInfo, writer: ServerInfo): Prom
 }
 
 /**
- * Starts the writer and readers at once (they only depend on the template), then attaches the
- * readers. On any failure everything already started is stopped and removed before rethrowing.
+ * Starts the writer and readers at once, since they only depend on the template. Then it attaches the readers.
+ * On any failure, everything already started is stopped and removed before rethrowing.
  */
 export async function startCluster(o: StartClusterOptions): Promise<ClusterInfo> {
   await mkdir(o.dir, { recursive: true });
@@ -147,10 +135,9 @@ export interface ReplicationStatus {
 }
 
 /**
- * Wait until every reader has applied what the writer has written so far (MariaDB
- * MASTER_GTID_WAIT(pos, timeout): 0 once the replica's gtid_slave_pos reaches pos, -1 on timeout).
- * Set-up for the write-forwarding emulation: its reader steps must not start on a replica that
- * lacks the tables a prepare just re-created. Returns whether all caught up within timeoutS.
+ * Wait until every reader has applied what the writer has written so far. MASTER_GTID_WAIT returns -1 on timeout.
+ * The write-forwarding emulation needs it, so its reader steps never lack the tables a prepare just re-created.
+ * Returns whether all caught up within timeoutS.
  */
 export async function waitForReplicas(
   cluster: Pick<ClusterInfo, 'writer' | 'readers'>,
@@ -172,9 +159,8 @@ export async function waitForReplicas(
 }
 
 /**
- * Whether each reader still replicates: its writer's mariadbd runs, and its IO and SQL threads are
- * running (SHOW SLAVE STATUS Slave_IO_Running / Slave_SQL_Running = Yes). Asks only the readers, so
- * a writer that was killed is reported, not an error.
+ * Whether each reader still replicates: its writer runs, and its IO and SQL threads are running.
+ * Only the readers are asked, so a writer that was killed is reported, not an error.
  */
 export async function replicaHealth(
   cluster: Pick<ClusterInfo, 'writer' | 'readers'>,
@@ -228,7 +214,7 @@ export async function replicationStatus(cluster: Pick<ClusterInfo, 'writer' | 'r
   return { writerGtidPos, replicas };
 }
 
-/** "0-1-42,1-3-7": does position `have` include every domain's sequence of `want`? */
+/** Whether position `have` includes every domain's sequence of `want`, as in "0-1-42,1-3-7". */
 function gtidCovers(have: string, want: string): boolean {
   const parse = (s: string) =>
     new Map(
@@ -250,12 +236,19 @@ export type SqlExec = (sql: string) => Promise<Row[]>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Heartbeat-based replica lag, see the file comment. One probe object per sampler (it keeps commit times). */
+/**
+ * Replica lag from a heartbeat, since GTID positions tell *whether* a reader is caught up, not *how late* it is.
+ * The writer's heartbeat row gets a new number, and each reader is polled until it shows it.
+ * The lag is the time from commit to visibility, with one client round trip of resolution.
+ * A reader still behind when the probe gives up reports a lower bound that keeps growing while it lags.
+ * Both ends use this process's monotonic clock, so no clocks need to agree.
+ * One probe object per sampler, since it keeps commit times.
+ */
 export class HeartbeatProbe {
   private seq: number | undefined;
   private readonly commits = new Map<number, number>();
   private firstSeq: number | undefined;
-  /** The heartbeat sequence each reader showed at its last poll (heartbeats it has applied). */
+  /** The heartbeat sequence each reader showed at its last poll. */
   readonly visible = new Map<string, number>();
 
   constructor(
@@ -264,7 +257,7 @@ export class HeartbeatProbe {
     private readonly maxWaitMs = 900,
   ) {}
 
-  /** One heartbeat: returns lag in ms per reader instance id. */
+  /** One heartbeat. Returns lag in ms per reader instance id. */
   async probe(): Promise<Map<string, number>> {
     if (this.seq === undefined) {
       const [[current]] = (await this.writer(`SELECT seq FROM ${HEARTBEAT_TABLE} WHERE id = 1`)) as [Row];

@@ -1,12 +1,7 @@
 /**
- * Local runs on one machine share its CPUs, memory and disk: two runs at once each measure the
- * other's load too, and nothing in their figures shows it. Every local run leaves a small file in a
- * directory shared by the whole host (not under TMPDIR or the run root, which differ per user and
- * per shell), with its start and, once over, its end; at its end a run reads the others' files and
- * names those whose time overlapped its own, so the run's manifest and report can say so.
- *
- * The files are information only: nothing is ever signalled or removed on their word but files of
- * this user's own runs (and leftovers a day old).
+ * Local runs on one machine share its CPUs, memory and disk, so each leaves its start and end in a host-wide file.
+ * At its end a run names the others that overlapped it, since nothing in their figures shows it.
+ * The files are information only, and nothing but this user's own is ever removed.
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -14,10 +9,10 @@ import { join } from 'node:path';
 import { readUserText } from '../../user-file';
 import { ownerAlive, processStartTime } from './registry';
 
-/** The host-wide directory (sticky and writable by all, as /tmp is, so every user's runs see each other). */
+/** Sticky and writable by all, as /tmp is, so every user's runs see each other. TMPDIR differs per user. */
 const HOST_RUNS_DIR = '/tmp/aurora-bench-host-runs';
 
-/** Files of ended runs are kept this long: a run as long as this that overlapped them still finds them. */
+/** A run as long as this that overlapped an ended run still finds its file. */
 const KEEP_ENDED_MS = 7 * 24 * 3600 * 1000;
 
 interface HostRunFile {
@@ -33,7 +28,7 @@ export interface HostRunOverlap {
   readonly runId: string;
   readonly pid: number;
   readonly startedAt: string;
-  /** When it ended; null while it still runs. */
+  /** Null while it still runs. */
   readonly endedAt: string | null;
   /** Seconds of this run's own time that the other run shared, of `ofS` seconds in all. */
   readonly sharedS: number;
@@ -43,10 +38,9 @@ export interface HostRunOverlap {
 const fileName = (pid: number, runId: string) => `${pid}-${runId.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
 
 /**
- * Whether the directory may hold this run's file: a real directory (not a link) owned by this user
- * or root, which others may write into only if it is sticky, as /tmp is (then nobody removes or
- * replaces another's file). A directory another user owns could be emptied or filled with links by
- * them at any time: it is not used, and overlaps stay unknown.
+ * Whether the directory may hold this run's file. It must be a real directory owned by this user or root.
+ * Others may write into it only if it is sticky, so nobody removes or replaces another's file.
+ * Another user could empty a directory they own or fill it with links at any time.
  */
 function trustworthyDir(dir: string): boolean {
   const info = lstatSync(dir);
@@ -59,19 +53,18 @@ function trustworthyDir(dir: string): boolean {
 function ensureDir(dir: string): boolean {
   mkdirSync(dir, { recursive: true, mode: 0o1777 });
   if (!lstatSync(dir).isDirectory()) return false;
-  // The mode given to mkdir is masked by the umask: set it as meant (only the one who made it can).
+  // The umask masks the mode given to mkdir. Only the one who made the directory can set it as meant.
   try {
     if ((statSync(dir).mode & 0o1777) !== 0o1777) chmodSync(dir, 0o1777);
   } catch {
-    // another user's directory: trustworthyDir decides
+    // Another user's directory. trustworthyDir decides.
   }
   return trustworthyDir(dir);
 }
 
 /**
- * Writes a run's file by exclusive creation of a temporary file, then a rename over the name: a
- * link planted at either name is never written through (O_EXCL does not follow a link; a rename
- * replaces the name itself).
+ * Writes a run's file by exclusive creation of a temporary file, then a rename over the name.
+ * So a link planted at either name is never written through. O_EXCL does not follow a link.
  */
 function writeRunFile(file: string, run: HostRunFile): void {
   const temporary = `${file}.${process.pid}.tmp`;
@@ -99,19 +92,19 @@ function readRuns(dir: string): { file: string; run: HostRunFile }[] {
       if (typeof run.runId === 'string' && typeof run.startedAt === 'string' && Number.isInteger(run.pid))
         runs.push({ file: join(dir, name), run });
     } catch {
-      // a file being written, or not one of ours
+      // A file being written, or not one of ours.
     }
   }
   return runs;
 }
 
-/** The runs of this host: one registers when it starts and, when it ends, learns which others overlapped it. */
+/** The runs of this host. One registers when it starts and learns at its end which others overlapped it. */
 export class HostRuns {
   private readonly started = new Map<string, HostRunFile>();
 
   constructor(private readonly dir: string = HOST_RUNS_DIR) {}
 
-  /** Records that `runId` runs from now. Never fails a run: without the directory, overlaps are just not known. */
+  /** Records that `runId` runs from now. Never fails a run: without the directory, overlaps stay unknown. */
   register(runId: string, now: Date = new Date()): void {
     const run: HostRunFile = {
       runId,
@@ -123,14 +116,13 @@ export class HostRuns {
     try {
       if (ensureDir(this.dir)) writeRunFile(join(this.dir, fileName(run.pid, runId)), run);
     } catch {
-      // not writable (another user's directory without the sticky mode): overlaps stay unknown
+      // Not writable, as another user's directory without the sticky mode. Overlaps stay unknown.
     }
   }
 
   /**
-   * Records that `runId` ended and returns the other runs whose time overlapped it: started before it
-   * ended and ended (or still run) after it started. A run whose owner is gone without an end is
-   * left out (when it ended is not known).
+   * Records that `runId` ended and returns the other runs whose time overlapped it.
+   * A run whose owner is gone without an end is left out, since its end is not known.
    */
   end(runId: string, now: Date = new Date()): HostRunOverlap[] {
     const mine = this.started.get(runId);
@@ -142,7 +134,7 @@ export class HostRuns {
       if (!trustworthyDir(this.dir)) return [];
       writeRunFile(myFile, ended);
     } catch {
-      // as in register
+      // As in register.
     }
     const overlaps: HostRunOverlap[] = [];
     for (const { file, run } of readRuns(this.dir)) {
@@ -174,12 +166,12 @@ export class HostRuns {
     return overlaps.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   }
 
-  /** Removes a leftover file a day old (only this user's: the sticky directory refuses the others'). */
+  /** Removes a leftover file a day old. The sticky directory refuses other users' files. */
   private prune(file: string, now: Date): void {
     try {
       if (now.getTime() - statSync(file).mtimeMs > 24 * 3600 * 1000) rmSync(file, { force: true });
     } catch {
-      // someone else's, or gone
+      // Someone else's, or gone.
     }
   }
 }

@@ -1,10 +1,7 @@
 /**
- * `import` writes its files under <lake>/.staging/import-<pid>-<starttime>-<hex> before renaming them
- * into place (core/cli/import-logs.ts). A killed import leaves that folder: the next import and
- * `cleanup` remove each folder whose import is gone, and never one of a live import. The pid alone
- * cannot tell: pids are reused, so a live process with the pid may be another one. The name carries
- * the process's start time (/proc/<pid>/stat starttime) as well: the folder's import is alive only
- * while a process with that pid started at that time runs.
+ * `import` writes its files under a staging folder before renaming them into place. A killed import leaves it.
+ * The next import and `cleanup` remove each folder whose import is gone, and never one of a live import.
+ * Pids are reused, so the name also carries the process's start time.
  */
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +10,7 @@ import { isAlive } from './processes';
 import { processStartTime } from './registry';
 
 const STAGING = '.staging';
-/** import-<pid>-<starttime>-<hex>; before the start time was in the name, import-<pid>-<hex>. */
+/** Older names lack the start time. */
 const NAME = /^import-(\d+)-(?:(\d+)-)?[0-9a-f]{8}$/;
 
 /** A new staging folder's path for this process's import. */
@@ -23,8 +20,8 @@ export function importStagingDir(lakeDir: string): string {
 }
 
 /**
- * When a process started, in ms since the epoch: the boot time (/proc/stat btime) plus its
- * starttime in clock ticks, which proc(5) counts in sysconf(_SC_CLK_TCK), USER_HZ, 100 on Linux.
+ * When a process started, in ms since the epoch: the boot time plus its start time in clock ticks.
+ * proc(5) counts those in USER_HZ, 100 on Linux.
  */
 function startedAtMs(pid: number): number | undefined {
   const ticks = Number(processStartTime(pid));
@@ -42,7 +39,7 @@ function importAlive(folder: string, pid: number, start: string | undefined): bo
   return started === undefined || written === undefined || started <= written + 1000;
 }
 
-/** Removes the staging folders of imports that are gone; the folders removed. */
+/** Removes the staging folders of imports that are gone. Returns the folders removed. */
 export function removeAbandonedStaging(lakeDir: string): string[] {
   const root = join(lakeDir, STAGING);
   let names: string[];
@@ -63,7 +60,7 @@ export function removeAbandonedStaging(lakeDir: string): string[] {
     // The .staging folder itself, when no import uses it any more.
     if (readdirSync(root).length === 0) rmSync(root, { recursive: true, force: true });
   } catch {
-    // already gone
+    // Already gone.
   }
   return removed;
 }

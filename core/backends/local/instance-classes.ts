@@ -1,27 +1,17 @@
 /**
- * What an RDS instance class becomes on one local machine. The shape of the class (vCPU, memory,
- * Aurora's default max_connections) comes from the table below; the local server gets:
- *
- *   cores          = min(vCPU, host CPUs), pinned with `taskset -c` (slot-rotated, see cpuListFor)
- *   local memory   = clamp(class memory / 64, 64 MiB, cap),   cap = host memory / 8 (floor 256 MiB),
- *                    rounded down to 1 MiB; this is DBInstanceClassMemory in local formulas
- *   buffer pool    = local memory * 3 / 4                     (Aurora's {DBInstanceClassMemory*3/4})
- *   max_connections = Aurora MySQL's default for the class   (not scaled: connection limits are
- *                    behaviour a study measures, e.g. S2's errors past 1024 threads)
- *
- * On a 24 GiB host the cap is 3 GiB, so classes up to 4xlarge keep their relative sizes
- * (r*.large 192 MiB buffer pool ... r*.4xlarge 1.5 GiB) and larger ones share the cap; a writer
- * plus two readers of the largest class still fit in memory. docs/local-backend.md has the table.
+ * What an RDS instance class becomes on one local machine. docs/local-backend.md has the table.
+ * The server gets min(vCPU, host CPUs) cores and 1/64 of the class memory, capped at 1/8 of the host's.
+ * The class default of max_connections stays, since connection limits are behaviour a study measures.
  */
 import { availableParallelism, totalmem } from 'node:os';
 import { UnsupportedOnBackendError } from '../../backend';
 import { GIB_PER_ACU, isServerless } from '../../aurora/aurora-configurations';
 
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export interface InstanceClassSpec {
   readonly vcpu: number;
   readonly memoryGiB: number;
-  /** Aurora MySQL's default max_connections for the class (AWS Aurora user guide, "Maximum connections"). */
+  /** Aurora MySQL's default for the class. See AWS, Aurora User Guide, "Maximum connections". */
   readonly maxConnections: number;
 }
 
@@ -29,9 +19,8 @@ const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 
 /**
- * vCPU and memory per size of the memory-optimised (r) families; identical across r5/r6g/r6i/r7g,
- * and r7i and r8g (Aurora User Guide, "Hardware specifications for DB instance classes for Aurora":
- * db.r7i and db.r8g large 2 vCPU 16 GiB ... 16xlarge 64 vCPU 512 GiB, 24xlarge 96 vCPU 768 GiB).
+ * vCPU and memory per size of the memory-optimised r families. They are the same in every r family.
+ * See AWS, Aurora User Guide, "Hardware specifications for DB instance classes for Aurora".
  */
 const R_SIZES: Readonly<Record<string, InstanceClassSpec>> = {
   large: { vcpu: 2, memoryGiB: 16, maxConnections: 1000 },
@@ -53,7 +42,7 @@ const R_FAMILY_SIZES: Readonly<Record<string, readonly string[]>> = {
   r8g: ['large', 'xlarge', '2xlarge', '4xlarge', '8xlarge', '12xlarge', '16xlarge', '24xlarge'],
 };
 
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export const INSTANCE_CLASSES: Readonly<Record<string, InstanceClassSpec>> = Object.freeze({
   ...Object.fromEntries(
     Object.entries(R_FAMILY_SIZES).flatMap(([family, sizes]) => sizes.map((s) => [`db.${family}.${s}`, R_SIZES[s]!])),
@@ -84,26 +73,25 @@ export interface LocalInstanceShape {
   readonly memoryGiB: number;
   /** CPUs the local server may use: min(vCPU, host CPUs). */
   readonly cores: number;
-  /** DBInstanceClassMemory for local formulas. */
+  /** DBInstanceClassMemory in local formulas. */
   readonly localMemoryBytes: number;
-  /** local memory / class memory: absolute memory sizes in a spec are scaled by it. */
+  /** Local memory over class memory. Absolute memory sizes in a spec are scaled by it. */
   readonly memoryScale: number;
   readonly bufferPoolBytes: number;
   readonly maxConnections: number;
-  /** The most memory one local server gets (host memory / 8). */
+  /** The most memory one local server gets. */
   readonly memoryCapBytes: number;
 }
 
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export function localMemoryCap(host: HostResources): number {
   return Math.max(256 * MiB, Math.floor(host.memoryBytes / 8 / MiB) * MiB);
 }
 
 /**
- * The provisioned class an Aurora Serverless v2 instance stands in as where nothing scales it (the
- * local backend, the rehearsal's servers): the smallest r class with at least its largest capacity's
- * memory (maxAcu x 2 GiB, core/aurora/aurora-configurations.ts), at most the table's largest.
- * @internal exported for its tests (a test seam)
+ * The provisioned class a Serverless v2 instance stands in as where nothing scales it.
+ * That is the smallest r class with the memory of its largest capacity, at most the table's largest.
+ * @internal exported for its tests
  */
 export function serverlessStandIn(maxAcu: number): string {
   const sizes = Object.entries(R_SIZES).sort(([, a], [, b]) => a.memoryGiB - b.memoryGiB);
@@ -112,8 +100,7 @@ export function serverlessStandIn(maxAcu: number): string {
 }
 
 /**
- * The local shape of `instanceClass` (db.serverless: of its stand-in at `maxAcu`);
- * UnsupportedOnBackendError for a class not in the table.
+ * The local shape of `instanceClass`. A db.serverless class takes the shape of its stand-in at `maxAcu`.
  */
 export function localShape(
   instanceClass: string,
@@ -154,9 +141,9 @@ export function localShape(
 }
 
 /**
- * The CPUs (as a taskset list) for the `slot`-th server of a cell: `cores` consecutive CPUs
- * starting at slot*cores, wrapping around, so a writer and its readers use different CPUs where
- * the host has enough of them. undefined when the server may use every CPU anyway.
+ * The taskset CPU list for the `slot`-th server of a cell.
+ * Consecutive slots get different CPUs, so a writer and its readers do not share them where the host has enough.
+ * Undefined when the server may use every CPU anyway.
  */
 export function cpuListFor(cores: number, slot: number, hostCpus: number): string | undefined {
   if (cores >= hostCpus) return undefined;
@@ -172,10 +159,8 @@ export function formatBytes(bytes: number): string {
 }
 
 /**
- * What a self-managed server's EC2 instance has: the variant's class without "db." is the EC2
- * type (core/experiment/schema.ts instanceClass), with the class's vCPUs and memory from the table
- * above (the r families' EC2 types and DB classes have the same sizes) and the class's default
- * max_connections, for core/aurora/server-config.ts renderServerOptions.
+ * The EC2 instance of a self-managed server. Its type is the variant's class without "db.".
+ * The r families' EC2 types have the same sizes as their DB classes, so the table above serves both.
  */
 export function serverHardware(instanceClass: string): { memoryBytes: number; vcpu: number; maxConnections: number } {
   const spec = INSTANCE_CLASSES[instanceClass];

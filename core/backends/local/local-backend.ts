@@ -1,12 +1,7 @@
 /**
- * The Backend port on one machine: a cell is a writer mariadbd plus N reader mariadbds with GTID
- * replication on 127.0.0.1 (cluster.ts), or a PostgreSQL primary and streaming replicas; its clients
- * are client/runner.js processes, server metrics come from the local samplers and the lake is a
- * directory (local-lake.ts). Each concern of the port is one part (parts/), as on AWS.
- *
- * State lives in memory (child processes, samplers) and in the run registry on disk
- * (registry.ts), which is what teardown, cleanupRun and the sweeper (cleanupAllLocalRuns) use, so
- * they also work after this process lost its memory (crash, second process).
+ * The Backend port on one machine. A cell is MariaDB or PostgreSQL servers with replication on 127.0.0.1.
+ * State lives in memory and in the run registry on disk.
+ * Teardown, cleanupRun and the sweeper use the registry, so they still work after a crash or from a second process.
  */
 import type {
   Backend,
@@ -38,30 +33,30 @@ import { checkLocalDependencies, type LocalVersions } from './preflight';
 import { claimRunDir, cleanupAllRuns, cleanupRunDir, defaultRunRoot, RunRegistry } from './registry';
 
 export interface LocalBackendOptions {
-  /** The results lake directory (created as needed). */
+  /** The results lake directory, created as needed. */
   readonly lakeDir: string;
-  /** Where run directories (registry, datadirs, sockets) go; default <tmpdir>/aurora-bench-runs. */
+  /** Where run directories go. By default, <tmpdir>/aurora-bench-runs. */
   readonly runRoot?: string;
   /** The checkout, to find client/runner.js. */
   readonly repoRoot: string;
-  /** Pin each server to min(vCPU, host CPUs) CPUs with taskset (default true). */
+  /** Pin each server to min(vCPU, host CPUs) CPUs with taskset. On by default. */
   readonly cpuAffinity?: boolean;
-  /** Template cache root (default ~/.cache/aurora-bench/templates). */
+  /** Template cache root. By default, ~/.cache/aurora-bench/templates. */
   readonly templateRoot?: string;
-  /** Host CPUs/memory used for the instance class mapping (default: this machine). */
+  /** Host CPUs and memory for the instance class mapping. By default, this machine's. */
   readonly host?: HostResources;
-  /** Metrics sampling period (default 1000 ms). */
+  /** Metrics sampling period. By default, 1000 ms. */
   readonly sampleIntervalMs?: number;
-  /** The host-wide directory where runs note their time, to find runs that overlapped (default HOST_RUNS_DIR). */
+  /** The host-wide directory where runs note their time, to find runs that overlapped. */
   readonly hostRunsDir?: string;
 }
 
 export class LocalBackend implements Backend {
   readonly kind = 'local' as const;
   readonly lake: LocalLakeStore;
-  /** The sampler's values are there as soon as it is stopped: nothing is published late. */
+  /** The sampler's values are there as soon as it is stopped, so nothing is published late. */
   readonly metricsPublishDelayS = 0;
-  /** Writes sent to a reader run as a client-side emulation (parts/forwarding-emulation.ts). */
+  /** Writes sent to a reader run as a client-side emulation. */
   readonly writeForwarding = 'emulated' as const;
   readonly runRoot: string;
   private readonly parts: LocalPartContext;
@@ -87,12 +82,12 @@ export class LocalBackend implements Backend {
     this.hostRuns = new HostRuns(options.hostRunsDir);
   }
 
-  /** The client runner bundle (scripts/build-runner.ts), run with this process's node. */
+  /** The client runner bundle, run with this process's node. */
   get runnerPath(): string {
     return runnerPathOf(this.parts.repoRoot);
   }
 
-  /** Versions and tools (throws MissingDependencyError with install instructions). */
+  /** Versions and tools. Throws MissingDependencyError with install instructions. */
   versions(): Promise<LocalVersions> {
     return checkLocalDependencies();
   }
@@ -109,7 +104,7 @@ export class LocalBackend implements Backend {
     return localReplicationHealth(this.parts, run, cell);
   }
 
-  /** Local clients are process slots on this machine: the runner starts per job. */
+  /** Local clients are process slots on this machine. The runner starts per job. */
   startClients(_run: RunContext, cell: CellPlan, resources: CellResources): Promise<CellResources> {
     const clients: ClientRef[] = Array.from({ length: cell.variant.clients.count }, (_, i) => ({
       clientId: `client-${i + 1}`,
@@ -155,7 +150,7 @@ export class LocalBackend implements Backend {
     return collectLocalServerMetrics(this.parts, run, cell, window);
   }
 
-  /** No notification channel locally: the verdicts are in the lake and `run` prints them (progress.ts). */
+  /** No notification channel locally. The verdicts are in the lake, and `run` prints them. */
   publishVerdicts(): Promise<VerdictPublication> {
     return Promise.resolve({ channel: 'none', metricDatapoints: 0, eventId: null, notificationId: null });
   }
@@ -164,7 +159,7 @@ export class LocalBackend implements Backend {
     return teardownLocalCell(this.parts, run, cell);
   }
 
-  /** Everything of one run, whatever state it is in (Ctrl-C, a crashed task): no process, port or directory is left. */
+  /** Everything of one run, whatever state it is in, so no process, port or directory is left. */
   async cleanupRun(runId: string): Promise<void> {
     await this.cleanupRunReport(runId);
   }
@@ -181,11 +176,11 @@ export class LocalBackend implements Backend {
   }
 
   /**
-   * Claims `runId` in the run root before the run starts (refused when the id exists or is live),
-   * recording where its run row will be so `cleanup` can settle a run this process never ends.
+   * Claims `runId` in the run root before the run starts. An id that exists or is live is refused.
+   * It records where the run row will be, so `cleanup` can settle a run this process never ends.
    */
   async claimRun(runId: string, runKey: string, endReason?: string): Promise<void> {
-    // A run that starts: a lake it cannot write is said now ("read-only"), before anything exists.
+    // A run that starts learns now that its lake is read-only, before anything exists.
     if (endReason === undefined) await this.lake.assertWritable();
     await claimRunDir(this.runRoot, runId, {
       lakeRoot: this.lake.root,
@@ -195,7 +190,7 @@ export class LocalBackend implements Backend {
     if (endReason === undefined) this.hostRuns.register(runId);
   }
 
-  /** The run is over on this host: the other runs whose time overlapped its own (they measured each other's load). */
+  /** The run is over on this host. Returns the other runs whose time overlapped its own, since they shared its load. */
   endHostRun(runId: string): HostRunOverlap[] {
     return this.hostRuns.end(runId);
   }

@@ -1,7 +1,6 @@
 /**
- * The results lake on local disk: keys are paths under one directory, the same keys as in S3.
- * Writes are atomic (temp file in the same directory, then rename), so a reader never sees half a
- * file and a crash never leaves one.
+ * The results lake on local disk, with the same keys as in S3.
+ * Writes go to a temp file and are renamed, so a reader never sees half a file and a crash never leaves one.
  */
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
@@ -30,8 +29,7 @@ const WRITE_FAILURES: Readonly<Record<string, string>> = {
 };
 
 /**
- * A lake write that failed, saying why in the lake's terms (read-only, not writable, no room), with
- * the errno code kept (`code`) for callers that act on it.
+ * A lake write that failed, saying why in the lake's terms. `code` keeps the errno for callers that act on it.
  */
 export class LakeWriteError extends AuroraBenchError {
   override readonly name = 'LakeWriteError';
@@ -48,9 +46,9 @@ export class LakeWriteError extends AuroraBenchError {
 }
 
 /**
- * Why `dir` cannot be written, when it cannot (access(2) W_OK: EROFS, EACCES), else undefined. A
- * recursive mkdir on a read-only file system reports ENOENT for the missing directory rather than
- * EROFS (it tries the deepest one first), so that ENOENT is asked again this way.
+ * Why `dir` cannot be written, when it cannot. Else undefined.
+ * A recursive mkdir on a read-only file system reports ENOENT rather than EROFS, since it tries the deepest first.
+ * So that ENOENT is asked again this way.
  */
 function whyNotWritable(dir: string): NodeJS.ErrnoException | undefined {
   try {
@@ -63,8 +61,8 @@ function whyNotWritable(dir: string): NodeJS.ErrnoException | undefined {
 }
 
 /**
- * `e` as a LakeWriteError when it is a file-system error (an errno code) met writing under the lake
- * directory `lakeDir` by other means than LocalLakeStore.put (import's staging and renames); else `e`.
+ * `e` as a LakeWriteError when it is a file-system error met writing under `lakeDir` by other means than put.
+ * Else `e` itself.
  */
 export function asLakeWriteError(lakeDir: string, e: unknown): unknown {
   const errno = e as NodeJS.ErrnoException;
@@ -74,7 +72,7 @@ export function asLakeWriteError(lakeDir: string, e: unknown): unknown {
   return new LakeWriteError(pathToFileURL(root).href, key, errno);
 }
 
-/** Whether `e` is a failure to write the lake's disk (not a bad key or a bug): the run cannot record anything more. */
+/** Whether `e` is a failure to write the lake's disk. The run then cannot record anything more. */
 export function isLakeWriteFailure(e: unknown): e is LakeWriteError {
   return e instanceof LakeWriteError;
 }
@@ -86,7 +84,7 @@ export class LocalLakeStore implements LakeStore {
     this.root = resolve(root);
   }
 
-  /** The file of a key; keys may not climb out of the lake. */
+  /** The file of a key. Keys may not climb out of the lake. */
   pathOf(key: string): string {
     if (key === '' || key.startsWith('/') || key.split('/').some((part) => part === '..')) {
       throw new Error(`invalid lake key "${key}": keys are relative paths without ".."`);
@@ -109,7 +107,7 @@ export class LocalLakeStore implements LakeStore {
     }
   }
 
-  /** Exclusive creation (O_CREAT | O_EXCL): atomic on a local file system, whoever else creates the same name. */
+  /** Exclusive creation is atomic on a local file system, whoever else creates the same name. */
   async createOnce(key: string, body: string): Promise<boolean> {
     const path = this.pathOf(key);
     try {
@@ -133,8 +131,8 @@ export class LocalLakeStore implements LakeStore {
   }
 
   /**
-   * Before a run starts: the lake directory exists (or is made) and a file can be written in it, so
-   * a read-only or foreign lake is said as such before anything of the run exists.
+   * Before a run starts: the lake directory exists and a file can be written in it.
+   * So a read-only or foreign lake is said as such before anything of the run exists.
    */
   async assertWritable(): Promise<void> {
     const probe = `.write-check-${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
@@ -148,7 +146,7 @@ export class LocalLakeStore implements LakeStore {
     await this.upgradeSchema();
   }
 
-  /** The lake's schema version: its record, else 1 (a lake written before versions were recorded). */
+  /** The lake's schema version: its record, else 1 for a lake written before versions were recorded. */
   async schemaVersion(): Promise<number> {
     const text = await this.get(LAKE_VERSION_KEY);
     if (text === undefined) return 1;
@@ -156,8 +154,8 @@ export class LocalLakeStore implements LakeStore {
   }
 
   /**
-   * Brings the lake up to the version this code writes (LAKE_MIGRATIONS, in order) and records it;
-   * refuses a lake a newer aurora-bench wrote, whose files this code may not write right.
+   * Brings the lake up to the version this code writes and records it.
+   * It refuses a lake a newer aurora-bench wrote, whose files this code may not write right.
    */
   private async upgradeSchema(): Promise<void> {
     const version = await this.schemaVersion();
@@ -168,7 +166,7 @@ export class LocalLakeStore implements LakeStore {
       );
     }
     if (version === LAKE_SCHEMA_VERSION) return;
-    // From version 1 to 2 no file changes (schema.ts): the version is recorded.
+    // From version 1 to 2 no file changes, so only the version is recorded.
     const record: LakeVersionRecord = { schemaVersion: LAKE_SCHEMA_VERSION };
     await this.put(LAKE_VERSION_KEY, JSON.stringify(record) + '\n');
   }
@@ -183,7 +181,7 @@ export class LocalLakeStore implements LakeStore {
     }
   }
 
-  /** Every key starting with `prefix` (string prefix, as S3 lists), sorted; temp files excluded. */
+  /** Every key starting with `prefix`, as S3 lists them, sorted. Temp files are left out. */
   async list(prefix: string): Promise<string[]> {
     // Walk only the deepest directory the prefix names, not the whole lake.
     const slash = prefix.lastIndexOf('/');

@@ -1,15 +1,7 @@
 /**
- * One mariadbd on 127.0.0.1 with everything of its own under one directory:
- *
- *   <dir>/my.cnf       every server option (started with --defaults-file: /etc/mysql is never read)
- *   <dir>/client.cnf   admin connection settings for the mariadb client (socket + password)
- *   <dir>/data/        the datadir, copied from the version's template (see template.ts)
- *   <dir>/s.sock  <dir>/mariadbd.pid  <dir>/error.log  <dir>/tmp/
- *
- * Ready means a MariaDB handshake arrived on the server's own unix socket (no sleeping); the
- * socket path is unique to this directory, so it cannot be another server answering. The TCP
- * port is found by listening on port 0; when another process takes it before mariadbd binds,
- * mariadbd exits with "Address already in use" and the start is retried on a new port.
+ * One mariadbd on 127.0.0.1, with everything of its own under one directory. It never reads /etc/mysql.
+ * Ready means a MariaDB handshake arrived on the server's own unix socket, so it cannot be another server answering.
+ * Another process may take the TCP port before mariadbd binds it, and then the start is retried on a new port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -22,7 +14,7 @@ import { query, type Row, type SqlTarget } from './sql-client';
 import { AuroraBenchError } from '../../errors';
 import { optionFileLines, optionFileValue } from '../../aurora/server-config';
 
-/** Everything needed to find, query and stop a server again, also from another process: plain JSON. */
+/** Everything needed to find, query and stop a server again, also from another process, as plain JSON. */
 export interface ServerInfo {
   readonly instanceId: string;
   readonly role: 'writer' | 'reader';
@@ -36,11 +28,11 @@ export interface ServerInfo {
   readonly defaultsFile: string;
   readonly clientDefaultsFile: string;
   readonly errorLog: string;
-  /** CPUs it is pinned to (taskset list), when pinned. */
+  /** The taskset CPU list it is pinned to, when pinned. */
   readonly cpuList?: string;
-  /** The mariadb client binary, for SQL (psql for a PostgreSQL server). */
+  /** The client binary for SQL: mariadb, or psql for a PostgreSQL server. */
   readonly client: string;
-  /** A PostgreSQL server (postgres-server.ts) recorded in the same shape; absent: mariadbd. */
+  /** Set for a PostgreSQL server recorded in the same shape. Absent for mariadbd. */
   readonly engine?: 'postgresql';
 }
 
@@ -50,7 +42,7 @@ export interface LocalServer {
   readonly child?: ChildProcess;
 }
 
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export class ServerStartError extends AuroraBenchError {
   override readonly name = 'ServerStartError';
 }
@@ -62,22 +54,22 @@ export interface LaunchOptions {
   readonly instanceId: string;
   readonly role: 'writer' | 'reader';
   readonly serverId: number;
-  /** The server's own directory; created if missing. The datadir (<dir>/data) must be in place. */
+  /** The server's own directory, created if missing. The datadir must be in place. */
   readonly dir: string;
-  /** Server options on top of the base set (null = a flag without value). */
+  /** Server options on top of the base set. Null is a flag without value. */
   readonly options?: ServerOptions;
   readonly cpuList?: string;
   /** Admin login for client.cnf. */
   readonly admin: { readonly user: string; readonly password: string };
-  /** No TCP at all (the template build). */
+  /** No TCP at all, as the template build wants. */
   readonly skipNetworking?: boolean;
   readonly readyTimeoutMs?: number;
   readonly portAttempts?: number;
-  /** Where ports come from (default: the kernel, via a listen on port 0). */
+  /** Where ports come from. By default the kernel gives one, via a listen on port 0. */
   readonly findPort?: () => Promise<number>;
 }
 
-/** sun_path is 108 bytes including the NUL. */
+/** `sun_path` is 108 bytes including the NUL. */
 const MAX_SOCKET_PATH = 107;
 
 function serverPaths(dir: string) {
@@ -117,13 +109,13 @@ function baseOptions(o: LaunchOptions, port: number): ServerOptions {
     'log-error': p.errorLog,
     tmpdir: p.tmpdir,
     ...(o.skipNetworking ? { 'skip-networking': null } : { port, 'bind-address': '127.0.0.1' }),
-    // mariadbd refuses to run as root without it; as another user it is not needed.
+    // mariadbd refuses to run as root without it. As another user it is not needed.
     ...(process.getuid?.() === 0 ? { user: 'root' } : {}),
     'server-id': o.serverId,
     'skip-name-resolve': null,
     // Probes and killed sysbench connections must never get 127.0.0.1 blocked.
     'max-connect-errors': 1_000_000_000,
-    // Nothing to warm from and the data dies with the server: skip the dump/load work.
+    // There is nothing to warm from, and the data dies with the server. So skip the dump and load.
     'innodb-buffer-pool-dump-at-shutdown': 'OFF',
     'innodb-buffer-pool-load-at-startup': 'OFF',
     'report-host': '127.0.0.1',
@@ -131,7 +123,7 @@ function baseOptions(o: LaunchOptions, port: number): ServerOptions {
   };
 }
 
-/** Resolves when a MariaDB handshake (protocol 10) arrives on the unix socket; rejects on any failure. */
+/** Resolves when a MariaDB handshake arrives on the unix socket. Rejects on any failure. */
 function handshake(socket: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const conn = connect({ path: socket });
@@ -193,7 +185,7 @@ async function waitReady(
       await handshake(socket, 1_000);
       return;
     } catch {
-      // not listening yet
+      // Not listening yet.
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -208,8 +200,7 @@ async function waitReady(
 
 /**
  * Starts mariadbd on the datadir already at <dir>/data and waits until it accepts connections.
- * The child runs in its own process group (detached): a Ctrl-C on the terminal reaches the CLI,
- * which tears down in order, not every server at once.
+ * The child runs in its own process group. So a Ctrl-C reaches only the CLI, which tears down in order.
  */
 export async function launchServer(o: LaunchOptions): Promise<LocalServer> {
   const p = serverPaths(o.dir);
@@ -297,12 +288,12 @@ export function sqlTarget(info: Pick<ServerInfo, 'client' | 'clientDefaultsFile'
   return { client: info.client, clientDefaultsFile: info.clientDefaultsFile };
 }
 
-/** Runs SQL on the server as the admin user; rows as text (NULL as null). */
+/** Runs SQL on the server as the admin user. Rows come as text, with NULL as null. */
 export function queryServer(info: Pick<ServerInfo, 'client' | 'clientDefaultsFile'>, sql: string): Promise<Row[]> {
   return query(sqlTarget(info), sql);
 }
 
-/** The server is alive and is the process we started (its command line names our option file). */
+/** The server is alive and is the process we started, since its command line names our option file. */
 export function isServerRunning(info: Pick<ServerInfo, 'pid' | 'defaultsFile'>): boolean {
   return isOurProcess(info.pid, info.defaultsFile);
 }
@@ -310,14 +301,14 @@ export function isServerRunning(info: Pick<ServerInfo, 'pid' | 'defaultsFile'>):
 export type StopOutcome = 'already-gone' | 'terminated' | 'killed';
 
 /**
- * SIGTERM (mariadbd's normal shutdown), SIGKILL after `graceMs`, then the server's directory is
- * removed in every case. A pid that is no longer our mariadbd is never signalled.
+ * SIGTERM, mariadbd's normal shutdown, then SIGKILL after `graceMs`. The server's directory is always removed.
+ * A pid that is no longer our mariadbd is never signalled.
  */
 export async function stopServer(
   info: Pick<ServerInfo, 'pid' | 'defaultsFile' | 'dir'>,
   options: { graceMs?: number; keepDir?: boolean } = {},
 ): Promise<StopOutcome> {
-  // A pid that is alive but no longer names our option file was reused by someone else: left alone.
+  // A pid that is alive but no longer names our option file was reused by someone else. It is left alone.
   const outcome: StopOutcome = isServerRunning(info)
     ? await terminate(info.pid, { graceMs: options.graceMs ?? 15_000 })
     : 'already-gone';

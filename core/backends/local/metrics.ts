@@ -1,31 +1,7 @@
 /**
- * The local stand-in for CloudWatch: while a run job is running, every second and for every
- * server of the cell, one SHOW GLOBAL STATUS (over a long-lived client session, not a process per
- * sample) and /proc/<pid>/stat, turned into the CloudWatch AWS/RDS metrics of core/lake/rows.ts:
- *
- *   CPUUtilization            utime+stime delta / wall time / CPUs the server may use (its taskset) * 100
- *   SelectThroughput          Com_select delta / s
- *   DMLThroughput             Com_insert(+_select) + Com_update(+_multi)
- * + Com_delete(+_multi) + Com_replace(+_select), / s
- *   CommitThroughput          Com_commit / s
- *   NetworkTransmitThroughput Bytes_sent / s          NetworkReceiveThroughput  Bytes_received / s
- *   DatabaseConnections       Threads_connected - the sampler's own session - Slaves_connected (binlog dump threads)
- *   BufferCacheHitRatio       100 * (1 - Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests), deltas;
- *                             a second without read requests: the same of the lifetime counters
- *   Deadlocks                 Innodb_deadlocks / s
- *   AuroraReplicaLag          readers only: the heartbeat probe of cluster.ts, ms
- *   ReadIOPS / WriteIOPS      Innodb_data_reads / Innodb_data_writes per s (InnoDB's own file reads and writes)
- * What it cannot measure (statement latencies, free memory, forwarding) is LOCAL_UNMEASURED_METRICS.
- *
- * The sampler's own statements are subtracted from Com_select / Com_update (the heartbeat UPDATE,
- * its replicated copy on readers, reader polls, and the marker SELECT its client session sends
- * after each statement). Its own bytes (~1 KB/s per server) are not subtracted from the network
- * metrics.
- *
- * A difference from Aurora worth knowing: MariaDB replicas apply the writer's changes as
- * statements/row events that MariaDB counts in Com_insert/update/delete and Com_commit, so a
- * reader's DMLThroughput and CommitThroughput include replicated writes; Aurora replicas share the
- * storage volume and show none.
+ * The local stand-in for CloudWatch, sampling each server of the cell every second of a run job.
+ * The sampler's own statements are subtracted from Com_select and Com_update. Its own bytes are not.
+ * Unlike Aurora replicas, MariaDB replicas count the writes they apply as their own DML and commits.
  */
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -69,11 +45,11 @@ const STATUS_VARIABLES = [
 type StatusName = (typeof STATUS_VARIABLES)[number];
 const SHOW_STATUS = `SHOW GLOBAL STATUS WHERE Variable_name IN (${STATUS_VARIABLES.map((v) => `'${v}'`).join(',')})`;
 
-/** How long stop() waits for a tick in flight: a healthy SHOW GLOBAL STATUS answers in milliseconds. */
+/** How long stop() waits for a tick in flight. A healthy SHOW GLOBAL STATUS answers in milliseconds. */
 const STOP_WAIT_MS = 2_000;
 
 let clockTicksCache: number | undefined;
-/** Kernel clock ticks per second for /proc/<pid>/stat times (almost always 100). */
+/** Kernel clock ticks per second for /proc/<pid>/stat times, almost always 100. */
 export function clockTicks(): number {
   if (clockTicksCache === undefined) {
     try {
@@ -90,10 +66,10 @@ interface Snapshot {
   readonly wall: Date;
   readonly status: Map<string, string>;
   readonly cpuSeconds: number | undefined;
-  /** The sampler's own SELECTs / UPDATEs issued on this server before this snapshot. */
+  /** The sampler's own SELECTs and UPDATEs issued on this server before this snapshot. */
   readonly ownSelects: number;
   readonly ownUpdates: number;
-  /** Readers: heartbeats applied so far (each is one replicated UPDATE in Com_update). */
+  /** Heartbeats a reader applied so far. Each is one replicated UPDATE in Com_update. */
   readonly heartbeatsApplied: number | undefined;
 }
 
@@ -257,8 +233,8 @@ export class ServerMetricsSampler {
     push('NetworkTransmitThroughput', rate(delta('Bytes_sent')));
     push('NetworkReceiveThroughput', rate(delta('Bytes_received')));
     push('DatabaseConnections', Math.max(0, n(b, 'Threads_connected') - 1 - n(b, 'Slaves_connected')));
-    // A ratio for every second, as CloudWatch has a BufferCacheHitRatio datapoint for every period: a
-    // second without read requests has no ratio of its own and reports the server's lifetime one.
+    // CloudWatch has a BufferCacheHitRatio datapoint for every period, so every second gets a ratio.
+    // A second without read requests reports the server's lifetime ratio.
     const requests = delta('Innodb_buffer_pool_read_requests');
     const lifetimeRequests = n(b, 'Innodb_buffer_pool_read_requests');
     if (requests > 0)
@@ -278,20 +254,19 @@ export class ServerMetricsSampler {
     return this.collected;
   }
 
-  /** Problems met while sampling (a server gone, a failed probe), for diagnostics. */
+  /** Problems met while sampling, such as a server gone or a failed probe. */
   get errors(): readonly string[] {
     return this.problems;
   }
 
-  /** The servers that stopped answering the sampler (instance id -> why), for the step's error. */
+  /** The servers that stopped answering the sampler, with why, for the step's error. */
   get unresponsive(): ReadonlyMap<string, string> {
     return this.hung;
   }
 
   /**
-   * Stops ticking, waits a moment for a tick in progress (never longer than STOP_WAIT_MS: a tick
-   * blocked on a hung server is abandoned), closes the sessions; idempotent. Its callers (collect,
-   * teardown, a stopped run's cleanup) must not wait on a server that does not answer.
+   * Stops ticking, waits at most STOP_WAIT_MS for a tick in progress, and closes the sessions. Idempotent.
+   * A tick blocked on a hung server is abandoned, since callers must not wait on a server that does not answer.
    */
   async stop(): Promise<readonly MetricSample[]> {
     this.stopped = true;
@@ -313,8 +288,7 @@ export interface RowContext {
 }
 
 /**
- * Samples as lake rows (source 'local'). With a window, only samples within it (one interval of
- * slack each side, since samples are taken once a second) are kept.
+ * Samples as lake rows. With a window, only samples within it are kept, with one interval of slack each side.
  */
 export function toServerMetricRows(
   samples: readonly MetricSample[],

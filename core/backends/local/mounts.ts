@@ -1,13 +1,11 @@
 /**
- * Mounts and chroots under a folder: the AWS rehearsal's instance roots are overlays mounted under
- * its folder, with processes whose root is there. What stops them and unmounts everything is here,
- * below the rehearsal, because `cleanup` (core/backends/local/registry.ts) settles a killed
- * rehearsal's folder with it too.
+ * Mounts and chroots under a folder, as the AWS rehearsal's instance roots are.
+ * It lives below the rehearsal because `cleanup` settles a killed rehearsal's folder with it too.
  */
 import { readdirSync, readlinkSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
-/** Every mount point at or under dir, deepest first (from /proc/self/mountinfo). */
+/** Every mount point at or under dir, deepest first. */
 export function mountsUnder(dir: string): string[] {
   const info = spawnSync('cat', ['/proc/self/mountinfo'], { encoding: 'utf8' }).stdout;
   return info
@@ -18,13 +16,13 @@ export function mountsUnder(dir: string): string[] {
     .sort((a, b) => b.length - a.length);
 }
 
-/** Kills every process whose root is at or under dir, then unmounts everything there (lazily when busy). */
+/** Kills every process whose root is at or under dir, then unmounts everything there, lazily when busy. */
 export function unmountUnder(dir: string): void {
   for (const pid of processesInRoot(dir)) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
-      // gone in between
+      // Gone in between.
     }
   }
   for (const m of mountsUnder(dir)) {
@@ -32,7 +30,7 @@ export function unmountUnder(dir: string): void {
   }
 }
 
-/** The processes whose root directory (/proc/<pid>/root) is root or a directory under it. */
+/** The processes whose root directory is root or a directory under it. */
 export function processesInRoot(root: string): number[] {
   const pids: number[] = [];
   for (const name of readdirSync('/proc')) {
@@ -41,7 +39,7 @@ export function processesInRoot(root: string): number[] {
       const r = readlinkSync(`/proc/${name}/root`);
       if (r === root || r.startsWith(root + '/')) pids.push(Number(name));
     } catch {
-      // gone, or not ours to read
+      // Gone, or not ours to read.
     }
   }
   return pids;

@@ -1,29 +1,6 @@
 /**
- * A cell of a PostgreSQL engine on this machine: a primary and N streaming replicas
- * (postgres-server.ts), the variant's parameters applied through aurora_bench.conf and read back
- * from pg_settings, replication status from pg_stat_replication, and a 1 s sampler of pg_stat_* and
- * /proc turned into the CloudWatch metrics Aurora publishes for Aurora PostgreSQL.
- *
- * CloudWatch names used, as the Aurora User Guide's metric table ("Amazon CloudWatch metrics for
- * Amazon Aurora", Aurora.AuroraMonitoring.Metrics.md) marks them "Aurora MySQL and Aurora
- * PostgreSQL" (DMLThroughput and SelectThroughput are Aurora MySQL only, so they are not made up here):
- *
- *   CPUUtilization       (utime+stime of the postmaster, its live backends, and its reaped children
- *                        (cutime+cstime)) delta / wall time / CPUs the server may use * 100
- *   CommitThroughput     pg_stat_database.xact_commit delta / s, less the sampler's own transactions
- *   Deadlocks            pg_stat_database.deadlocks delta / s
- *   BufferCacheHitRatio  100 * blks_hit / (blks_hit + blks_read), deltas; without reads, the lifetime counters'
- *   DatabaseConnections  client backends in pg_stat_activity, less the sampler's own
- *   AuroraReplicaLag     readers: heartbeat UPDATE on the primary → visible on the replica, ms
- *   ReadIOPS             pg_stat_database.blks_read delta / s (blocks read from outside shared
- *                        buffers: the server's own file reads, like MariaDB's Innodb_data_reads)
- *   WriteIOPS            pg_stat_bgwriter buffers_checkpoint + buffers_clean + buffers_backend
- *                        delta / s (data blocks written by the checkpointer, background writer and
- *                        backends; PostgreSQL 15 and 16's columns: none on 17, which moved them)
- *   No network counters: PostgreSQL keeps none per server (NetworkReceive/TransmitThroughput are not produced).
- *
- * Like the MariaDB cluster, replicas apply the primary's WAL and count nothing of it as their own
- * transactions; the heartbeat resolution is one psql round trip (~10-30 ms here).
+ * A cell of a PostgreSQL engine on this machine: a primary and N streaming replicas.
+ * A 1 s sampler turns pg_stat_* and /proc into the CloudWatch metrics Aurora publishes for Aurora PostgreSQL.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -50,9 +27,8 @@ import {
 } from './postgres-server';
 
 /**
- * Settings aurora-bench sets itself (ports, sockets, replication) and those naming files: a spec value is noted, not
- * applied.
- * @internal exported for its tests (a test seam)
+ * Settings aurora-bench sets itself, and those naming files. A spec value for them is noted, not applied.
+ * @internal exported for its tests
  */
 export const MANAGED_PG_SETTINGS: ReadonlySet<string> = new Set([
   'port',
@@ -71,10 +47,9 @@ export const MANAGED_PG_SETTINGS: ReadonlySet<string> = new Set([
   'archive_mode',
   'archive_command',
   'restore_command',
-  // Every other setting that names a file, a directory, a library or a command the server would
-  // read, write, load or run as its user (`postgres --describe-config` of PostgreSQL 15: the
-  // "File Locations" group and each string setting of that kind): a spec must not make the server
-  // write outside its run directory or run what it names.
+  // Every other setting that names a file, a directory, a library or a command the server would use.
+  // A spec must not make the server write outside its run directory or run what it names.
+  // The list follows `postgres --describe-config` of PostgreSQL 15.
   'external_pid_file',
   'extension_destdir',
   'log_directory',
@@ -100,13 +75,13 @@ export const MANAGED_PG_SETTINGS: ReadonlySet<string> = new Set([
   'stats_temp_directory',
 ]);
 
-/** The most connections a local server allows: PostgreSQL reserves shared memory per slot. */
+/** PostgreSQL reserves shared memory per connection slot. */
 const LOCAL_MAX_CONNECTIONS = 500;
 
 export interface PgParameterPlan {
-  /** aurora_bench.conf lines (local defaults first, the spec's values after them: the last one wins). */
+  /** The aurora_bench.conf lines. The spec's values come after the local defaults, so they win. */
   readonly conf: string;
-  /** name → value as written, the spec's own. */
+  /** The spec's own values, as written. */
   readonly applied: Readonly<Record<string, string>>;
   readonly notes: readonly PlanNote[];
 }
@@ -114,11 +89,10 @@ export interface PgParameterPlan {
 const quoteConf = (v: string) => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
 /**
- * A variant's parameters (cluster, then instance over them) for one role, checked against the
- * version's pg_settings: Aurora/RDS-only names (apg_*, aurora_*, rds.*) and names PostgreSQL does
- * not have are noted and left out (an unknown name in postgresql.conf stops the server), enum and
- * bool values are checked against pg_settings, plain numbers against its range, RDS formulas
- * evaluated with the local shape (DBInstanceClassMemory = local memory, DBInstanceVCPU = local CPUs).
+ * A variant's parameters for one role, checked against the version's pg_settings.
+ * Aurora-only names and names PostgreSQL lacks are noted and left out.
+ * An unknown name in postgresql.conf would stop the server.
+ * RDS formulas are evaluated with the local shape.
  */
 export function planPostgresParameters(ctx: {
   variant: ResolvedVariant;
@@ -131,7 +105,7 @@ export function planPostgresParameters(ctx: {
   const at = (level: string, name: string) => `variants[name=${ctx.variant.name}].${level}Parameters.${name}`;
   const lines = [
     '# aurora-bench local defaults for the instance class',
-    // RDS for PostgreSQL's default shared_buffers is {DBInstanceClassMemory/32768} 8 kB pages: a quarter of memory.
+    // RDS for PostgreSQL's default shared_buffers is {DBInstanceClassMemory/32768} 8 kB pages. That is a quarter.
     `shared_buffers = '${Math.max(16, Math.floor(ctx.shape.localMemoryBytes / 4 / 1048576))}MB'`,
     `max_connections = ${Math.min(ctx.shape.maxConnections, LOCAL_MAX_CONNECTIONS)}`,
     "# the spec's parameters",
@@ -227,7 +201,7 @@ export function planPostgresParameters(ctx: {
 }
 
 /**
- * Read back what the server runs with: every applied setting from pg_settings, and any line pg_file_settings refused.
+ * Reads back every applied setting from pg_settings, and any line pg_file_settings refused.
  */
 export async function verifyPostgresParameters(
   server: PostgresServer,
@@ -283,9 +257,9 @@ export interface StartPostgresClusterOptions {
   readonly tools: PostgresTools;
   readonly template: PostgresTemplate;
   readonly clusterId: string;
-  /** The cell directory; servers go to <dir>/w, <dir>/r1, ... */
+  /** The cell directory. Servers go to <dir>/w, <dir>/r1, ... */
   readonly dir: string;
-  /** The backend's run root, which holds `dir`: the directories from it down are opened to the postgres user. */
+  /** The backend's run root, which holds `dir`. The directories from it down are opened to the postgres user. */
   readonly runRoot: string;
   readonly readers: number;
   readonly conf: (role: 'writer' | 'reader') => string;
@@ -294,8 +268,7 @@ export interface StartPostgresClusterOptions {
 }
 
 /**
- * The primary from the template, then each replica from a base
- * backup of it; each started with its role's aurora_bench.conf.
+ * The primary from the template, then each replica from a base backup of it.
  */
 export async function startPostgresCluster(o: StartPostgresClusterOptions): Promise<PostgresCluster> {
   await openPathFor(o.tools, o.dir, o.runRoot);
@@ -377,7 +350,7 @@ interface PgCounters {
   readonly blksHit: number;
   readonly connections: number;
   readonly cpuS: number;
-  /** undefined where pg_stat_bgwriter has no such columns (PostgreSQL 17): no WriteIOPS then. */
+  /** Undefined where pg_stat_bgwriter lacks the columns, as on PostgreSQL 17. There is no WriteIOPS then. */
   readonly blocksWritten: number | undefined;
 }
 
@@ -388,15 +361,14 @@ const COUNTERS_SQL =
   "backend' AND pid <> pg_backend_pid())";
 
 /**
- * Data blocks written (checkpointer, background writer, backends):
- * PostgreSQL 15/16's pg_stat_bgwriter; 17 moved these columns.
+ * Data blocks written by the checkpointer, the background writer and backends.
+ * PostgreSQL 17 moved these columns out of pg_stat_bgwriter.
  */
 const BLOCKS_WRITTEN_SQL =
   'SELECT (buffers_checkpoint + buffers_clean + buffers_backend)::bigint FROM pg_stat_bgwriter';
 
 /**
- * CPU seconds of a postmaster and everything it started: its own,
- * its reaped children's (cutime/cstime) and its live children's.
+ * CPU seconds of a postmaster and everything it started, reaped or live.
  */
 function postgresCpuSeconds(postmasterPid: number, ticks: number): number | undefined {
   const fields = (pid: number): string[] | undefined => {
@@ -409,7 +381,7 @@ function postgresCpuSeconds(postmasterPid: number, ticks: number): number | unde
   };
   const own = fields(postmasterPid);
   if (!own) return undefined;
-  // After ") ": state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
+  // Fields after ") " in /proc/PID/stat, counted from 0: utime is 11, stime 12, cutime 13, cstime 14.
   let total = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -420,8 +392,12 @@ function postgresCpuSeconds(postmasterPid: number, ticks: number): number | unde
 }
 
 /**
- * The sampler: one SQL statement per server a second (its own
- * psql transaction is subtracted), /proc, and the heartbeat.
+ * The sampler: one SQL statement per server a second, /proc, and the heartbeat.
+ * It makes only the metrics the Aurora User Guide lists for both Aurora MySQL and Aurora PostgreSQL.
+ * See AWS, "Amazon CloudWatch metrics for Amazon Aurora".
+ * PostgreSQL keeps no network counters per server, so there is no network throughput.
+ * Replicas count nothing of the primary's WAL as their own transactions, unlike MariaDB's.
+ * The heartbeat's resolution is one psql round trip, about 10-30 ms here.
  */
 export class PostgresMetricsSampler {
   private readonly collected: MetricSample[] = [];
@@ -430,7 +406,7 @@ export class PostgresMetricsSampler {
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
   private heartbeatSeq = 0;
-  /** Heartbeat polls each reader answered this second: its own transactions, subtracted from CommitThroughput. */
+  /** Heartbeat polls each reader answered this second. They are subtracted from CommitThroughput. */
   private readonly polls = new Map<string, number>();
 
   constructor(
@@ -465,7 +441,7 @@ export class PostgresMetricsSampler {
 
   private writesUnavailable = false;
 
-  /** Blocks written so far, or undefined (asked no more once the server's version lacks the columns). */
+  /** Blocks written so far. Once the server's version lacks the columns, it is asked no more. */
   private async blocksWritten(s: PostgresServer): Promise<number | undefined> {
     if (this.writesUnavailable) return undefined;
     try {
@@ -477,7 +453,7 @@ export class PostgresMetricsSampler {
     }
   }
 
-  /** Writer heartbeat, then each reader polled until it shows it: commit → visible, ms. */
+  /** Writer heartbeat, then each reader polled until it shows it. Commit to visible, in ms. */
   private async replicaLag(): Promise<Map<string, number>> {
     const lag = new Map<string, number>();
     this.polls.clear();
@@ -508,7 +484,7 @@ export class PostgresMetricsSampler {
               return;
             }
           } catch {
-            // a replica that does not answer has no sample this second
+            // A replica that does not answer has no sample this second.
           }
           if (performance.now() > giveUp) {
             lag.set(r.instanceId, performance.now() - committed);
@@ -538,15 +514,15 @@ export class PostgresMetricsSampler {
       if (!before) continue;
       const dt = (now.t - before.t) / 1000;
       if (dt <= 0) continue;
-      // The sampler's own: one counters statement a second per server,
+      // The sampler's own transactions: its counters statement,
       // the heartbeat UPDATE on the writer, and the polls on readers.
       const own = 1 + (s.role === 'writer' ? heartbeatXacts : (this.polls.get(s.instanceId) ?? 0));
       push('CommitThroughput', Math.max(0, now.commits - before.commits - own) / dt);
       push('Deadlocks', (now.deadlocks - before.deadlocks) / dt);
       const reads = now.blksRead - before.blksRead;
       const hits = now.blksHit - before.blksHit;
-      // A ratio for every second, as CloudWatch has a datapoint for every period: a second without
-      // reads has no ratio of its own and reports the database's lifetime one.
+      // CloudWatch has a datapoint for every period, so every second gets a ratio.
+      // A second without reads reports the database's lifetime ratio.
       if (reads + hits > 0) push('BufferCacheHitRatio', (100 * hits) / (reads + hits));
       else if (now.blksRead + now.blksHit > 0)
         push('BufferCacheHitRatio', (100 * now.blksHit) / (now.blksRead + now.blksHit));
@@ -559,7 +535,7 @@ export class PostgresMetricsSampler {
   }
 
   async start(): Promise<void> {
-    // The first snapshot before the load starts: the first interval then has its deltas.
+    // The first snapshot comes before the load starts, so the first interval has its deltas.
     await this.tick();
     const loop = () => {
       if (this.stopped) return;
@@ -570,7 +546,7 @@ export class PostgresMetricsSampler {
     loop();
   }
 
-  /** What was sampled so far (the rehearsal's CloudWatch publisher reads it while the sampler runs). */
+  /** What was sampled so far. The rehearsal's CloudWatch publisher reads it while the sampler runs. */
   get samples(): readonly MetricSample[] {
     return this.collected;
   }

@@ -1,23 +1,7 @@
 /**
- * PostgreSQL on 127.0.0.1 for the PostgreSQL engines (aurora-postgresql, rds-postgresql): the
- * installed server (Debian's postgresql-15: /usr/lib/postgresql/<major>/bin), one `postgres` per
- * instance with everything of its own under one directory:
- *
- *   <dir>/data/            the datadir: a copy of the version's template (initdb once per machine)
- *   <dir>/.s.PGSQL.<port>  its unix socket (unix_socket_directories = <dir>)
- *   <dir>/postgres.log     its stderr
- *
- * PostgreSQL refuses to run as root ("root" execution of the PostgreSQL server is not permitted),
- * so as root every server program (initdb, postgres, pg_basebackup) runs as the `postgres` user
- * the Debian package creates, and the server's directory is chowned to it. Connection settings
- * aurora-bench manages go on the command line (-c port=..., which outranks postgresql.conf); the
- * spec's parameters go to <datadir>/aurora_bench.conf, which the template's postgresql.conf
- * includes, so a value the spec sets replaces the local default written above it.
- *
- * Logins: the superuser `postgres` over the unix socket only (trust; the socket directory is the
- * server's own, mode 0700), `sbtest` over TCP 127.0.0.1 with a password (scram-sha-256), as the
- * runner connects. Readers are streaming replicas made with pg_basebackup (replication over the
- * primary's socket).
+ * PostgreSQL on 127.0.0.1 for the PostgreSQL engines: one `postgres` per instance, all of it under one directory.
+ * PostgreSQL refuses to run as root, so as root every server program runs as the `postgres` user.
+ * The spec's parameters go to aurora_bench.conf after the local defaults, so the spec's values win.
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
@@ -36,7 +20,7 @@ export interface PostgresTools {
   /** "15.18" */
   readonly version: string;
   readonly major: number;
-  /** uid/gid the server programs run as (the postgres user) when this process is root. */
+  /** Uid and gid of the postgres user, when this process is root. */
   readonly runAs?: { readonly uid: number; readonly gid: number };
 }
 
@@ -44,19 +28,19 @@ class PostgresError extends AuroraBenchError {
   override readonly name = 'PostgresError';
 }
 
-/** sun_path is 108 bytes including the NUL. */
+/** `sun_path` is 108 bytes including the NUL. */
 const MAX_SOCKET_PATH = 107;
 
 const INSTALL_HINT = 'sudo apt-get install -y postgresql (Debian/Ubuntu), or bash scripts/setup.sh';
 
 function binDirCandidates(): string[] {
   const out: string[] = [];
-  // pg_ctl on PATH (Debian links it into /usr/local/bin on this project's machines): its real directory.
+  // `pg_ctl` on PATH may be a link, as Debian makes in /usr/local/bin. Use its real directory.
   for (const dir of (process.env.PATH ?? '').split(':')) {
     const p = join(dir, 'pg_ctl');
     if (dir !== '' && existsSync(p)) out.push(dirname(realpathSync(p)));
   }
-  // Debian's layout: /usr/lib/postgresql/<major>/bin, newest first.
+  // Debian's layout, newest first.
   if (existsSync('/usr/lib/postgresql')) {
     const majors = readdirSync('/usr/lib/postgresql')
       .filter((d) => /^\d+$/.test(d))
@@ -74,7 +58,7 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   return { uid: Number(u.stdout.trim()), gid: Number(g.stdout.trim()) };
 }
 
-/** The installed PostgreSQL server programs; MissingDependencyError saying how to install them. */
+/** The installed PostgreSQL server programs. Else a MissingDependencyError saying how to install them. */
 export function findPostgresTools(): PostgresTools {
   const bindir = binDirCandidates().find((d) =>
     ['postgres', 'initdb', 'pg_basebackup', 'psql'].every((p) => existsSync(join(d, p))),
@@ -107,7 +91,7 @@ function chownTree(dir: string, tools: PostgresTools): void {
   if (r.status !== 0) throw new PostgresError(`chown ${dir} for the postgres user failed: ${r.stderr.trim()}`);
 }
 
-/** Run a server program (as the postgres user when root); rejects with its stderr. */
+/** Run a server program, as the postgres user when root. It rejects with its stderr. */
 function runProgram(
   tools: PostgresTools,
   program: string,
@@ -143,7 +127,7 @@ export interface PgTarget {
   readonly database?: string;
 }
 
-/** SQL through psql (stdin, unaligned, tab-separated, no headers); rows of strings, null for SQL NULL. */
+/** SQL through psql. Rows of strings, with null for SQL NULL. */
 export function pgQuery(target: PgTarget, sql: string, options: { timeoutMs?: number } = {}): Promise<Row[]> {
   const NULL = '\\N';
   return new Promise((resolve, reject) => {
@@ -189,8 +173,8 @@ export function pgQuery(target: PgTarget, sql: string, options: { timeoutMs?: nu
       const lines = out.split('\n').filter((l) => l !== '');
       resolve(lines.map((l) => l.split('\t').map((v) => (v === NULL ? null : v))));
     });
-    // psql may exit before it reads its input (the server not up yet): the write then fails with
-    // EPIPE, which must not become an uncaught error; the close handler reports psql's own message.
+    // psql may exit before it reads its input, when the server is not up yet. The write then fails with EPIPE.
+    // That must not become an uncaught error. The close handler reports psql's own message.
     child.stdin.on('error', () => undefined);
     child.stdin.end(sql.endsWith(';') ? sql : sql + ';');
   });
@@ -200,7 +184,7 @@ export function pgQuery(target: PgTarget, sql: string, options: { timeoutMs?: nu
 interface PgSetting {
   readonly name: string;
   readonly vartype: 'bool' | 'enum' | 'integer' | 'real' | 'string';
-  /** postmaster (restart), sighup, superuser, user, ... */
+  /** `postmaster` means a restart, then sighup, superuser, user, ... */
   readonly context: string;
   readonly unit: string | null;
   readonly min: number | null;
@@ -216,7 +200,7 @@ export interface PostgresTemplate {
   readonly settings: PgSettingsCatalog;
 }
 
-/** Bump when what the template holds changes: a cached template of another format is rebuilt. */
+/** Bump when what the template holds changes, so a cached template of another format is rebuilt. */
 const PG_TEMPLATE_FORMAT = 1;
 export const PG_CONF_INCLUDE = 'aurora_bench.conf';
 
@@ -242,9 +226,9 @@ function settingsFromRows(rows: readonly Row[]): PgSettingsCatalog {
 }
 
 /**
- * The version's template: initdb (superuser postgres, local trust, host scram-sha-256), the sbtest
- * role and database, the heartbeat table aurora_bench.heartbeat in sbtest, and pg_settings saved as
- * settings.json. Built once per machine and version (~3 s) under the template cache.
+ * The version's template: initdb, the sbtest role and database, the heartbeat table, and pg_settings.
+ * The superuser logs in over the server's own socket only, and `sbtest` over TCP with a password, as the runner does.
+ * Built once per machine and version, in about 3 s, under the template cache.
  */
 export async function ensurePostgresTemplate(
   tools: PostgresTools,
@@ -259,7 +243,7 @@ export async function ensurePostgresTemplate(
       settings: JSON.parse(await readFile(settingsFile, 'utf8')) as PgSettingsCatalog,
     };
   }
-  // Built where the postgres user can write (the cache may be under root's home), then copied in.
+  // The cache may be under root's home. So build where the postgres user can write, then copy it in.
   const build = await mkdtemp(join(tmpdir(), 'aurora-bench-pg-template-'));
   await chmod(build, 0o755);
   chownTree(build, tools);
@@ -312,7 +296,7 @@ export async function ensurePostgresTemplate(
   }
 }
 
-/** A running postgres: plain JSON, enough to query and stop it from another process too. */
+/** A running postgres, as plain JSON. Another process can query and stop it too. */
 export interface PostgresServer {
   readonly instanceId: string;
   readonly role: 'writer' | 'reader';
@@ -331,12 +315,12 @@ export interface StartPostgresOptions {
   readonly tools: PostgresTools;
   readonly instanceId: string;
   readonly role: 'writer' | 'reader';
-  /** The server's own directory (socket, log); the datadir must be in place. */
+  /** The server's own directory. The datadir must be in place. */
   readonly dir: string;
   readonly datadir: string;
-  /** false: unix socket only (the template build). */
+  /** False for unix socket only, as the template build uses. */
   readonly listen?: boolean;
-  /** -c settings aurora-bench manages (a replica's primary_conninfo ...). */
+  /** -c settings aurora-bench manages, such as a replica's primary_conninfo. They outrank postgresql.conf. */
   readonly managed?: Readonly<Record<string, string>>;
   readonly cpuList?: string;
   readonly readyTimeoutMs?: number;
@@ -351,12 +335,14 @@ function logTail(file: string, lines = 15): string {
   }
 }
 
-/** Start postgres and wait until it answers SQL on its socket (a replica: once it accepts read-only connections). */
+/**
+ * Start postgres and wait until it answers SQL on its socket.
+ * A replica answers once it accepts read-only connections.
+ */
 export async function startPostgres(o: StartPostgresOptions): Promise<PostgresServer> {
   let socketDir = o.dir;
-  // A unix socket path holds at most 107 bytes (sun_path, with its NUL); a deep run directory's
-  // <dir>/.s.PGSQL.<port> can be longer, and postgres then refuses to start. Such a server gets a
-  // short socket directory of its own under /tmp, removed with it (stopPostgres).
+  // A unix socket path holds at most 107 bytes. A deep run directory's socket path can be longer.
+  // Postgres then refuses to start. So such a server gets a short socket directory under /tmp, removed with it.
   if (Buffer.byteLength(join(o.dir, '.s.PGSQL.65535.lock')) > MAX_SOCKET_PATH) {
     socketDir = await mkdtemp(join('/tmp', 'abpg-'));
     chownTree(socketDir, o.tools);
@@ -380,7 +366,7 @@ async function startPostgresOn(o: StartPostgresOptions, socketDir: string): Prom
       port: String(port),
       listen_addresses: o.listen === false ? '' : '127.0.0.1',
       unix_socket_directories: socketDir,
-      // Streaming replication: every server can be a primary with replicas or a hot standby.
+      // Every server can then be a primary with replicas or a hot standby.
       wal_level: 'replica',
       max_wal_senders: '16',
       hot_standby: 'on',
@@ -394,7 +380,7 @@ async function startPostgresOn(o: StartPostgresOptions, socketDir: string): Prom
     const fd = openSync(log, 'a');
     let child;
     try {
-      // Own process group: stopping the server reaches the postmaster and its backends together.
+      // Own process group, so stopping the server reaches the postmaster and its backends together.
       child = spawn(cmd, argv, {
         detached: true,
         stdio: ['ignore', fd, fd],
@@ -421,7 +407,7 @@ async function startPostgresOn(o: StartPostgresOptions, socketDir: string): Prom
       ...(o.cpuList ? { cpuList: o.cpuList } : {}),
     };
     const deadline = Date.now() + (o.readyTimeoutMs ?? 60_000);
-    // Set by the exit event while the loop below awaits: an object, so the check reads it afresh.
+    // The exit event sets it while the loop below awaits. An object, so the check reads it afresh.
     const status = { exited: false };
     child.on('exit', () => (status.exited = true));
     while (Date.now() < deadline && !status.exited) {
@@ -453,15 +439,15 @@ export function isPostgresRunning(s: Pick<PostgresServer, 'pid' | 'datadir'>): b
 }
 
 let ownerUid: { value: number | undefined } | undefined;
-/** The uid PostgreSQL servers run as: the postgres user when this process is root (it refuses root), else ours. */
+/** The uid PostgreSQL servers run as. That is the postgres user when this process is root, else ours. */
 export function postgresOwnerUid(): number | undefined {
   ownerUid ??= { value: process.getuid?.() === 0 ? postgresUser()?.uid : process.getuid?.() };
   return ownerUid.value;
 }
 
 /**
- * Fast shutdown (SIGINT: the postmaster rolls back open transactions and disconnects clients),
- * SIGKILL to the whole process group after `graceMs`, then the directory is removed unless kept.
+ * Fast shutdown, then SIGKILL to the whole process group after `graceMs`. The directory is removed unless kept.
+ * On SIGINT, the postmaster rolls back open transactions and disconnects clients.
  * A pid that no longer names this datadir is never signalled.
  */
 export async function stopPostgres(
@@ -473,7 +459,7 @@ export async function stopPostgres(
     try {
       process.kill(s.pid, 'SIGINT');
     } catch {
-      // gone meanwhile
+      // Gone meanwhile.
     }
     if (await waitForExit(s.pid, options.graceMs ?? 15_000)) {
       outcome = 'terminated';
@@ -481,27 +467,27 @@ export async function stopPostgres(
       try {
         process.kill(-s.pid, 'SIGKILL');
       } catch {
-        // gone meanwhile
+        // Gone meanwhile.
       }
       outcome = 'killed';
     }
   }
-  // Backends of a killed postmaster exit once it is gone; their group is killed all the same.
+  // Backends of a killed postmaster exit once it is gone. Their group is killed all the same.
   if (!isAlive(s.pid)) {
     try {
       process.kill(-s.pid, 'SIGKILL');
     } catch {
-      // no group left
+      // No group left.
     }
   }
   if (!options.keepDir) await rm(s.dir, { recursive: true, force: true });
-  // A short socket directory of its own (startPostgres) goes with it.
+  // A short socket directory of its own goes with it.
   if (s.socketDir !== undefined && s.socketDir !== s.dir && s.socketDir.startsWith('/tmp/abpg-'))
     await rm(s.socketDir, { recursive: true, force: true });
   return outcome;
 }
 
-/** A new server directory for the postgres user: created, datadir copied from `source`, owned by it. */
+/** A new server directory for the postgres user, with the datadir copied from `source`. */
 export async function preparePostgresDir(tools: PostgresTools, dir: string, sourceDatadir?: string): Promise<string> {
   await mkdir(dir, { recursive: true });
   const datadir = join(dir, 'data');
@@ -512,7 +498,7 @@ export async function preparePostgresDir(tools: PostgresTools, dir: string, sour
   return datadir;
 }
 
-/** A streaming replica's datadir from the primary (pg_basebackup over its socket, WAL streamed). */
+/** A streaming replica's datadir from the primary, with pg_basebackup over its socket. */
 export async function baseBackup(tools: PostgresTools, primary: PostgresServer, datadir: string): Promise<void> {
   await runProgram(tools, 'pg_basebackup', [
     '-D',
@@ -533,9 +519,9 @@ export async function baseBackup(tools: PostgresTools, primary: PostgresServer, 
 }
 
 /**
- * The postgres user must be able to enter every directory down to its server's: from `dir` up to
- * `ownedRoot` (the run root, the backend's own; mkdtemp makes its directories 0700) the directories
- * get o+x; above it they must already allow it, or the start is refused naming the directory.
+ * The postgres user must be able to enter every directory down to its server's.
+ * From `dir` up to `ownedRoot`, the directories get o+x. mkdtemp makes them 0700.
+ * Above it they must already allow it, or the start is refused naming the directory.
  */
 export async function openPathFor(tools: PostgresTools, dir: string, ownedRoot: string): Promise<void> {
   if (!tools.runAs) return;

@@ -1,7 +1,6 @@
 /**
- * Finds the programs the local backend runs (mariadbd, mariadb-install-db, the mariadb client,
- * sysbench, optionally taskset) and their versions. A missing one is a MissingDependencyError that
- * says how to install it, raised before anything is started.
+ * Finds the programs the local backend runs and their versions.
+ * A missing one raises a MissingDependencyError that says how to install it, before anything starts.
  */
 import { execFile } from 'node:child_process';
 import { accessSync, constants, statfsSync } from 'node:fs';
@@ -22,17 +21,17 @@ const INSTALL_HINT =
 export interface LocalTools {
   readonly mariadbd: string;
   readonly installDb: string;
-  /** The command-line client (mariadb, or a MariaDB build's mysql). */
+  /** The command-line client: mariadb, or a MariaDB build's mysql. */
   readonly client: string;
   readonly sysbench: string;
-  /** util-linux taskset, for CPU affinity; undefined when absent (affinity is then skipped, with a note). */
+  /** The util-linux taskset, for CPU affinity. When it is absent, affinity is skipped with a note. */
   readonly taskset: string | undefined;
 }
 
 export interface LocalVersions {
   /**
-   * As `mariadbd --version` says, e.g. "10.11.19-MariaDB-0+deb12u1"
-   * (SELECT VERSION() adds "-log" when the binlog is on).
+   * As `mariadbd --version` says, e.g. "10.11.19-MariaDB-0+deb12u1".
+   * SELECT VERSION() adds "-log" when the binlog is on.
    */
   readonly serverVersion: string;
   /** e.g. "1.0.20". */
@@ -56,7 +55,7 @@ function searchDirs(): string[] {
   return [...new Set([...path, ...EXTRA_DIRS])];
 }
 
-/** The first executable named one of `names` on PATH (plus sbin dirs), or undefined. */
+/** The first executable named one of `names` on PATH or the sbin dirs, or undefined. */
 function findExecutable(names: readonly string[], dirs: readonly string[] = searchDirs()): string | undefined {
   for (const name of names) {
     for (const dir of dirs) {
@@ -65,7 +64,7 @@ function findExecutable(names: readonly string[], dirs: readonly string[] = sear
         accessSync(candidate, constants.X_OK);
         return candidate;
       } catch {
-        // not here
+        // Not here.
       }
     }
   }
@@ -79,24 +78,23 @@ async function versionOutput(binary: string): Promise<string> {
 
 /**
  * "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu ..." -> "10.11.19-MariaDB-0+deb12u1".
- * @internal exported for its tests (a test seam)
+ * @internal exported for its tests
  */
 export function parseServerVersion(text: string): string | undefined {
   return /\bVer\s+(\S+)/.exec(text)?.[1];
 }
 
 /**
- * "sysbench 1.0.20" (or "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)") -> "1.0.20".
- * @internal exported for its tests (a test seam)
+ * "sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta2)" -> "1.0.20".
+ * @internal exported for its tests
  */
 export function parseSysbenchVersion(text: string): string | undefined {
   return /sysbench\s+([0-9][0-9A-Za-z.+-]*)/.exec(text)?.[1];
 }
 
 /**
- * Finds every program (in `dirs`: PATH plus the sbin dirs);
- * throws one MissingDependencyError naming all that are missing.
- * @internal exported for its tests (a test seam)
+ * Finds every program in `dirs`. Throws one MissingDependencyError naming all that are missing.
+ * @internal exported for its tests
  */
 export function findLocalTools(dirs: readonly string[] = searchDirs()): LocalTools {
   const mariadbd = findExecutable(['mariadbd', 'mysqld'], dirs);
@@ -121,8 +119,8 @@ export function findLocalTools(dirs: readonly string[] = searchDirs()): LocalToo
 let cached: Promise<LocalVersions> | undefined;
 
 /**
- * Every program found and its version read; MySQL's mysqld is refused (replication here uses
- * MariaDB's GTIDs). Cached for the process: the answer does not change during a run.
+ * Every program found and its version read. MySQL's mysqld is refused, since replication here uses MariaDB's GTIDs.
+ * Cached for the process, since the answer does not change during a run.
  */
 export function checkLocalDependencies(): Promise<LocalVersions> {
   cached ??= (async () => {
@@ -149,14 +147,14 @@ export function checkLocalDependencies(): Promise<LocalVersions> {
     return { serverVersion, sysbenchVersion, tools };
   })();
   cached.catch(() => {
-    cached = undefined; // let a later call retry (the user may have installed it meanwhile)
+    cached = undefined; // A later call retries, since the user may have installed it meanwhile.
   });
   return cached;
 }
 
 /**
- * What the local backend refuses before anything starts: instance classes it has no local shape for
- * (otherwise the run would fail at ProvisionCell, once per cell).
+ * The instance classes the local backend has no local shape for, refused before anything starts.
+ * Otherwise the run would fail at ProvisionCell, once per cell.
  */
 export function localSpecRefusals(spec: Spec): PlanNote[] {
   const notes: PlanNote[] = [];
@@ -171,7 +169,7 @@ export function localSpecRefusals(spec: Spec): PlanNote[] {
   return notes;
 }
 
-/** Bytes free to this user on the file system of `dir`, or of its nearest existing parent (a run root comes later). */
+/** Bytes free to this user under `dir`, or under its nearest existing parent. A run root comes later. */
 function freeBytesUnder(dir: string): number | undefined {
   for (let at = dir; ; at = dirname(at)) {
     try {
@@ -184,8 +182,8 @@ function freeBytesUnder(dir: string): number | undefined {
 }
 
 /**
- * The local backend's refusals with the data's room: every server's datadir lives under the run
- * root, so a data set larger than the space free there is refused with the JSON path.
+ * The local backend's refusals, plus a data set larger than the space free under the run root.
+ * Every server's datadir lives there.
  */
 export function localSpecRefusalsUnder(runRoot: string): (spec: Spec) => PlanNote[] {
   return (spec) => {

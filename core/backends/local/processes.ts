@@ -1,11 +1,10 @@
 /**
- * Small process and port helpers on Linux /proc: free ports, "is this pid still the process we
- * started" (pids are reused, so a pid alone never justifies a kill), and stop-with-timeout.
+ * Process and port helpers on Linux /proc. Pids are reused, so a pid alone never justifies a kill.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** A port the kernel just gave us on 127.0.0.1; another process may still take it first (callers retry). */
+/** A port the kernel just gave us on 127.0.0.1. Another process may still take it first, so callers retry. */
 export function findFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -19,7 +18,7 @@ export function findFreePort(): Promise<number> {
   });
 }
 
-/** The process state letter from /proc/<pid>/stat (R, S, D, Z, ...), or undefined when there is no such process. */
+/** The process state letter from /proc/<pid>/stat, or undefined when there is no such process. */
 function processState(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -30,15 +29,14 @@ function processState(pid: number): string | undefined {
 }
 
 /**
- * Stopped = state T (stopped by a signal: SIGSTOP, SIGTSTP) or t (stopped by a debugger): it runs
- * nothing and answers nothing until SIGCONT (proc(5)).
+ * Stopped by a signal or a debugger. It runs nothing and answers nothing until SIGCONT. See proc(5).
  */
 export function isStopped(pid: number): boolean {
   const state = processState(pid);
   return state === 'T' || state === 't';
 }
 
-/** Alive = exists and is not a zombie (a zombie has exited; only its parent has not reaped it yet). */
+/** Exists and is not a zombie. A zombie has exited, and only its parent has not reaped it yet. */
 export function isAlive(pid: number): boolean {
   const state = processState(pid);
   return state !== undefined && state !== 'Z' && state !== 'X';
@@ -54,7 +52,7 @@ export function processCmdline(pid: number): string[] | undefined {
   }
 }
 
-/** The real user id a process runs as (/proc/<pid>/status Uid, first field); undefined when it is gone. */
+/** The real user id a process runs as, or undefined when it is gone. */
 export function processUid(pid: number): number | undefined {
   try {
     const uid = /^Uid:\s*([0-9]+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
@@ -64,13 +62,13 @@ export function processUid(pid: number): number | undefined {
   }
 }
 
-/** This process's user id (undefined where the platform has none). */
+/** Undefined where the platform has none. */
 export const currentUid = (): number | undefined => process.getuid?.();
 
 /**
- * True when `pid` is alive, runs as `owner` (this user unless the caller started it as another, e.g.
- * PostgreSQL as the postgres user when this process is root), and its command line mentions `marker`
- * (a path unique to what we started): the proof needed before signalling a pid a registry file names.
+ * True when `pid` is alive, runs as `owner` and its command line mentions `marker`.
+ * That is the proof needed before signalling a pid a registry file names.
+ * The owner is this user, unless the caller started the process as another.
  */
 export function isOurProcess(pid: number, marker: string, owner: number | undefined = currentUid()): boolean {
   if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid || !isAlive(pid)) return false;
@@ -81,7 +79,7 @@ export function isOurProcess(pid: number, marker: string, owner: number | undefi
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Waits until `pid` is gone (or a zombie); false on timeout. */
+/** Waits until `pid` is gone or a zombie. False on timeout. */
 export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   let pause = 10;
@@ -102,10 +100,9 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 }
 
 /**
- * SIGTERM to `pid`, then SIGKILL if it is still alive after `graceMs`. With `group`, `pid` leads a
- * process group (spawned with detached: true): the leader alone gets SIGTERM (a runner stops its
- * sysbench itself and still writes its result), and whatever of the group is left afterwards gets
- * SIGKILL. Returns how it ended.
+ * SIGTERM to `pid`, then SIGKILL if it is still alive after `graceMs`. Returns how it ended.
+ * With `group`, the leader alone gets SIGTERM, since a runner stops its sysbench itself and still writes its result.
+ * Whatever of the group is left afterwards gets SIGKILL.
  */
 export async function terminate(
   pid: number,
@@ -115,12 +112,12 @@ export async function terminate(
     if (options.group) signal(-pid, 'SIGKILL');
   };
   if (!isAlive(pid)) {
-    sweepGroup(); // the leader may be gone while members live on
+    sweepGroup(); // The leader may be gone while members live on.
     return 'already-gone';
   }
   if (isStopped(pid)) {
-    // A stopped process cannot act on SIGTERM until it is continued, and one that hangs has nothing
-    // to shut down cleanly: it is killed at once (SIGKILL reaches a stopped process, signal(7)).
+    // A stopped process cannot act on SIGTERM until it is continued, and a hung one has nothing to shut down.
+    // So it is killed at once. SIGKILL reaches a stopped process. See signal(7).
     signal(options.group ? -pid : pid, 'SIGKILL');
     await waitForExit(pid, 5_000);
     return 'killed';
@@ -135,11 +132,11 @@ export async function terminate(
   return 'killed';
 }
 
-/** utime + stime of a process (all its threads), in seconds; undefined when it is gone. */
+/** utime + stime of a process and all its threads, in seconds. Undefined when it is gone. */
 export function processCpuSeconds(pid: number, clockTicks: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after "(comm)": state is field 3, utime 14, stime 15 (1-based, proc(5)).
+    // Fields after "(comm)", counted from 1 as in proc(5): state is 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const utime = Number(fields[11]);
     const stime = Number(fields[12]);
@@ -150,7 +147,7 @@ export function processCpuSeconds(pid: number, clockTicks: number): number | und
   }
 }
 
-/** CPUs a process may run on (its affinity mask), from /proc/<pid>/status Cpus_allowed_list. */
+/** CPUs a process may run on, from its affinity mask in /proc/<pid>/status. */
 export function allowedCpuCount(pid: number): number | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -1,8 +1,7 @@
 /**
- * How long the local backend takes to provision a writer + 1 reader until the reader replicates
- * (provisionCell + checkCellReady, parameters applied: what a cell pays), and to tear it down.
- * The template is built first and timed separately: it is paid once per machine and version.
- * For bench/ scripts; figures are wall-clock milliseconds.
+ * How long the local backend takes to provision a writer and a reader until the reader replicates, and to tear it down.
+ * The template is timed apart, since it is paid once per machine and version.
+ * For bench/ scripts. Figures are wall-clock milliseconds.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,7 +16,7 @@ import { ensureTemplate } from './template';
 export interface ProvisioningMeasurement {
   readonly serverVersion: string;
   readonly instanceClass: string;
-  /** Time to make sure the template exists (0-ish when cached, seconds on first use). */
+  /** Time to make sure the template exists: near 0 when cached, seconds on first use. */
   readonly templateMs: number;
   /** Per sample: provisionCell until checkCellReady says ready. */
   readonly provisionMs: readonly number[];

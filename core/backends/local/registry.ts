@@ -1,13 +1,7 @@
 /**
- * What a local run has started, on disk, so that nothing outlives it: <runRoot>/<runId>/resources.json
- * lists each cell's directory, servers (pid, port, dirs) and runner jobs (process group ids), and
- * the owner process (pid + start time, so a reused pid is not mistaken for it).
- *
- * Cell directories live inside the run directory (<runRoot>/<runId>/c-XXXXXX/{w,r1,...}), so
- * removing the run directory removes every datadir, socket and temp file of the run. Cleanup also
- * scans /proc for any process whose command line names the run directory (a server that was
- * starting when the owner crashed is not in the registry yet). A run directory carries a marker from
- * its creation (run-dir-marker.ts): cleanup removes no directory without it, whatever the run root holds.
+ * What a local run has started, recorded on disk so that nothing outlives it.
+ * Cell directories live inside the run directory, so removing it removes every datadir, socket and temp file.
+ * Cleanup removes no directory without the run marker, whatever the run root holds.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -27,9 +21,9 @@ import { currentUid, isAlive, isOurProcess, processCmdline, processUid, terminat
 
 export interface JobRecord {
   readonly jobId: string;
-  /** pid of the runner, which leads its own process group. */
+  /** The runner leads its own process group. */
   readonly pid: number;
-  /** Text unique to this job's command line (its --out directory): a reused pid is never signalled. */
+  /** Text unique to this job's command line, so a reused pid is never signalled. */
   readonly marker: string;
   readonly startedAt: string;
 }
@@ -46,16 +40,15 @@ export interface CellRecord {
 export interface RunRecord {
   readonly runId: string;
   readonly ownerPid: number;
-  /** /proc/<pid>/stat starttime of the owner: with the pid, identifies it across pid reuse. */
+  /** The owner's start time. With the pid, it identifies the owner across pid reuse. */
   readonly ownerStartTime: string | null;
   readonly cells: Readonly<Record<string, CellRecord>>;
   readonly updatedAt: string;
 }
 
 /**
- * Default root of local runs: under the OS temp dir (cleared on reboot, when the processes are gone
- * too), one per user (aurora-bench-runs-<uid>), created private (0700): `cleanup` only ever looks
- * at this user's own runs.
+ * Default root of local runs: one private directory per user under the OS temp dir.
+ * A reboot clears it when the processes are gone too. `cleanup` only ever looks at this user's own runs.
  */
 export function defaultRunRoot(): string {
   return join(tmpdir(), `aurora-bench-runs-${currentUid() ?? userInfo().username}`);
@@ -72,8 +65,8 @@ async function ensureRunRoot(runRoot: string): Promise<void> {
 }
 
 /**
- * The run root must be a real directory of this user that no one
- * else may write into: servers, their data and pids live there.
+ * The run root must be a real directory of this user that no one else may write into.
+ * Servers, their data and pids live there.
  */
 async function checkRunRoot(runRoot: string): Promise<void> {
   const info = await lstat(runRoot);
@@ -97,7 +90,7 @@ async function checkRunRoot(runRoot: string): Promise<void> {
   }
 }
 
-/** Whether `child` is strictly inside `parent` (after resolving "." and ".."). */
+/** Whether `child` is strictly inside `parent`, after resolving "." and "..". */
 function inside(parent: string, child: string): boolean {
   const rel = relative(resolve(parent), resolve(child));
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
@@ -105,12 +98,11 @@ function inside(parent: string, child: string): boolean {
 
 const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
 
-/** The directory of a run (claimed by claimRunDir). */
 export function runDirOf(runRoot: string, runId: string): string {
   return join(runRoot, safe(runId));
 }
 
-/** /proc/<pid>/stat starttime: with the pid, tells a process from a later one given the same pid. */
+/** With the pid, the start time tells a process from a later one given the same pid. */
 export function processStartTime(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -120,7 +112,7 @@ export function processStartTime(pid: number): string | null {
   }
 }
 
-/** Is the process that owns this run still running (same pid and same start time)? */
+/** Whether the process that owns this run still runs, with the same pid and start time. */
 export function ownerAlive(record: Pick<RunRecord, 'ownerPid' | 'ownerStartTime'>): boolean {
   if (!isAlive(record.ownerPid)) return false;
   return record.ownerStartTime === null || processStartTime(record.ownerPid) === record.ownerStartTime;
@@ -143,7 +135,7 @@ export class RunRegistry {
     this.file = join(this.dir, REGISTRY_FILE);
   }
 
-  /** Creates the run directory, marked as a run's, unless it exists (a claimed run's is made by claimRunDir). */
+  /** Creates the run directory, marked as a run's, unless it exists. claimRunDir makes a claimed run's. */
   async ensureDir(): Promise<void> {
     await ensureRunRoot(this.runRoot);
     await makeRunDir(this.dir, this.runId, { exclusive: false });
@@ -158,8 +150,10 @@ export class RunRegistry {
     }
   }
 
-  /** Read-modify-write under a per-file lock; atomic on disk (temp + rename). */
-  /** `change` returns the cells to record from the recorded ones. */
+  /**
+   * Read-modify-write under a per-file lock, atomic on disk.
+   * `change` returns the cells to record from the recorded ones.
+   */
   update(change: (cells: Readonly<Record<string, CellRecord>>) => Record<string, CellRecord>): Promise<RunRecord> {
     const previous = locks.get(this.file) ?? Promise.resolve();
     const next = previous.then(async () => {
@@ -189,7 +183,7 @@ export class RunRegistry {
     return this.update((cells) => ({ ...cells, [cell.cellId]: cell }));
   }
 
-  /** Changes one recorded cell; nothing if it is not recorded. */
+  /** Changes one recorded cell. Nothing happens if it is not recorded. */
   private editCell(cellId: string, edit: (cell: CellRecord) => CellRecord): Promise<RunRecord> {
     return this.update((cells) => {
       const cell = cells[cellId];
@@ -216,15 +210,15 @@ export class RunRegistry {
     return this.editCell(cellId, (cell) => ({ ...cell, jobs: cell.jobs.filter((j) => !jobIds.includes(j.jobId)) }));
   }
 
-  /** Forgets a cell; when none is left the run directory (registry included) is removed. */
+  /** Forgets a cell. When none is left, the run directory and its registry are removed. */
   async removeCell(cellId: string): Promise<void> {
     const record = await this.update(({ [cellId]: _removed, ...others }) => others);
     if (Object.keys(record.cells).length === 0) {
       const chained = (locks.get(this.file) ?? Promise.resolve()).then(async () => {
         const again = await this.read();
         if (!again || Object.keys(again.cells).length > 0) return;
-        // A claimed run keeps its directory (and claim) until cleanupRun: a crash between two cells
-        // must still leave the run for `cleanup` to find and settle. An unmarked directory is not ours to remove.
+        // A claimed run keeps its directory and claim until cleanupRun. A crash between two cells
+        // must still leave the run for `cleanup` to find. An unmarked directory is not ours to remove.
         if (existsSync(join(this.dir, CLAIM_FILE)) || !(await isMarkedRunDir(this.dir)))
           await rm(this.file, { force: true });
         else await rm(this.dir, { recursive: true, force: true, maxRetries: 3 });
@@ -238,7 +232,7 @@ export class RunRegistry {
   }
 }
 
-/** Pids of live processes whose command line mentions `marker` (a run or cell directory). */
+/** Pids of live processes whose command line mentions `marker`, a run or cell directory. */
 export function processesMentioning(marker: string): number[] {
   const pids: number[] = [];
   let entries: string[];
@@ -253,8 +247,8 @@ export function processesMentioning(marker: string): number[] {
     if (pid === process.pid) continue;
     const cmdline = processCmdline(pid);
     if (!cmdline?.some((a) => a.includes(marker)) || !isAlive(pid)) continue;
-    // Another user's process that happens to name the path is not ours to stop (PostgreSQL servers run
-    // as the postgres user when we are root: those are ours).
+    // Another user's process that happens to name the path is not ours to stop.
+    // PostgreSQL servers run as the postgres user when we are root, and those are ours.
     const uid = currentUid();
     const owner = processUid(pid);
     if (uid === undefined || owner === uid || owner === postgresOwnerUid()) pids.push(pid);
@@ -263,10 +257,9 @@ export function processesMentioning(marker: string): number[] {
 }
 
 /**
- * Stops a cell's jobs (whole process groups) and servers and removes its directory. What it did, by
- * name. Only what the record can be proven to own is touched: processes of this user whose command
- * line names their own file (isOurProcess), directories inside `runDir` (a registry naming any other
- * path is not followed).
+ * Stops a cell's jobs and servers and removes its directory. Returns what it did, by name.
+ * Only what the record can be proven to own is touched: this user's processes whose command line names their file.
+ * A registry naming a path outside `runDir` is not followed.
  */
 export async function destroyCell(
   cell: CellRecord,
@@ -302,7 +295,7 @@ export async function destroyCell(
     );
   if (!cellDirOk)
     return { deleted, alreadyGone: [...alreadyGone, `directory ${cell.dir} (outside the run directory: not touched)`] };
-  // Anything still naming the cell dir (a server that was mid-start) goes too.
+  // Anything still naming the cell dir goes too, such as a server that was mid-start.
   for (const pid of processesMentioning(cell.dir + '/')) {
     await terminate(pid, { graceMs: 2_000 });
     deleted.push(`process ${pid}`);
@@ -319,13 +312,13 @@ export async function cleanupRunDir(
 ): Promise<string[]> {
   const registry = new RunRegistry(runRoot, runId);
   const removed: string[] = [];
-  // What else the run directory records it started (an AWS rehearsal's: rehearsal-record.ts), first.
+  // First, what else the run directory records it started, as an AWS rehearsal does.
   removed.push(...(settle?.(registry.dir) ?? []).map((d) => `${runId}: ${d}`));
   let record: RunRecord | undefined;
   try {
     record = await registry.read();
   } catch {
-    record = undefined; // unreadable: the /proc scan and rm below still clean up
+    record = undefined; // Unreadable. The /proc scan and rm below still clean up.
   }
   for (const cell of Object.values(record?.cells ?? {})) {
     const { deleted } = await destroyCell(cell, 5_000, registry.dir);
@@ -335,7 +328,7 @@ export async function cleanupRunDir(
     await terminate(pid, { graceMs: 2_000 });
     removed.push(`${runId}: process ${pid}`);
   }
-  // Only a directory marked as a run's is removed: a run id may name a folder the run root holds for another reason.
+  // A run id may name a folder the run root holds for another reason, so only a marked directory is removed.
   if (await isMarkedRunDir(registry.dir)) {
     await rm(registry.dir, { recursive: true, force: true, maxRetries: 3 });
     removed.push(`${runId}: ${registry.dir}`);
@@ -352,7 +345,7 @@ export interface RunClaim {
   readonly lakeRoot: string;
   readonly runKey: string;
   readonly claimedAt: string;
-  /** Why the run ended, when its owner could not record it (a full lake): `cleanup` records this reason. */
+  /** Why the run ended, when its owner could not record it, as with a full lake. `cleanup` records this reason. */
   readonly endReason?: string;
 }
 
@@ -371,8 +364,8 @@ export async function readClaim(runRoot: string, runId: string): Promise<RunClai
 }
 
 /**
- * Claims a run id for this process before anything of the run starts: the run directory is made
- * with an exclusive mkdir, so two runs with one id cannot share (and destroy) each other's servers.
+ * Claims a run id for this process before anything of the run starts.
+ * An exclusive mkdir makes the run directory, so two runs with one id cannot destroy each other's servers.
  * A directory that exists is refused, saying whose it is.
  */
 export async function claimRunDir(
@@ -418,8 +411,7 @@ export async function claimRunDir(
 }
 
 /**
- * The key of the claimed run's row: the date partition is the
- * day the workflow planned it, which may be after the claim's.
+ * The key of the claimed run's row. Its date partition is the day the workflow planned it, maybe after the claim's.
  */
 async function runRowKey(lake: LocalLakeStore, claim: RunClaim): Promise<string | undefined> {
   const file = claim.runKey.split('/').pop()!;
@@ -429,8 +421,8 @@ async function runRowKey(lake: LocalLakeStore, claim: RunClaim): Promise<string 
 }
 
 /**
- * A run left `running` in the lake by an owner that is gone becomes `aborted`, with why: what
- * `cleanup` does for every run it cleans, so no status stays a lie. Returns whether it changed the row.
+ * A run left `running` by an owner that is gone becomes `aborted`, with why, so no status stays a lie.
+ * Returns whether it changed the row.
  */
 async function settleRunRow(lake: LocalLakeStore, key: string | undefined, reason: string): Promise<boolean> {
   const text = key === undefined ? undefined : await lake.get(key).catch(() => undefined);
@@ -447,9 +439,8 @@ async function settleRunRow(lake: LocalLakeStore, key: string | undefined, reaso
 }
 
 /**
- * A run `cleanup` settles has ended: its step files become Parquet as a finished run's do
- * (core/lake/compact.ts; its owner, gone, never got to it). Whether anything was compacted; a
- * failure leaves the JSON Lines files, which the lake reads as before.
+ * Compacts a settled run's step files to Parquet, as for a finished run, since its owner never got to it.
+ * Returns whether anything was compacted. A failure leaves the JSON Lines files, which the lake reads as before.
  */
 async function compactSettledRun(lakeRoot: string, runId: string, key: string | undefined): Promise<boolean> {
   const dt = key === undefined ? undefined : /\/dt=(\d{4}-\d{2}-\d{2})\//.exec(key)?.[1];
@@ -459,13 +450,11 @@ async function compactSettledRun(lakeRoot: string, runId: string, key: string | 
 }
 
 /**
- * Cleans every run under `runRoot` whose owner process is gone (crashed, killed, Ctrl-C'd twice),
- * and settles its run row (`aborted`, with why). Runs of live processes are left alone unless
- * `includeLive` (they belong to someone running now). Only this user's private run root and the
- * directories in it that this user owns are looked at; a symbolic link is never followed. Only a
- * directory with the run marker is touched: the run root may be a folder that also holds the lake or
- * the user's own folders. A directory with a registry or a claim but no marker (an older version's
- * run) is left as it is and named in `unproven`.
+ * Cleans every run under `runRoot` whose owner process is gone, and settles its run row as `aborted`.
+ * Runs of live processes are left alone unless `includeLive`, since they belong to someone running now.
+ * Only this user's directories are looked at, and a symbolic link is never followed.
+ * Only a directory with the run marker is touched, since the run root may also hold the lake or the user's folders.
+ * A directory with run files but no marker is left as it is and named in `unproven`.
  */
 export async function cleanupAllRuns(
   runRoot: string = defaultRunRoot(),
@@ -508,7 +497,7 @@ export async function cleanupAllRuns(
       skippedLive.push(owner.runId);
       continue;
     }
-    // A marked directory with no registry and no claim: being created right now (keep it) or a leftover (remove it).
+    // A marked directory with no registry and no claim is being created now, or a leftover to remove.
     if (!owner && Date.now() - info.mtimeMs < 60_000) continue;
     const runId = owner?.runId ?? entry;
     removed.push(...(await cleanupRunDir(runRoot, runId, options.settle)));
@@ -527,7 +516,7 @@ export async function cleanupAllRuns(
       try {
         changed = await settleRunRow(lake, key, why);
       } catch (e) {
-        // The lake still refuses the write (read-only, full): the claim stays, with the reason, for the next cleanup.
+        // The lake still refuses the write, so the claim stays with the reason for the next cleanup.
         await claimRunDir(runRoot, claim.runId, {
           lakeRoot: claim.lakeRoot,
           runKey: claim.runKey,
@@ -543,7 +532,7 @@ export async function cleanupAllRuns(
   return { removed, skippedLive, settled, compacted, unsettled, unproven };
 }
 
-/** What cleanupAllRuns did, by run; `unproven` lists directories with run files but no marker, left alone. */
+/** What cleanupAllRuns did, by run. */
 interface CleanupOutcome {
   readonly removed: string[];
   readonly skippedLive: string[];

@@ -1,15 +1,7 @@
 /**
- * What an AWS rehearsal has started, on disk beside its run's claim (<runRoot>/<runId>/rehearsal.json),
- * as a local run records its servers and jobs (registry.ts): its folder (abr-XXXXXX, where its
- * servers, emulated clients, mounts and Lambda sandbox live) and every process it tracks, the moto
- * server among them. A rehearsal killed with SIGKILL runs no exit hook; `cleanup` then settles it
- * from this record: kills what is still its own, unmounts what is mounted under its folder, removes
- * the folder and moto's log, and records the run's end in the lake through the claim.
- *
- * Nothing is touched on the record's word alone. A process is killed only while it is still the one
- * started (its command line mentions the marker given with it and its start time is the recorded
- * one: a reused pid is another process); the folder is removed only when it is a directory of this
- * user, not a link, named abr-XXXXXX, holding the mark that names this run directory.
+ * What an AWS rehearsal has started, on disk beside its run's claim, so `cleanup` can settle one killed with SIGKILL.
+ * Nothing is touched on the record's word alone.
+ * A process must still be the one started, and the folder must be this user's own, marked for this run.
  */
 import { lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
@@ -20,34 +12,34 @@ import { processesMentioning, processStartTime } from './registry';
 /** A process the rehearsal started (core/rehearsal/process-tracker.ts). */
 interface RecordedProcess {
   readonly pid: number;
-  /** Text in its command line (a path unique to the rehearsal, or the moto server's script). */
+  /** Text in its command line, such as a path unique to the rehearsal. */
   readonly marker: string;
-  /** It leads a process group: the whole group is killed. */
+  /** It leads a process group, so the whole group is killed. */
   readonly group: boolean;
-  /** The uid it runs as when not this user's (PostgreSQL as the postgres user). */
+  /** The uid it runs as when not this user's, as PostgreSQL runs as the postgres user. */
   readonly owner?: number;
-  /** /proc/<pid>/stat starttime when it was recorded. */
+  /** Its start time when it was recorded. A reused pid is another process. */
   readonly startTime: string | null;
 }
 
 interface RehearsalRecord {
   readonly folder: string;
   readonly processes: readonly RecordedProcess[];
-  /** Files outside the folder that die with it (the moto server's log under TMPDIR). */
+  /** Files outside the folder that die with it, such as the moto server's log. */
   readonly files: readonly string[];
 }
 
 const RECORD_FILE = 'rehearsal.json';
 /** In the folder: the run directory it belongs to. */
 const FOLDER_MARK = '.aurora-bench-rehearsal';
-/** The folder's name as core/rehearsal/rehearsal-folder.ts makes it (mkdtemp's six characters). */
+/** The folder's name as core/rehearsal/rehearsal-folder.ts makes it, with mkdtemp's six characters. */
 const FOLDER_NAME = /^abr-[A-Za-z0-9]{6}$/;
-/** moto's log as scripts/moto.sh names it (mktemp -t moto-server.XXXXXX.log). */
+/** moto's log, as scripts/moto.sh names it. */
 const MOTO_LOG_NAME = /^moto-server\.[A-Za-z0-9]{6}\.log$/;
 
-/** The record of one rehearsal, rewritten (temp file and rename) on every change. */
+/** The record of one rehearsal, rewritten through a temp file and a rename on every change. */
 export class RehearsalRecorder {
-  /** The tracker's processes, and those added outside it (addProcess). */
+  /** The tracker's processes, and those added outside it. */
   private tracked: RecordedProcess[] = [];
   private others: RecordedProcess[] = [];
   private readonly files: string[] = [];
@@ -60,14 +52,14 @@ export class RehearsalRecorder {
     this.write();
   }
 
-  /** The processes tracked now (the tracker's whole list: what is gone is left out). */
+  /** The processes tracked now. The tracker gives its whole list, leaving out what is gone. */
   setProcesses(processes: readonly Omit<RecordedProcess, 'startTime'>[]): void {
     const known = new Map(this.tracked.map((p) => [p.pid, p.startTime]));
     this.tracked = processes.map((p) => ({ ...p, startTime: known.get(p.pid) ?? processStartTime(p.pid) }));
     this.write();
   }
 
-  /** A process outside the tracker (the moto server) and a file of it outside the folder. */
+  /** A process outside the tracker, such as the moto server, and a file of it outside the folder. */
   addProcess(process: Omit<RecordedProcess, 'startTime'>, file?: string): void {
     this.others = [...this.others, { ...process, startTime: processStartTime(process.pid) }];
     if (file !== undefined) this.files.push(file);
@@ -82,7 +74,7 @@ export class RehearsalRecorder {
       writeFileSync(tmp, JSON.stringify(record) + '\n', { mode: 0o600 });
       renameSync(tmp, join(this.runDir, RECORD_FILE));
     } catch {
-      // The run directory is gone (the rehearsal ended and removed it): nothing left to record.
+      // The rehearsal ended and removed the run directory, so nothing is left to record.
     }
   }
 }
@@ -91,11 +83,11 @@ function kill(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL');
   } catch {
-    // gone in between
+    // Gone in between.
   }
 }
 
-/** The folder is this rehearsal's own: an abr- directory of this user (not a link) whose mark names `runDir`. */
+/** The folder is this rehearsal's own: an abr- directory of this user, not a link, whose mark names `runDir`. */
 function ownFolder(folder: string, runDir: string): boolean {
   if (!isAbsolute(folder) || !FOLDER_NAME.test(basename(folder))) return false;
   const info = lstatSync(folder, { throwIfNoEntry: false });
@@ -109,7 +101,7 @@ function ownFolder(folder: string, runDir: string): boolean {
 }
 
 /**
- * Settles what a rehearsal whose owner is gone left (see the header); what it did, by name.
+ * Settles what a rehearsal whose owner is gone left. Returns what it did, by name.
  * Nothing when the run directory holds no rehearsal record.
  */
 export function settleRehearsal(runDir: string): string[] {
@@ -127,7 +119,7 @@ export function settleRehearsal(runDir: string): string[] {
     done.push(`process ${p.pid}`);
   }
   if (typeof record.folder === 'string' && ownFolder(record.folder, runDir)) {
-    // Anything else started under the folder (a client shell's child), then what runs in its instance roots.
+    // Anything else started under the folder, then what runs in its instance roots.
     for (const pid of processesMentioning(record.folder + '/')) {
       kill(pid);
       done.push(`process ${pid}`);

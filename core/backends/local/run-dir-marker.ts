@@ -1,8 +1,7 @@
 /**
- * The marker that proves a directory of the run root is a run directory aurora-bench made: written
- * when the directory is created, checked by `cleanup` before it removes anything. The run root is
- * any folder the user names (AURORA_BENCH_RUN_ROOT), which may also hold the lake or the user's own
- * folders, so a directory's age or the absence of a registry proves nothing.
+ * The marker that proves aurora-bench made a directory of the run root. `cleanup` checks it before it removes anything.
+ * The run root is any folder the user names, which may also hold the lake or the user's own folders.
+ * So a directory's age or the absence of a registry proves nothing.
  */
 import { constants } from 'node:fs';
 import { mkdir, open, writeFile } from 'node:fs/promises';
@@ -11,12 +10,12 @@ import { currentUid } from './processes';
 
 const MARKER_FILE = '.aurora-bench-run';
 const MADE_BY = 'aurora-bench';
-/** A marker is a line of JSON: anything larger is not one. */
+/** A marker is a line of JSON. Anything larger is not one. */
 const MAX_MARKER_BYTES = 4096;
 
 /**
- * Makes `dir` (0700) and writes its marker. `exclusive`: an existing directory fails with EEXIST
- * (a run's claim); otherwise it is left as it is and false is returned.
+ * Makes `dir` with mode 0700 and writes its marker. With `exclusive`, an existing directory fails with EEXIST.
+ * That is a run's claim. Otherwise an existing directory is left as it is, and false is returned.
  */
 export async function makeRunDir(dir: string, runId: string, options: { exclusive: boolean }): Promise<boolean> {
   try {
@@ -31,15 +30,15 @@ export async function makeRunDir(dir: string, runId: string, options: { exclusiv
 }
 
 /**
- * Whether `dir` carries a marker cleanup can trust: a regular file of this user, opened without
- * following a symbolic link (O_NOFOLLOW), small, saying aurora-bench made it.
+ * Whether `dir` carries a marker cleanup can trust. It must be a small regular file of this user that says so.
+ * It is opened with O_NOFOLLOW, so a symbolic link does not count.
  */
 export async function isMarkedRunDir(dir: string): Promise<boolean> {
   let handle;
   try {
     handle = await open(join(dir, MARKER_FILE), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
-    return false; // none, a link (ELOOP), or unreadable
+    return false; // None, a link, or unreadable.
   }
   try {
     const info = await handle.stat();

@@ -1,14 +1,7 @@
 /**
- * SQL through the `mariadb` command-line client (no driver package): a one-shot `query` for
- * provisioning and checks, and a long-lived `SqlSession` for the metrics sampler, which must not
- * start a process per statement every second.
- *
- * Connection settings come from a per-server client option file (`--defaults-file`, always the
- * first option), so no password appears in argv or the environment, and neither ~/.my.cnf nor
- * /etc/mysql is read. The SQL itself goes to the client's stdin, never as `-e SQL`: statements
- * such as CREATE USER ... IDENTIFIED BY '...' or CHANGE MASTER TO ... MASTER_PASSWORD='...' carry
- * passwords, and a command line is visible to every user in the process list. For the same reason
- * an error message never quotes such a literal (redactSql): errors end up in logs and in the lake.
+ * SQL through the `mariadb` command-line client, with a long-lived session for the metrics sampler.
+ * The SQL goes to stdin and settings come from an option file, since every user sees a command line.
+ * For the same reason an error message never quotes a password literal, since errors reach logs and the lake.
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 
@@ -18,31 +11,31 @@ export interface SqlTarget {
   readonly clientDefaultsFile: string;
 }
 
-/** One result row: column values as text; SQL NULL as null. */
+/** One result row: column values as text, and SQL NULL as null. */
 export type Row = (string | null)[];
 
-/** @internal exported for its tests (a test seam) */
+/** @internal exported for its tests */
 export class SqlError extends Error {
   override readonly name = 'SqlError';
   constructor(
     message: string,
-    /** MariaDB's error number when the client printed one (ERROR 1045 ...). */
+    /** MariaDB's error number, when the client printed one. */
     readonly errno?: number,
   ) {
     super(message);
   }
 }
 
-/** A statement of a long-lived session got no answer within its deadline (the server hangs). */
+/** A statement of a long-lived session got no answer within its deadline, so the server hangs. */
 class SqlTimeoutError extends SqlError {}
 
 /**
- * Batch mode (-B) escapes tab, newline, backslash and NUL inside values, so splitting on tabs is
- * exact. A value that is the text "NULL" cannot be told from SQL NULL: nothing here selects one.
+ * Batch mode escapes tab, newline, backslash and NUL inside values, so splitting on tabs is exact.
+ * A value that is the text "NULL" cannot be told from SQL NULL. Nothing here selects one.
  */
 function parseBatchOutput(stdout: string): Row[] {
   if (stdout === '') return [];
-  // Every row ends with a newline; an empty line is a row of one empty string (SELECT '').
+  // Every row ends with a newline. An empty line is a row of one empty string.
   const lines = stdout.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return lines.map(parseBatchLine);
@@ -58,10 +51,9 @@ function unescapeBatchValue(v: string): string {
 }
 
 /**
- * The string literals of `sql` that hold passwords: after IDENTIFIED BY, MASTER_PASSWORD = and
- * PASSWORD( (MariaDB's CREATE/ALTER USER, GRANT, SET PASSWORD, CHANGE MASTER TO syntax), as written
- * in the SQL text (quotes and escapes included).
- * @internal exported for its tests (a test seam)
+ * The string literals of `sql` that hold passwords, as written in the SQL text with quotes and escapes.
+ * They follow IDENTIFIED BY, MASTER_PASSWORD = and PASSWORD( in MariaDB's syntax.
+ * @internal exported for its tests
  */
 export function passwordLiterals(sql: string): string[] {
   const literal = String.raw`'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.|"")*"`;
@@ -73,9 +65,9 @@ export function passwordLiterals(sql: string): string[] {
 }
 
 /**
- * `text` without any password literal of `sql`: each is replaced by '***', both as written (the SQL
- * itself) and without its quotes (the server echoes the statement near a syntax error).
- * @internal exported for its tests (a test seam)
+ * `text` with each password literal of `sql` replaced by '***'.
+ * Both the quoted and the bare form go, since the server echoes the statement near a syntax error.
+ * @internal exported for its tests
  */
 export function redactSql(text: string, sql: string = text): string {
   let out = text;
@@ -97,7 +89,7 @@ function errorFromStderr(stderr: string, sql: string): SqlError {
   );
 }
 
-/** Runs the client with `args`, the SQL on its stdin; resolves with stdout. */
+/** Runs the client with `args`, the SQL on its stdin. Resolves with stdout. */
 function runClient(
   target: SqlTarget,
   args: readonly string[],
@@ -111,25 +103,23 @@ function runClient(
       { timeout: options.timeoutMs, killSignal: 'SIGKILL', maxBuffer: options.maxBuffer, encoding: 'utf8' },
       (error, stdout, stderr) => {
         if (!error) resolve(stdout);
-        // Killed at the deadline: the server did not answer (hung, stopped), which the client's own message would not
-        // say.
+        // Killed at the deadline, so the server did not answer. The client's own message would not say so.
         else if (error.killed)
           reject(errorFromStderr(`the server did not answer within ${options.timeoutMs / 1000} s`, sql));
         else reject(errorFromStderr(stderr || error.message, sql));
       },
     );
-    // EPIPE when the client died before reading everything: reported through the callback.
+    // EPIPE when the client died before reading everything. The callback reports it.
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(sql.endsWith('\n') ? sql : sql + '\n');
   });
 }
 
-/** Quote a string literal for SQL. */
 export function sqlString(value: string): string {
   return "'" + value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\0/g, '\\0').replace(/\n/g, '\\n') + "'";
 }
 
-/** Runs `sql` (one or more statements, through stdin) and returns the rows of every result, in order. */
+/** Runs `sql` through stdin and returns the rows of every result, in order. */
 export async function query(target: SqlTarget, sql: string, options: { timeoutMs?: number } = {}): Promise<Row[]> {
   const stdout = await runClient(target, ['--batch', '--skip-column-names', '--connect-timeout=5'], sql, {
     timeoutMs: options.timeoutMs ?? 30_000,
@@ -138,14 +128,14 @@ export async function query(target: SqlTarget, sql: string, options: { timeoutMs
   return parseBatchOutput(stdout);
 }
 
-/** name -> value rows (SHOW GLOBAL STATUS, SHOW GLOBAL VARIABLES ...) as a map. */
+/** Name and value rows, as SHOW GLOBAL STATUS gives them, as a map. */
 export function rowsToMap(rows: readonly Row[]): Map<string, string> {
   const map = new Map<string, string>();
   for (const r of rows) if (r[0] !== null && r[0] !== undefined) map.set(r[0], r[1] ?? '');
   return map;
 }
 
-/** SHOW SLAVE STATUS and similar vertical results need column names: one row as an object. */
+/** SHOW SLAVE STATUS and similar vertical results need column names, so each row becomes an object. */
 export async function queryObjects(target: SqlTarget, sql: string): Promise<Record<string, string | null>[]> {
   const stdout = await runClient(target, ['--batch', '--connect-timeout=5'], sql, {
     timeoutMs: 30_000,
@@ -157,12 +147,12 @@ export async function queryObjects(target: SqlTarget, sql: string): Promise<Reco
 }
 
 /**
- * One long-lived `mariadb` client process reading statements from stdin: each query is followed
- * by a marker SELECT so its rows can be cut out of the output stream. --unbuffered flushes after
- * every statement; --force keeps the session alive after an SQL error (reported from stderr).
+ * One long-lived `mariadb` client process reading statements from stdin.
+ * A marker SELECT follows each query, so its rows can be cut out of the output stream.
+ * --force keeps the session alive after an SQL error, which stderr reports.
  */
 export class SqlSession {
-  /** The deadline of each statement: a server that does not answer within it is taken as hung. */
+  /** A server that does not answer a statement within this is taken as hung. */
   static readonly DEFAULT_QUERY_TIMEOUT_MS = 15_000;
   private readonly proc: ChildProcessWithoutNullStreams;
   private readonly queryTimeoutMs: number;
@@ -196,8 +186,8 @@ export class SqlSession {
     this.proc.stdout.on('data', (chunk: string) => this.onStdout(chunk));
     this.proc.stderr.on('data', (chunk: string) => {
       this.stderrBuffer += chunk;
-      // The server is gone (killed, crashed): with --force the client carries on, fails to reconnect
-      // for the marker SELECT too, and the marker never comes. The session ends here instead.
+      // The server is gone. With --force the client carries on and fails to reconnect for the marker too.
+      // So the marker never comes, and the session ends here instead.
       const cur = this.current;
       if (cur && /^ERROR 20(02|03|06|13) /m.test(this.stderrBuffer)) {
         this.current = undefined;
@@ -208,7 +198,7 @@ export class SqlSession {
         this.proc.kill('SIGKILL');
       }
     });
-    this.proc.stdin.on('error', () => undefined); // EPIPE when the client died: reported through 'close'
+    this.proc.stdin.on('error', () => undefined); // EPIPE when the client died. 'close' reports it.
     this.proc.on('close', (code) => {
       this.closedError ??= new SqlError(
         `mariadb client session ended ` +
@@ -233,8 +223,8 @@ export class SqlSession {
       if (cur && line === cur.marker) {
         const rows = this.pendingRows;
         this.pendingRows = [];
-        // stderr and stdout are separate pipes: give an error line written just before the
-        // marker the chance to arrive before deciding the statement succeeded.
+        // stderr and stdout are separate pipes. An error line written just before the marker
+        // gets the chance to arrive before the statement counts as a success.
         setImmediate(() => {
           if (this.current !== cur) return;
           this.current = undefined;
@@ -249,7 +239,7 @@ export class SqlSession {
     }
   }
 
-  /** Runs one statement (no trailing semicolon needed); statements run one at a time, in order. */
+  /** Runs one statement. Statements run one at a time, in order. */
   query(sql: string): Promise<Row[]> {
     const run = () =>
       new Promise<Row[]>((resolve, reject) => {
@@ -258,8 +248,8 @@ export class SqlSession {
           return;
         }
         const marker = `__aurora_bench_end_${process.pid}_${++this.counter}__`;
-        // A server that stops answering (SIGSTOP, a hang, a dead network path) never sends the
-        // marker: past the deadline the session ends, so no caller waits on it for ever.
+        // A server that stops answering never sends the marker.
+        // So past the deadline the session ends, and no caller waits on it for ever.
         const timer = setTimeout(() => {
           if (this.current?.marker !== marker) return;
           this.current = undefined;
@@ -292,11 +282,11 @@ export class SqlSession {
     return this.closedError instanceof SqlTimeoutError;
   }
 
-  /** Ends the session (the client exits when stdin closes; at once when a statement is still in flight); idempotent. */
+  /** Ends the session, at once when a statement is still in flight. Idempotent. */
   async close(): Promise<void> {
     if (this.closedError) return;
     if (this.current) {
-      // The statement in flight may never be answered (a hung server): the client is not waited for.
+      // A hung server may never answer the statement in flight, so the client is not waited for.
       this.closedError = new SqlError('the session was closed with a statement in flight');
       this.current.reject(this.closedError);
       this.current = undefined;

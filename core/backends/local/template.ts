@@ -1,24 +1,7 @@
 /**
- * One initialised datadir per MariaDB version, built once with mariadb-install-db and copied for
- * every server (a copy, copy-datadir.ts, takes hundredths of a second; an install several seconds). Cached under
- * ~/.cache/aurora-bench/templates/<version>/ ($XDG_CACHE_HOME respected,
- * $AURORA_BENCH_CACHE_DIR overrides):
- *
- *   datadir/               system tables plus what every benchmark server needs:
- *                            root@localhost (password, socket only; other root and anonymous
- *                            accounts dropped), sbtest@'%' / @localhost / @'127.0.0.1' (an
- *                            anonymous ''@localhost would otherwise shadow sbtest@'%' for local
- *                            logins), repl@127.0.0.1 / @localhost for replication, the sbtest
- *                            database, and aurora_bench.heartbeat for replica-lag probes
- *   (the 'rds' kind, ~/.cache/aurora-bench/templates/<version>-rds/, is the same without the
- *   sbtest database and users: what a new Aurora cluster has before anyone creates an account or
- *   a schema; the AWS rehearsal, core/rehearsal/, starts its servers from it)
- *   system-variables.json  information_schema.SYSTEM_VARIABLES: which variables this version
- *                          has, their types, ranges and whether they are startup-only
- *   template.json          version and format; a template of another format is rebuilt
- *
- * Builds race safely: each builds in its own temp directory and renames it into place; a loser
- * discards its copy and uses the winner's.
+ * One initialised datadir per MariaDB version, built once and copied for every server, since an install takes seconds.
+ * Builds race safely. Each builds in its own temp directory and renames it into place.
+ * A loser discards its copy and uses the winner's.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -34,12 +17,12 @@ import { BENCHMARK_DATABASE } from '../../plan/sysbench-args';
 
 const execFileAsync = promisify(execFile);
 
-/** Bump when the template's content changes: older templates are rebuilt. */
+/** Bump when the template's content changes, so older templates are rebuilt. */
 const TEMPLATE_FORMAT = 1;
 
 /**
- * Local-only logins. The servers listen on 127.0.0.1 only and live for one cell; the passwords
- * are fixed so a template can carry the accounts. CellResources carries only the secretRef.
+ * Local-only logins. The servers listen on 127.0.0.1 only and live for one cell.
+ * The passwords are fixed so a template can carry the accounts. CellResources carries only the secretRef.
  */
 export const LOCAL_LOGINS = {
   admin: { user: 'root', password: 'aurora-bench-admin' },
@@ -50,8 +33,9 @@ export const LOCAL_LOGINS = {
 export const HEARTBEAT_TABLE = 'aurora_bench.heartbeat';
 
 /**
- * 'local': the local backend's servers (sbtest database and users included); 'rds': only the admin,
- * replication and heartbeat plumbing, for servers that must start as empty as a new Aurora cluster.
+ * 'local' holds the sbtest database and users. An anonymous ''@localhost would shadow sbtest@'%', so it is dropped.
+ * 'rds' holds only the admin, replication and heartbeat plumbing.
+ * Its servers start as empty as a new Aurora cluster, for the AWS rehearsal.
  */
 export type TemplateKind = 'local' | 'rds';
 
@@ -101,7 +85,7 @@ async function readTemplate(
 
 const inFlight = new Map<string, Promise<ServerTemplate>>();
 
-/** The template for this server version, built on first use (a few seconds, once per machine and version). */
+/** The template for this server version, built on first use. That takes a few seconds, once per machine and version. */
 export function ensureTemplate(
   tools: LocalTools,
   serverVersion: string,
@@ -157,7 +141,7 @@ async function buildTemplate(
         { cause: e },
       );
     }
-    // Bootstrap server: socket only, no binlog (the template must carry no GTID history).
+    // Bootstrap server: socket only, no binlog. The template must carry no GTID history.
     const server = await launchServer({
       tools,
       instanceId: 'template',
@@ -204,7 +188,7 @@ async function buildTemplate(
           'FLUSH PRIVILEGES;',
         ].join('\n'),
       );
-      // The root password changed under the open client.cnf: read the catalog with the new one.
+      // The root password changed under the open client.cnf, so read the catalog with the new one.
       await writeClientDefaults(server.info.clientDefaultsFile, server.info.socket, admin);
       const rows = await queryServer(
         server.info,
@@ -228,7 +212,7 @@ async function buildTemplate(
     } finally {
       await stopServer(server.info, { graceMs: 30_000, keepDir: true });
     }
-    // Leave only the datadir; files of the bootstrap run are not part of the template.
+    // Leave only the datadir. Files of the bootstrap run are not part of the template.
     await rm(join(datadir, 'ib_buffer_pool'), { force: true });
     await rename(datadir, join(build, 'datadir'));
     await rm(join(build, 'server'), { recursive: true, force: true });
@@ -241,7 +225,7 @@ async function buildTemplate(
       ) + '\n',
     );
 
-    // Swap into place; replace a stale template (other format), lose gracefully to a racing build.
+    // Swap into place. Replace a stale template of another format, and lose gracefully to a racing build.
     if (existsSync(finalDir) && !(await readTemplate(finalDir, serverVersion, kind))) {
       const stale = `${finalDir}.stale-${process.pid}-${Date.now()}`;
       await rename(finalDir, stale).catch(() => undefined);

@@ -1,6 +1,5 @@
 /**
- * Deleting a cell's resources (teardownCell): teardown.ts (EC2, RDS, Secrets Manager); and what they
- * are with their creation times before and after each pass (observeCellResources: lifetimes.ts).
+ * Deleting a cell's resources, and observing them with their creation times before and after each pass.
  */
 import type { AwsBackendConfig } from '../config';
 import { tagKeys } from '../names';

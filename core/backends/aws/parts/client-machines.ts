@@ -1,4 +1,3 @@
-/** The cell's client instances (startClients, checkClientsReady): client-fleet.ts. */
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -18,8 +17,8 @@ export function clientMachinesPart(
 }
 
 /**
- * The backend of a function whose Task starts or checks a cell's client instances (start-clients,
- * check-clients-ready): the SDK clients this part calls, the lake, and this part alone.
+ * The backend of a function whose Task starts or checks a cell's client instances.
+ * It holds the SDK clients this part calls, the lake, and this part alone.
  */
 export function clientMachinesBackend(
   { config, clientOptions, instrument }: PartContext,

@@ -1,9 +1,7 @@
 /**
- * The AWS backend composed from parts, one per concern of the Backend port (the other modules of
- * this folder), each built from only the SDK clients it uses. A Task's Lambda composes only the
- * parts its Task calls (lambdas/<task>/handler.ts), so esbuild leaves the other parts' code, and
- * the SDK operations they send, out of its bundle, and its role needs only the actions of its own
- * parts (lib/backend-permissions.ts). The full backend (every part) is AwsBackend (aws-backend.ts).
+ * The AWS backend composed from parts, each built from only the SDK clients it uses.
+ * A Task's Lambda composes only its Task's parts. So esbuild leaves the other parts out of its bundle.
+ * And its role needs only the actions of its own parts.
  */
 import type { Backend } from '../../../backend';
 import { AuroraBenchError } from '../../../errors';
@@ -11,16 +9,15 @@ import type { AwsClientOptions } from '../client-config';
 import type { AwsBackendConfig } from '../config';
 import type { S3LakeStore } from '../s3-lake';
 
-/** What a backend does, apart from what it is (kind, lake, metrics delay). */
+/** What a backend does, apart from what it is. */
 export type BackendOperations = Omit<
   Backend,
   'kind' | 'lake' | 'metricsPublishDelayS' | 'replicationHealth' | 'writeForwarding'
 >;
 
 /**
- * A backend operation called in a function built without its part: the function's wiring
- * (lambdas/<task>/handler.ts) does not match what its Task calls. test/bundles runs every function's
- * Task through its own bundle, so this is a programming error, never an expected state.
+ * A backend operation called in a function built without its part. The function's wiring does not match its Task.
+ * The tests in test/bundles run every function's Task through its own bundle, so this is a programming error.
  */
 export class NotBuiltForThisFunctionError extends AuroraBenchError {
   override readonly name = 'NotBuiltForThisFunctionError';
@@ -41,8 +38,8 @@ const OPERATIONS: readonly (keyof BackendOperations)[] = [
 ];
 
 /**
- * The Backend port over the lake and the given parts' operations; any
- * other operation throws NotBuiltForThisFunctionError naming `builtFor`.
+ * The Backend port over the lake and the given parts' operations.
+ * Any other operation throws NotBuiltForThisFunctionError naming `builtFor`.
  */
 export function composeAwsBackend(
   config: Pick<AwsBackendConfig, 'metricsPublishDelayS'>,
@@ -63,8 +60,8 @@ export function composeAwsBackend(
 }
 
 /**
- * What a function builds a part's backend from (core/task-deps/aws-function-deps.ts AwsFunctionContext):
- * the configuration, the SDK clients' options, and the hook every SDK client goes through once.
+ * What a function builds a part's backend from.
+ * That is the configuration, the SDK clients' options, and the hook every SDK client goes through once.
  */
 export interface PartContext {
   readonly config: AwsBackendConfig;

@@ -1,7 +1,6 @@
 /**
- * The cell's databases (provisionCell, checkCellReady): an Aurora cluster (cluster.ts), RDS DB
- * instances (db-instances.ts) or self-managed servers on EC2 (self-managed-servers.ts, which asks
- * client-fleet.ts an instance type's architecture), chosen by the cell's engine kind.
+ * The cell's databases: an Aurora cluster, RDS DB instances or self-managed servers on EC2.
+ * The cell's engine kind chooses which.
  */
 import type { CellResources, RunContext } from '../../../backend';
 import { ENGINES } from '../../../aurora/engines';
@@ -46,8 +45,8 @@ export function databasesPart(
 }
 
 /**
- * The backend of a function whose Task provisions or checks a cell's databases (provision-cell,
- * check-cell-ready): the SDK clients this part calls, the lake, and this part alone.
+ * The backend of a function whose Task provisions or checks a cell's databases.
+ * It holds the SDK clients this part calls, the lake, and this part alone.
  */
 export function databasesBackend(
   { config, clientOptions, instrument }: PartContext,

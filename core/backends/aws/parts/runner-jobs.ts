@@ -1,4 +1,4 @@
-/** Runner jobs through SSM Run Command (startJobs, checkJobs, stopJobs): jobs.ts. */
+/** Runner jobs through SSM Run Command. */
 import { RunCommandJobs, type RunCommandJobsOptions } from '../jobs';
 import type { BackendOperations } from './compose';
 

@@ -1,4 +1,3 @@
-/** A step window's server metrics (collectServerMetrics): metrics.ts (CloudWatch, Performance Insights). */
 import { ServerMetrics, type ServerMetricsOptions } from '../metrics';
 import type { BackendOperations } from './compose';
 

@@ -1,7 +1,3 @@
-/**
- * A run's verdicts told to the people who watch the runs
- * (publishVerdicts): verdict-alerts.ts (CloudWatch, EventBridge, SNS).
- */
 import { lakeKeys } from '../../../lake/rows';
 import type { AwsClients } from '../clients';
 import type { AwsBackendConfig } from '../config';

@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { destroyCell, type RunRegistry } from '../registry';
 
 /**
- * A fresh directory for a cell inside its run directory, recorded in the registry before any server
- * starts. A previous attempt this process no longer knows about (a task retried after a crash) is
- * destroyed first, so a cell always starts clean.
+ * A fresh directory for a cell inside its run directory, recorded in the registry before any server starts.
+ * A previous attempt this process no longer knows about is destroyed first, so a cell always starts clean.
  */
 export async function openCellDir(registry: RunRegistry, cellId: string): Promise<string> {
   const previous = (await registry.read())?.cells[cellId];
@@ -27,7 +26,7 @@ export async function openCellDir(registry: RunRegistry, cellId: string): Promis
   return dir;
 }
 
-/** Starts a cell's servers; on failure, what did start is stopped and the cell leaves the registry. */
+/** Starts a cell's servers. On failure, what did start is stopped and the cell leaves the registry. */
 export async function startOrDestroy<T>(registry: RunRegistry, cellId: string, start: () => Promise<T>): Promise<T> {
   try {
     return await start();
@@ -39,7 +38,7 @@ export async function startOrDestroy<T>(registry: RunRegistry, cellId: string, s
   }
 }
 
-/** The last lines of a log, for an error message ('' when it cannot be read). */
+/** The last lines of a log for an error message, or '' when it cannot be read. */
 export function tail(file: string, lines = 10): string {
   try {
     return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');

@@ -12,7 +12,7 @@ export interface JobProcess {
   exit?: { code: number | null; signal: NodeJS.Signals | null };
 }
 
-/** What this process holds of one provisioned cell; the run registry on disk holds what outlives it. */
+/** What this process holds of one provisioned cell. The run registry on disk holds what outlives it. */
 export interface CellState {
   readonly runId: string;
   readonly cellId: string;
@@ -24,9 +24,9 @@ export interface CellState {
   readonly resources: CellResources;
   readonly jobs: Map<string, JobProcess>;
   sampler?: { stop(): Promise<readonly MetricSample[]>; readonly unresponsive?: ReadonlyMap<string, string> };
-  /** When each of the cell's servers was first seen stopped (SIGSTOP), by instance id. */
+  /** When each of the cell's servers was first seen stopped, by instance id. */
   readonly stoppedSince: Map<string, number>;
-  /** What collectServerMetrics returned per step: asked again, it answers the same. */
+  /** What collectServerMetrics returned per step. Asked again, it answers the same. */
   readonly collected: Map<string, ServerMetricsCollection>;
 }
 

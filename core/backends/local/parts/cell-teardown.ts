@@ -23,7 +23,7 @@ function recordOf(state: CellState): CellRecord {
   };
 }
 
-/** Stops a cell's sampler, jobs and servers and removes its directory, from the registry and this process's memory. */
+/** Stops a cell's sampler, jobs and servers and removes its directory, in the registry and in memory. */
 export async function teardownLocalCell(
   ctx: LocalPartContext,
   run: RunContext,

@@ -3,7 +3,7 @@ import type { LocalLakeStore } from '../local-lake';
 import type { RunRegistry } from '../registry';
 import type { CellStates } from './cell-states';
 
-/** What the local backend's parts share: its options, the cells in memory, the registry on disk. */
+/** What the local backend's parts share: its options, the cells in memory, and the registry on disk. */
 export interface LocalPartContext {
   readonly lake: LocalLakeStore;
   readonly runRoot: string;

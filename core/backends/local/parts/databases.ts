@@ -15,7 +15,7 @@ function cellServersRunning(state: CellState): boolean {
   return state.cluster !== undefined && [state.cluster.writer, ...state.cluster.readers].every(isServerRunning);
 }
 
-/** A cell's servers, by the engine's local server: MariaDB for the MySQL family, PostgreSQL for the rest. */
+/** A cell's servers: MariaDB for the MySQL family, PostgreSQL for the rest. */
 export async function provisionLocalCell(
   ctx: LocalPartContext,
   run: RunContext,
@@ -44,8 +44,8 @@ export function localReplicationHealth(
   run: RunContext,
   cell: CellPlan,
 ): Promise<readonly ReplicaHealth[]> {
-  // A cell already torn down (a stopped run recording its interrupted step) has nothing to ask;
-  // PostgreSQL cells are not checked yet (their replicas stream; checkCellReady watches them).
+  // A cell already torn down has nothing to ask, as when a stopped run records its interrupted step.
+  // PostgreSQL cells are not checked here. Their replicas stream, and checkCellReady watches them.
   const state = ctx.cells.get(run.runId, cell.cellId);
   if (!state?.cluster) return Promise.resolve([]);
   return replicaHealth(state.cluster, isServerRunning(state.cluster.writer));

@@ -1,19 +1,18 @@
 import type { CellResources, RunnerJob } from '../../../backend';
 
-/** How long an emulated write-forwarding step waits for the replicas to apply the writer's backlog before it starts. */
+/** How long an emulated write-forwarding step waits for the replicas to catch up before it starts. */
 export const REPLICA_CATCH_UP_S = 300;
 
-/** The client-side emulation of write forwarding (client/workloads/wf_emulation.lua), this backend's own script. */
+/** The client-side emulation of write forwarding. It is this backend's own script. */
 export const WF_EMULATION_SCRIPT = 'wf_emulation.lua';
 
-/** A job as this backend runs it; the emulation adds a second connection to the writer (runner --extra-port). */
+/** A job as this backend runs it. The emulation adds a second connection to the writer. */
 export type LocalRunnerJob = RunnerJob & { readonly extraPort?: number };
 
 /**
- * MariaDB replicas cannot forward writes: a job whose writes go to a reader of a write-forwarding
- * variant (RunnerJob.writeForwarding) runs as the client-side emulation instead, reads on the
- * reader and writes on a second connection to the writer, the consistency level's GTID waits
- * (client/workloads/wf_emulation.lua); the step's own consistency option, if it sets one, stays.
+ * MariaDB replicas cannot forward writes. So a job whose writes go to a reader runs the client-side emulation.
+ * It reads on the reader and writes on a second connection to the writer, with the consistency level's GTID waits.
+ * The step's own consistency option, if it sets one, stays.
  */
 export function emulatingForwarding(job: RunnerJob, resources: CellResources): LocalRunnerJob {
   if (job.writeForwarding === undefined || job.phase !== 'run') return job;

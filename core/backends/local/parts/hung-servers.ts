@@ -2,13 +2,12 @@ import { isStopped } from '../processes';
 import type { CellState } from './cell-states';
 import { tail } from './cell-dir';
 
-/** How long a server must stay stopped before its step is failed: a debugger's short pause is not a hang. */
+/** How long a server must stay stopped before its step is failed. A debugger's short pause is not a hang. */
 const STOPPED_FOR_MS = 5_000;
 
 /**
- * MariaDB's "Disk is full writing '<file>' (Errcode: 28 ...). Waiting for someone to free space..."
- * in a server's error log (EE_DISK_FULL, MariaDB mysys/errors.c; my_write with MY_WAIT_IF_FULL): the
- * server then waits for space instead of failing the statement, so the step would hang until its deadline.
+ * MariaDB's "Disk is full writing '<file>'" in a server's error log. See MariaDB mysys/errors.c, EE_DISK_FULL.
+ * The server then waits for space instead of failing the statement, so the step would hang until its deadline.
  */
 function diskFullIn(errorLog: string): string | undefined {
   const text = tail(errorLog, 20);
@@ -16,7 +15,7 @@ function diskFullIn(errorLog: string): string | undefined {
   return line?.[0];
 }
 
-/** The cell's servers that answer nothing: stopped for STOPPED_FOR_MS, or past the sampler's statement deadline. */
+/** The cell's servers that answer nothing: stopped too long, or past the sampler's statement deadline. */
 export function hungServers(state: CellState): string[] {
   const servers: { instanceId: string; role: string; pid: number; port: number }[] = state.pg
     ? [state.pg.writer, ...state.pg.readers]

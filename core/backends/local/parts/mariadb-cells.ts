@@ -45,9 +45,8 @@ function shapeNote(
 }
 
 /**
- * The server metrics AWS reports for this cell that the local sampler cannot, and why: said once, not
- * shown as missing. Aurora PostgreSQL's forwarding names never apply to a MySQL-family cell, and the
- * forwarding metrics only to a cell that forwards writes.
+ * The server metrics AWS reports for this cell that the local sampler cannot, and why.
+ * It is said once, not shown as missing.
  */
 function unmeasuredMetricsNote(cell: CellPlan): PlanNote {
   const forwards = cell.variant.writeForwarding?.enabled === true;
@@ -64,14 +63,14 @@ function unmeasuredMetricsNote(cell: CellPlan): PlanNote {
   };
 }
 
-/** A MySQL-family engine's cell: a writer mariadbd and GTID replicas (cluster.ts), parameters read back. */
+/** A MySQL-family engine's cell: a writer mariadbd and GTID replicas, with parameters read back. */
 export async function provisionMariadbCell(
   ctx: LocalPartContext,
   run: RunContext,
   cell: CellPlan,
 ): Promise<CellResources> {
   const started = performance.now();
-  // UnsupportedOnBackendError for unknown classes
+  // UnsupportedOnBackendError for unknown classes.
   const shape = localShape(cell.variant.instanceClass, ctx.host, cell.variant.serverless?.maxAcu);
   const versions = await checkLocalDependencies();
   const template = await ensureTemplate(versions.tools, versions.serverVersion, ctx.templateRoot);
@@ -139,8 +138,8 @@ export async function provisionMariadbCell(
       serverVersion: versions.serverVersion,
       provisionMs: String(Math.round(performance.now() - started)),
       pids: servers.map((s) => `${s.instanceId}:${s.pid}`).join(','),
-      // What the writer was asked to run with in MariaDB's terms (sizes scaled, booleans and enums
-      // spelt as MariaDB does): the prepare check compares the server's values with these.
+      // What the writer was asked to run with, in MariaDB's terms.
+      // The prepare check compares the server's values with these.
       requestedParameters: JSON.stringify(
         Object.fromEntries(plans.writer.applied.map((a) => [a.name.toLowerCase(), a.value])),
       ),
@@ -151,7 +150,7 @@ export async function provisionMariadbCell(
   return resources;
 }
 
-/** Ready when every server runs and every replica has caught up; a broken replication thread throws. */
+/** Ready when every server runs and every replica has caught up. A broken replication thread throws. */
 export async function checkMariadbReady(cluster: ClusterInfo, resources: CellResources): Promise<ReadyState> {
   for (const s of [cluster.writer, ...cluster.readers]) {
     if (!isServerRunning(s))

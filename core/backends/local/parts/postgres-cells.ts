@@ -21,7 +21,7 @@ import type { LocalPartContext } from './context';
 import { LocalReplicationError } from './replication-error';
 import { track } from './started-here';
 
-/** A PostgreSQL server in the registry's server shape (destroyCell stops it by its engine). */
+/** A PostgreSQL server in the registry's server shape. destroyCell stops it by its engine. */
 export function postgresServerRecord(s: PostgresServer): ServerInfo {
   return {
     instanceId: s.instanceId,
@@ -33,7 +33,7 @@ export function postgresServerRecord(s: PostgresServer): ServerInfo {
     dir: s.dir,
     datadir: s.datadir,
     socket: s.socketDir,
-    // The datadir is on the postmaster's command line: what tells our process from a reused pid.
+    // The datadir is on the postmaster's command line. It tells our process from a reused pid.
     defaultsFile: s.datadir,
     clientDefaultsFile: '',
     errorLog: s.log,
@@ -44,8 +44,7 @@ export function postgresServerRecord(s: PostgresServer): ServerInfo {
 }
 
 /**
- * A PostgreSQL engine's cell: the version's template (initdb once), a primary and streaming
- * replicas (postgres-cluster.ts), the variant's parameters through aurora_bench.conf, read back.
+ * A PostgreSQL engine's cell: a primary and streaming replicas, with the variant's parameters applied and read back.
  */
 export async function provisionPostgresCell(
   ctx: LocalPartContext,

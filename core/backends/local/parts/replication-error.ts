@@ -1,6 +1,6 @@
 import { AuroraBenchError } from '../../../errors';
 
-/** Replication broke (an IO or SQL thread stopped with an error, a server died): the cell cannot become ready. */
+/** Replication broke, so the cell cannot become ready. A thread stopped with an error, or a server died. */
 export class LocalReplicationError extends AuroraBenchError {
   override readonly name = 'LocalReplicationError';
 }

@@ -32,12 +32,12 @@ import {
 import { hungServers } from './hung-servers';
 import { track, untrack } from './started-here';
 
-/** Environment variable the runner reads the database password from (--password-env). */
+/** The runner reads the database password from this variable, so it stays out of argv. */
 const PASSWORD_ENV = 'AURORA_BENCH_DB_PASSWORD';
 
 type JobState = JobsState['jobs'][number];
 
-/** The client runner bundle (scripts/build-runner.ts), run with this process's node. */
+/** The client runner bundle, run with this process's node. */
 export function runnerPathOf(repoRoot: string): string {
   return join(repoRoot, 'client', 'runner.js');
 }
@@ -58,7 +58,7 @@ function password(secretRef: string): string {
   return LOCAL_LOGINS.sbtest.password;
 }
 
-/** The runner processes of a cell's steps: started detached in their own group, followed by pid and output. */
+/** The runner processes of a cell's steps, started detached in their own group and followed by pid and output. */
 export class LocalRunnerJobs {
   private readonly runnerPath: string;
 
@@ -67,8 +67,7 @@ export class LocalRunnerJobs {
   }
 
   /**
-   * Custom Lua workloads (a NAME ending in .lua, as the runner contract has it) are copied from the
-   * lake (scripts/<runId>/<name>) into the cell's scripts dir, the way AWS clients fetch them.
+   * Custom Lua workloads are copied from the lake into the cell's scripts dir, the way AWS clients fetch them.
    */
   private async scriptDirFor(run: RunContext, state: CellState, workload: string): Promise<string | undefined> {
     if (!workload.endsWith('.lua')) return undefined;
@@ -115,8 +114,8 @@ export class LocalRunnerJobs {
     const secret = password(resources.credentials.secretRef);
     if (jobs.some((j) => j.phase === 'run') && !state.sampler) await this.startSampler(state);
 
-    // The write-forwarding emulation reads on a replica: it starts once the replicas have what the
-    // writer has (a prepare re-creates the tables; writer steps leave a backlog). Set-up, not measured.
+    // The write-forwarding emulation reads on a replica, so it starts once the replicas have what the writer has.
+    // A prepare re-creates the tables, and writer steps leave a backlog. This is set-up, not measured.
     if (state.cluster !== undefined && jobs.some((j) => j.phase === 'run' && j.extraPort !== undefined)) {
       if (!(await waitForReplicas(state.cluster, REPLICA_CATCH_UP_S))) {
         throw new Error(
@@ -132,7 +131,7 @@ export class LocalRunnerJobs {
     for (const job of jobs) {
       const running = state.jobs.get(job.jobId);
       if (running && running.exit === undefined) {
-        handles.push(running.handle); // a retried StartJobs: the job is already running
+        handles.push(running.handle); // A retried StartJobs finds the job already running.
         continue;
       }
       const { proc, out } = await this.spawnJob(run, state, resources, job, logDir, secret);
@@ -178,9 +177,9 @@ export class LocalRunnerJobs {
     const stderrFd = openSync(`${base}.stderr`, 'w');
     let child: ChildProcess;
     try {
-      // Own process group: stopJobs signals the runner and its sysbench together.
-      // TMPDIR inside the cell: the runner's work dir (and so its sysbench's --config-file) then
-      // names the cell directory, which cleanup's /proc scan looks for.
+      // Own process group, so stopJobs signals the runner and its sysbench together.
+      // TMPDIR inside the cell makes the runner's work dir name the cell directory.
+      // The /proc scan of cleanup looks for that.
       child = spawn(process.execPath, args, {
         detached: true,
         stdio: ['ignore', stdoutFd, stderrFd],
@@ -228,7 +227,7 @@ export class LocalRunnerJobs {
       const stderr = tail(found.proc.stderrFile, 5);
       return { jobId: h.jobId, state: 'exited', detail: `runner ${why}${stderr ? `: ${stderr}` : ''}` };
     }
-    // Not started by this process (a restarted runner of the workflow): go by pid and output.
+    // Not started by this process, as by a restarted runner of the workflow. Go by pid and output.
     const pid = Number(h.ref);
     if (Number.isInteger(pid) && isOurProcess(pid, this.runnerPath)) return { jobId: h.jobId, state: 'running' };
     if ((await this.ctx.lake.get(h.outputPrefix + 'result.json')) !== undefined)
@@ -241,8 +240,8 @@ export class LocalRunnerJobs {
   }
 
   /**
-   * A step whose cell has a server that does not answer would run until its deadline and then hang
-   * its collection: its running jobs are stopped now and reported lost, naming the server.
+   * A step whose cell has a hung server would run until its deadline and then hang its collection.
+   * So its running jobs are stopped now and reported lost, naming the server.
    */
   private async failJobsOnHungServers(run: RunContext, handles: readonly JobHandle[], jobs: JobState[]): Promise<void> {
     const byCell = new Map<CellState, JobHandle[]>();
@@ -269,10 +268,10 @@ export class LocalRunnerJobs {
         const found = this.ctx.cells.findJob(run.runId, h.jobId);
         const pid = Number(h.ref);
         if (!(found ? found.proc.exit === undefined : isOurProcess(pid, this.runnerPath))) return;
-        // The runner stops sysbench and still writes result.json on SIGTERM; SIGKILL after 15 s.
+        // On SIGTERM the runner stops sysbench and still writes result.json. SIGKILL comes after 15 s.
         await terminate(pid, { graceMs: 15_000, group: true });
-        // Gone from /proc is not yet reaped: wait for Node's exit event, so a checkJobs right after
-        // this sees the job exited (a loaded machine delivers it a moment later).
+        // Gone from /proc is not yet reaped. Wait for Node's exit event, so a checkJobs right after sees the exit.
+        // A loaded machine delivers it a moment later.
         const proc = found?.proc;
         if (proc && proc.exit === undefined && proc.child.exitCode === null && proc.child.signalCode === null) {
           await new Promise<void>((resolve) => {

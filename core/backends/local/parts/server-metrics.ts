@@ -4,8 +4,8 @@ import { toServerMetricRows } from '../metrics';
 import type { LocalPartContext } from './context';
 
 /**
- * A step's server metrics: the cell's sampler, started with the step's load, is stopped and its
- * samples become rows. Asked again for the same step, the same collection is returned.
+ * A step's server metrics: the cell's sampler is stopped and its samples become rows.
+ * Asked again for the same step, the same collection is returned.
  */
 export async function collectLocalServerMetrics(
   ctx: LocalPartContext,
@@ -25,7 +25,7 @@ export async function collectLocalServerMetrics(
     { run_id: run.runId, cell_id: cell.cellId, variant: cell.variant.name, step_id: window.stepId, dt: run.dt },
     window,
   );
-  // The sampler saw the whole window live: what it has is all there will ever be (expected = received).
+  // The sampler saw the whole window live, so what it has is all there will ever be.
   const counts = new Map<string, MetricWindowCount>();
   for (const r of rows) {
     const key = `${r.instance_id}\u0000${r.metric}`;

@@ -14,14 +14,14 @@ export function track(pid: number, entry: { group: boolean; dir?: string }): voi
       try {
         process.kill(e.group ? -pid : pid, 'SIGKILL');
       } catch {
-        // already gone
+        // Already gone.
       }
       if (e.dir) rmSync(e.dir, { recursive: true, force: true });
     }
   });
 }
 
-/** A process that was stopped the ordinary way: nothing to kill at exit. */
+/** A process that was stopped the ordinary way has nothing to kill at exit. */
 export function untrack(pid: number): void {
   startedHere.delete(pid);
 }
