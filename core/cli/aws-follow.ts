@@ -1,7 +1,8 @@
 /**
  * Follows an AWS execution of the workflow with the same progress lines a local run prints.
  * Cells run in a Distributed Map and their steps in a nested one, so most lines are in child histories.
- * Each Map Run's children are listed with ListExecutions' mapRunArn. See botocore stepfunctions service-2.json.
+ * Each Map Run's children are listed with ListExecutions' mapRunArn, which excludes stateMachineArn.
+ * See botocore stepfunctions service-2.json ListExecutionsInput.mapRunArn.
  * Each child's history is read until it has ended and been read to the end.
  *
  * Ctrl-C asks whether to stop the execution or leave it running.

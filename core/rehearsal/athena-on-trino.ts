@@ -117,7 +117,8 @@ export class AthenaOnTrino {
     this.ready ??= (async () => {
       const through = await this.recorder.start();
       const { region } = this.options;
-      // The Hive connector on Glue and native S3. See Trino documentation, "Hive connector".
+      // The Hive connector on Glue and native S3. register_partition stands in for ALTER TABLE ADD PARTITION.
+      // See Trino documentation, "Hive connector", "AWS Glue catalog" and "S3 file system support".
       const properties: Record<string, string> = {
         'hive.metastore': 'glue',
         'hive.metastore.glue.region': region,

@@ -7,6 +7,7 @@
  *  - UNLOAD becomes a Parquet CREATE TABLE AS at the partition's path, then DROP TABLE.
  *    See Athena User Guide, "UNLOAD", and the Hive connector's "Table properties".
  *    DROP TABLE leaves an external table's files, so nothing stays registered, as after UNLOAD.
+ *    See the Hive connector's "DROP TABLE".
  *    ZSTD is the catalog's hive.compression-codec.
  */
 import { randomBytes } from 'node:crypto';

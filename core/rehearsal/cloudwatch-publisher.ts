@@ -81,7 +81,8 @@ function hostMemAvailableBytes(): number | undefined {
 
 /**
  * What an RDS DB instance, not Aurora, publishes of the samplers' metrics.
- * A read replica's lag is ReplicaLag in seconds. See CloudWatch User Guide, "Amazon RDS metrics and dimensions".
+ * A read replica's lag is ReplicaLag in seconds.
+ * See CloudWatch User Guide, "Amazon RDS metrics and dimensions", rds-metricscollected.md.
  * @internal exported for its tests (a test seam)
  */
 export const RDS_INSTANCE_PUBLISHED: readonly ServerMetricName[] = [

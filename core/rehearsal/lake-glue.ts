@@ -2,7 +2,7 @@
  * The lake's Glue database and tables as the synthesized stack creates them, created in moto.
  * So the rehearsal's Athena reads what AWS's would.
  * CloudFormation's TableInput has Glue's CreateTable member names, so it goes as the template has it.
- * See CloudFormation User Guide, "AWS::Glue::Table TableInput".
+ * See CloudFormation User Guide, "AWS::Glue::Table TableInput", and botocore glue service-2.json TableInput.
  */
 
 interface TemplateResource {

@@ -7,6 +7,7 @@
  * - The cluster's master user has the password Secrets Manager holds and Aurora's master privileges.
  *   See Aurora User Guide, "Master user account privileges".
  *   A PostgreSQL master user is a LOGIN role with CREATEDB and CREATEROLE, as on RDS.
+ *   See RDS User Guide, "Master user account privileges".
  * - The database CreateDBCluster named in DatabaseName, if any.
  * - The accepted values of its parameter groups, through the local backend's parameter plan.
  *
@@ -22,10 +23,12 @@
  *
  * RDS DB instances outside a cluster have their own master user and database.
  * A read replica runs the source's DB parameter group, as a same-Region replica does.
+ * See botocore CreateDBInstanceReadReplicaMessage.DBParameterGroupName.
  * moto 5 deletes the secret a replica shares with the first instance deleted.
  * So the password is read once, when the source's server starts.
  *
- * moto reports every group in-sync, so the emulation keeps the apply status botocore documents.
+ * moto reports every group in-sync, so the emulation keeps the apply status itself.
+ * Its values are botocore's DBParameterGroupStatus.
  * Groups read `applying` for `applyingMs` after the instance becomes available or an immediate change.
  * A pending-reboot change reads `pending-reboot` until RebootDBInstance restarts the stand-in.
  *
@@ -87,7 +90,7 @@ export type ParameterCheck = (
 /**
  * Characters of a generated master password.
  * RDS allows any printable ASCII except "/", """ and "@", and no spaces.
- * See the RDS API reference, CreateDBCluster MasterUserPassword.
+ * See the RDS API reference, CreateDBCluster MasterUserPassword, in rds service-2.json.
  */
 const PASSWORD_CHARS = Array.from({ length: 126 - 33 + 1 }, (_, i) => String.fromCharCode(33 + i))
   .filter((c) => !'/"@'.includes(c))

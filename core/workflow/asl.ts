@@ -26,6 +26,7 @@ export const MAX_STANDARD_EXECUTION_SECONDS = 365 * 24 * 3600;
 /**
  * The definition's top-level TimeoutSeconds. See Developer Guide, "State Machine Structure".
  * It is required here because CDK applies its `timeout` prop only to chained states, never to text.
+ * See aws-cdk-lib aws-stepfunctions/lib/state-machine.js.
  * Without it no execution would ever end TIMED_OUT.
  */
 export function executionTimeoutSeconds(definition: string, source: string): number {

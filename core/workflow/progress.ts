@@ -37,7 +37,7 @@ const several = (group: GroupInState): boolean => (group?.members?.length ?? 0) 
 
 /**
  * The first line of a failure's Cause.
- * The ASL makes Cause a string, but a local Task's thrown value can carry any JSON.
+ * States Language makes a Fail state's Cause a string. A local Task's thrown value can carry any JSON.
  * A progress line must never be what stops a run.
  */
 function firstLine(cause: unknown): string {
