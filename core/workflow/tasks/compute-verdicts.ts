@@ -35,7 +35,7 @@ const MAX_REGRESSIONS_LISTED = 5;
 export async function computeVerdictsTask(deps: TaskDeps, event: ComputeVerdictsEvent): Promise<ComputeVerdictsOutput> {
   need(event, ['run'], 'compute-verdicts');
   const { run } = event;
-  // A run judged against its history after each round keeps those calls (round-verdicts.ts).
+  // A run judged against its history after each round keeps those calls.
   const judged = await readJson<RoundsJudged>(deps, lakeKeys.workflow.roundsJudged(run.runId));
   const verdicts = withRoundCalls(await deps.judgeRun(run), judged);
   const lakeKey = lakeKeys.verdicts(run.dt, run.runId);
