@@ -1,18 +1,12 @@
 /**
- * Following an AWS execution of the workflow the way a local run prints: the same progress lines
- * (core/workflow/progress.ts) with the run's ETA from the plan, read from the parent execution and
- * from its child executions. The workflow's cells run in a Distributed Map (state-machines/
- * benchmark.asl.json RunCells: one child execution per cell) and each cell's steps in a nested one
- * (RunStepSegments), so the cell and step lines are in the children's histories: every Map Run a
- * history starts (its MapRunStarted event) is listed with ListExecutions' mapRunArn ("a list of all
- * of the child workflow executions started by a Map Run", botocore stepfunctions 2016-11-23
- * service-2.json ListExecutionsInput.mapRunArn; either mapRunArn or stateMachineArn, not both), and
- * each child's history is read until it has ended and been read to the end.
+ * Follows an AWS execution of the workflow with the same progress lines a local run prints.
+ * Cells run in a Distributed Map and their steps in a nested one, so most lines are in child histories.
+ * Each Map Run's children are listed with ListExecutions' mapRunArn, which excludes stateMachineArn.
+ * See botocore stepfunctions service-2.json ListExecutionsInput.mapRunArn.
+ * Each child's history is read until it has ended and been read to the end.
  *
- * Ctrl-C (the `interrupt` signal) asks what to do with the execution (core/cli/interrupt-choice.ts):
- * stop it with StopExecution, so the execution ends ABORTED and the safety net's rule on ABORTED
- * executions tears its cells down (lib/safety-net.ts SWEEP_ON_STATUSES), or leave it running; the
- * follower says which it did and how to follow or stop it later.
+ * Ctrl-C asks whether to stop the execution or leave it running.
+ * A stopped execution ends ABORTED, and the safety net's rule then tears its cells down.
  */
 import {
   DescribeExecutionCommand,
@@ -30,30 +24,29 @@ export interface FollowOptions {
   readonly executionArn: string;
   readonly plan: Pick<Plan, 'runId' | 'backend' | 'cells' | 'maxConcurrency' | 'duets' | 'region'>;
   readonly log: (line: string) => void;
-  /** Poll interval. */
   readonly pollMs?: number;
   /** Aborted on Ctrl-C. */
   readonly interrupt?: AbortSignal;
-  /** What to do after Ctrl-C (default: stop). */
+  /** What to do after Ctrl-C. The default is to stop. */
   readonly onInterrupt?: () => Promise<InterruptChoice>;
   readonly now?: () => number;
 }
 
-/** The exit code of a follower the user interrupted (128 + SIGINT), whichever they chose. */
+/** 128 + SIGINT, whichever the user chose. */
 export const INTERRUPTED_EXIT_CODE = 130;
 
 interface Followed {
   readonly arn: string;
   readonly history: HistoryProgress;
   lastEventId: number;
-  /** Ended and read to its end: not read again. */
+  /** Ended and read to its end, so not read again. */
   done: boolean;
 }
 
 interface MapRun {
   /** The execution whose history started it. */
   readonly owner: string;
-  /** Listed once after its owner ended: no child can be added any more. */
+  /** Listed once after its owner ended, so no child can be added any more. */
   settled: boolean;
 }
 
@@ -76,7 +69,7 @@ function consoleUrl(region: string, executionArn: string): string {
   return `https://${region}.console.aws.amazon.com/states/home?region=${region}#/v2/executions/details/${executionArn}`;
 }
 
-/** Follows the execution to its end (or to the user's choice after Ctrl-C); returns the exit code. */
+/** Follows the execution to its end or to the user's choice after Ctrl-C. Returns the exit code. */
 export async function followExecution(options: FollowOptions): Promise<number> {
   const { sfn, executionArn, plan, log } = options;
   const now = options.now ?? Date.now;
@@ -88,7 +81,7 @@ export async function followExecution(options: FollowOptions): Promise<number> {
   let stopSent = false;
   log(`plan: ${lines.etaLine()}`);
 
-  /** Reads one execution's new events (each read starts from the first page: the API has no "after event N"). */
+  /** Reads one execution's new events. Each read starts from the first page, since the API has no "after event N". */
   const readHistory = async (f: Followed): Promise<void> => {
     let nextToken: string | undefined;
     do {
@@ -109,10 +102,7 @@ export async function followExecution(options: FollowOptions): Promise<number> {
     } while (nextToken);
   };
 
-  /**
-   * The children of every Map Run not yet settled: new ones are
-   * followed, ended ones marked so their last read is the last.
-   */
+  /** The children of every Map Run not yet settled. Ended ones are marked so their last read is the last. */
   const listChildren = async (): Promise<Map<string, boolean>> => {
     const ended = new Map<string, boolean>();
     for (const [mapRunArn, run] of mapRuns) {
@@ -123,7 +113,7 @@ export async function followExecution(options: FollowOptions): Promise<number> {
         const page = await sfn.send(
           new ListExecutionsCommand({ mapRunArn, maxResults: 1000, ...(nextToken ? { nextToken } : {}) }),
         );
-        // Newest first: followed in the order they started.
+        // Newest first, so reversed to follow them in the order they started.
         for (const item of [...(page.executions ?? [])].reverse()) {
           if (item.executionArn === undefined) continue;
           if (!executions.has(item.executionArn))
@@ -143,13 +133,13 @@ export async function followExecution(options: FollowOptions): Promise<number> {
   };
 
   for (;;) {
-    // Status first, histories second: once a status is final so is its history, and reading it
-    // after the status cannot miss the events of an execution that ended in between.
+    // Status first, histories second. Once a status is final so is its history.
+    // So a read after the status cannot miss an execution that ended in between.
     const desc = await sfn.send(new DescribeExecutionCommand({ executionArn }));
     const parent = executions.get(executionArn)!;
     await readHistory(parent);
     if (desc.status !== 'RUNNING') parent.done = true;
-    // Children found through the parent's Map Run, grandchildren through theirs: until nothing new.
+    // Children through the parent's Map Run, grandchildren through theirs, until nothing is new.
     for (let depth = 0; depth < 4; depth++) {
       const before = executions.size;
       const ended = await listChildren();

@@ -1,7 +1,4 @@
-/**
- * Finding the deployed aurora-bench stack from its CloudFormation outputs: the CLI needs no
- * configuration beyond the stack name (and the usual AWS credentials and region).
- */
+/** Finds the deployed stack from its CloudFormation outputs, so the CLI needs only the stack name. */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { S3Client } from '@aws-sdk/client-s3';
 import { AWS_CONFIG_DEFAULTS, awsConfigFromEnv } from '../backends/aws/config';
@@ -12,7 +9,7 @@ import { BACKEND_CONFIG_OUTPUT, STACK_OUTPUTS } from '../backends/aws/stack-outp
 
 export type StackOutputs = { readonly [K in keyof typeof STACK_OUTPUTS]: string };
 
-/** Named like the lake's NotFoundError (core/lake/results.ts): to a user and a script both say "not there". */
+/** Named like the lake's NotFoundError, so users and scripts both read "not there". */
 class StackNotFoundError extends AuroraBenchError {
   override readonly name = 'NotFoundError';
 }
@@ -42,7 +39,7 @@ export async function readStackOutputs(cfn: CloudFormationClient, stackName: str
   return result;
 }
 
-/** The deployed stack's backend configuration, or why it cannot be had (said, not thrown: the preflight reports it). */
+/** The deployed stack's backend configuration, or why it cannot be had, for the preflight to report. */
 export async function readDeployment(cfn: CloudFormationClient, stackName: string): Promise<AwsDeployment> {
   let outputs: { OutputKey?: string; OutputValue?: string }[];
   try {
@@ -77,10 +74,7 @@ export async function readDeployment(cfn: CloudFormationClient, stackName: strin
   }
 }
 
-/**
- * The deployed stack's lake objects (at the root of its results bucket, lib/results-lake.ts): what
- * the Athena readers check the lake's schema version with before their first query.
- */
+/** The lake objects that Athena readers check the schema version with before their first query. */
 export function stackLakeStore(outputs: StackOutputs, s3?: S3Client): S3LakeStore {
   return new S3LakeStore(s3 ?? new S3Client({}), outputs.resultsBucket, AWS_CONFIG_DEFAULTS.lakePrefix);
 }

@@ -1,28 +1,26 @@
 /**
- * The `cleanup` command: settles and removes what local runs and AWS rehearsals left behind
- * (core/backends/local/registry.ts, rehearsal-record.ts).
- * A module of its own, importing only the registry: loading the run command's modules (the workflow
- * runner, the AWS SDK clients it calls) doubled what a `cleanup` costs, 0.6 s of CPU instead of 0.3.
+ * The `cleanup` command. It settles and removes what local runs and AWS rehearsals left behind.
+ * It imports only the registry, because the run command's modules doubled what a `cleanup` costs.
  */
 import { cleanupAllRuns, defaultRunRoot } from '../backends/local/registry';
 import { settleRehearsal } from '../backends/local/rehearsal-record';
 import { removeAbandonedStaging } from '../backends/local/import-staging';
 
 /**
- * `cleanup`'s exit code when it kept a run it could not settle: a live run's claim, or a claim whose
- * end the lake refused to record. 75 is sysexits.h EX_TEMPFAIL ("a temporary failure ... the user is
- * invited to retry"): the next `cleanup` settles it once the run has ended or the lake is writable.
+ * `cleanup`'s exit code when it kept a run it could not settle.
+ * 75 is EX_TEMPFAIL in sysexits.h, which invites the user to retry.
+ * The next `cleanup` settles the run once it has ended or the lake is writable.
  */
 const CLEANUP_KEPT_EXIT_CODE = 75;
 
-/** What `cleanup` prints, and its exit code: 0 only when every run it found is settled. */
+/** What `cleanup` prints, and its exit code. It is 0 only when every run it found is settled. */
 export async function cleanupLocalLeftovers(
   runRoot?: string,
   lakeDir?: string,
 ): Promise<{ text: string; exitCode: number }> {
   const runs = await cleanupAllRuns(runRoot ?? defaultRunRoot(), { settle: settleRehearsal });
   const { skippedLive, settled, compacted, unsettled, unproven } = runs;
-  // What killed imports left in the lake's staging folder (never a live import's).
+  // What killed imports left in the lake's staging folder, never a live import's.
   const removed = [...runs.removed, ...(lakeDir === undefined ? [] : removeAbandonedStaging(lakeDir))];
   const kept = unsettled.length + skippedLive.length;
   const lines = [

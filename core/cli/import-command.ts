@@ -1,4 +1,4 @@
-/** `aurora-bench import PATHS`: the flags checked and sorted into what importLogs (import-logs.ts) takes. */
+/** `aurora-bench import PATHS` checks the flags and sorts them into what importLogs takes. */
 import { resolve } from 'node:path';
 import { checkRunId } from '../plan/run-id';
 import { importLogs } from './import-logs';
@@ -6,7 +6,6 @@ import type { ImportFlags } from './import-mapping';
 import { printOut } from './terminal';
 import type { CliContext } from './cli-context';
 
-/** The `import` flags as commander gives them. */
 export interface ImportCommandFlags extends ImportFlags {
   readonly mapping?: string;
   readonly runId?: string;

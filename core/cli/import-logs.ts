@@ -1,16 +1,12 @@
 /**
- * `aurora-bench import DIR|FILES`: hand-run sysbench logs (1.0.x and 1.1.x text outputs, mysql
- * and pgsql drivers; core/sysbench/parser.ts reads them) into the results lake as one run with
- * backend "import", so `results`, `report`, `compare` and `history` read them beside the runs
- * aurora-bench made. What each log measured (variant, workload, threads, repeat, date) comes from the
- * mapping (core/cli/import-mapping.ts).
+ * `aurora-bench import DIR|FILES` puts hand-run sysbench logs into the results lake as one run.
+ * Its backend is "import", so `results`, `report`, `compare` and `history` read it beside aurora-bench's runs.
+ * The rows are the workflow's, and the run row carries a spec and plan built from the mapping.
+ * So a history groups the imported steps into series like any run's.
  *
- * The rows are the workflow's (core/lake/step-rows.ts: one step row per log, its intervals, the log
- * kept under raw/), the run row carries a spec and a plan built from the mapping, so a history
- * groups the imported steps into series like any run's. Nothing is half-imported: every log is
- * parsed and mapped first, the files are written to a staging directory inside the lake (not under
- * tables/, so no reader sees them) and then renamed into place, the run's row last; a failure
- * removes what was moved. A run id the lake has is refused.
+ * Nothing is half-imported. Every log is parsed and mapped first.
+ * The files are staged inside the lake where no reader sees them, then renamed into place.
+ * A failure removes what was moved. A run id the lake has is refused.
  */
 import { asLakeWriteError } from '../backends/local/local-lake';
 import { importStagingDir, removeAbandonedStaging } from '../backends/local/import-staging';
@@ -43,32 +39,29 @@ import {
 } from './import-mapping';
 import { toolInfo } from './tool-info';
 
-/** The import could not be done as asked (a run id that exists, logs that do not parse); nothing was written. */
+/** The import could not be done as asked, and nothing was written. */
 class ImportError extends AuroraBenchError {
   override readonly name = 'ImportError';
 }
 
-/**
- * What an imported run's plan is: the workflow's plan shape, with the
- * backend "import" and the engine only when the mapping names it.
- */
+/** The workflow's plan shape, with the backend "import" and the engine only when the mapping names it. */
 type ImportedPlan = Omit<Plan, 'backend' | 'engine'> & {
   readonly backend: 'import';
   readonly engine: Plan['engine'] | null;
 };
 
 export interface ImportOptions {
-  /** Files and directories (walked, dot files skipped). */
+  /** Files and directories, walked with dot files skipped. */
   readonly paths: readonly string[];
   readonly lakeDir: string;
   readonly repoRoot: string;
-  /** A mapping file (JSON or YAML). */
+  /** A JSON or YAML mapping file. */
   readonly mappingFile?: string;
   readonly flags: ImportFlags;
   readonly runId?: string;
   /** Keep logs that did not parse as failed steps instead of refusing the import. */
   readonly allowFailed?: boolean;
-  /** One run per day the logs were taken (a history's series), instead of one run. */
+  /** One run per day the logs were taken, instead of one run. */
   readonly runPerDate?: boolean;
   readonly log: (line: string) => void;
 }
@@ -87,8 +80,8 @@ interface LogFile {
 }
 
 /**
- * Every regular file under the paths given, in name order; a
- * directory's own files keep their path under it for patterns.
+ * Every regular file under the paths given, in name order.
+ * A directory's own files keep their path under it for patterns.
  */
 function collectFiles(paths: readonly string[]): { path: string; relativePath: string }[] {
   const out: { path: string; relativePath: string }[] = [];
@@ -112,9 +105,9 @@ function collectFiles(paths: readonly string[]): { path: string; relativePath: s
   return out;
 }
 
-/** The most bytes of a mapping file (a few lines of JSON or YAML). */
+/** A mapping file is a few lines of JSON or YAML. */
 const MAX_MAPPING_BYTES = MIB;
-/** The most bytes of one sysbench log: a day of 1-s intervals is about 20 MiB. */
+/** A day of 1-s intervals is about 20 MiB. */
 const MAX_LOG_BYTES = 256 * MIB;
 
 function readMappingFile(file: string): unknown {
@@ -126,7 +119,7 @@ function readMappingFile(file: string): unknown {
     throw new ImportMappingError(file, [{ path: '', message: e.reason }]);
   }
   try {
-    // YAML 1.2 reads JSON too; uniqueKeys refuses a key given twice.
+    // YAML 1.2 reads JSON too. uniqueKeys refuses a key given twice.
     return parseYaml(text, { uniqueKeys: true }) as unknown;
   } catch (e) {
     throw new ImportMappingError(file, [
@@ -141,7 +134,7 @@ const cellIdOf = (variant: string, repeat: number): string => `${variant}-r${rep
 const DEFAULT_INSTANCE_CLASS = 'unknown';
 const CLIENT_ID = 'log';
 
-/** The run's spec, cells and steps as the mapping and the logs say; what they do not say is named in the notes. */
+/** The run's spec, cells and steps as the mapping and the logs say. The notes name what they do not say. */
 function buildPlan(
   mapping: ImportMapping,
   runId: string,
@@ -282,8 +275,8 @@ function buildPlan(
 }
 
 /**
- * The default run id: the experiment and a hash of the logs' content
- * and their mapping, so importing the same logs again is refused.
+ * The default run id hashes the logs' content and their mapping.
+ * So importing the same logs again is refused.
  */
 function defaultRunId(experiment: string, assigned: readonly { a: FileAssignment; log: LogFile }[]): string {
   const h = createHash('sha256');
@@ -314,7 +307,7 @@ export function importLogs(options: ImportOptions): ImportResult {
     options.flags,
   );
 
-  // 1. Read and parse every log; say how each parsed.
+  // 1. Read and parse every log, and say how each parsed.
   const files: LogFile[] = collectFiles(options.paths).map(({ path, relativePath }) => {
     let text: string;
     try {
@@ -337,7 +330,7 @@ export function importLogs(options: ImportOptions): ImportResult {
       },
     };
   });
-  // 2. Map them (every problem at once, each naming its file).
+  // 2. Map them, with every problem at once.
   let assignments: FileAssignment[];
   try {
     assignments = assignFiles(
@@ -350,8 +343,8 @@ export function importLogs(options: ImportOptions): ImportResult {
     throw e;
   }
   const assigned = assignments.map((a) => ({ a, log: files.find((f) => f.facts.path === a.path)! }));
-  // One run, or one per date with each day's repeats numbered
-  // within it: the status lines name the cell each log lands in.
+  // One run, or one per date with each day's repeats numbered within it.
+  // The status lines name the cell each log lands in.
   const groups = options.runPerDate === true ? byDate(assigned) : [assigned];
   for (const group of groups) for (const { a, log: f } of group) log(statusLine(f.facts.path, f.parsed, a));
   const failed = assigned.filter(({ log: f }) => f.parsed.status !== 'ok');
@@ -367,7 +360,7 @@ export function importLogs(options: ImportOptions): ImportResult {
     );
   }
 
-  // 3. The runs, staged in memory, then moved into the lake together.
+  // 3. The runs are staged in memory, then moved into the lake together.
   const lakeDir = resolve(options.lakeDir);
   const existingRuns = lakeTableFiles(lakeDir, 'runs');
   const runs = groups.map((group) => {
@@ -411,7 +404,7 @@ export function importLogs(options: ImportOptions): ImportResult {
 
 type Assigned = { a: FileAssignment; log: LogFile };
 
-/** The logs by the day they were taken, each day's repeats renumbered 1, 2, ... per step in their order. */
+/** The logs by the day they were taken, each day's repeats renumbered per step. */
 function byDate(assigned: readonly Assigned[]): Assigned[][] {
   const days = new Map<string, Assigned[]>();
   for (const x of [...assigned].sort((p, q) => p.a.startedAt.localeCompare(q.a.startedAt)))
@@ -431,7 +424,7 @@ function byDate(assigned: readonly Assigned[]): Assigned[][] {
 
 interface StagedRun {
   readonly runId: string;
-  /** Lake key -> body: the step tables and raw logs. */
+  /** Lake key to body, for the step tables and raw logs. */
   readonly files: ReadonlyMap<string, string>;
   readonly runKey: string;
   readonly runRow: string;
@@ -440,7 +433,7 @@ interface StagedRun {
   readonly failedSteps: number;
 }
 
-/** One run's rows and files, in memory: nothing is written here. */
+/** One run's rows and files in memory. Nothing is written here. */
 function stageRun(mapping: ImportMapping, runId: string, assigned: readonly Assigned[], repoRoot: string): StagedRun {
   const startedAt = assigned.map(({ a }) => a.startedAt).sort()[0]!;
   const dt = startedAt.slice(0, 10);
@@ -545,12 +538,12 @@ function stageRun(mapping: ImportMapping, runId: string, assigned: readonly Assi
 }
 
 /**
- * Every file written under a staging directory in the lake first, then renamed into place (one
- * filesystem: a rename is atomic), the runs' rows last so no reader lists a run before its rows.
- * On any failure what was moved is removed again and the staging directory goes: the lake is as before.
+ * Every file goes under a staging directory in the lake first, then is renamed into place.
+ * A rename on one filesystem is atomic. The runs' rows go last, so no reader lists a run before its rows.
+ * On any failure what was moved is removed again, and the lake is as before.
  */
 function moveIntoLake(lakeDir: string, runs: readonly StagedRun[]): void {
-  // What killed imports left is removed first; the name says which process this folder is of.
+  // What killed imports left is removed first. The folder's name says which process it is of.
   removeAbandonedStaging(lakeDir);
   const staging = importStagingDir(lakeDir);
   const moved: string[] = [];
@@ -560,7 +553,7 @@ function moveIntoLake(lakeDir: string, runs: readonly StagedRun[]): void {
     for (const [key, body] of all) {
       const path = join(staging, key);
       mkdirSync(dirname(path), { recursive: true });
-      // A plain write: the staging directory is invisible to readers until the rename below.
+      // A plain write, since the staging directory is invisible to readers until the rename.
       writeFileSync(path, body, { flag: 'wx' });
     }
     for (const [key] of all) {
@@ -568,7 +561,7 @@ function moveIntoLake(lakeDir: string, runs: readonly StagedRun[]): void {
       if (existsSync(target)) throw new ImportError(`${target} exists already: nothing was imported`);
       const dir = dirname(target);
       if (!existsSync(dir)) {
-        // Remember the topmost directory created, to remove it on failure.
+        // The topmost directory created, to remove on failure.
         let top = dir;
         while (!existsSync(dirname(top))) top = dirname(top);
         mkdirSync(dir, { recursive: true });
@@ -580,7 +573,7 @@ function moveIntoLake(lakeDir: string, runs: readonly StagedRun[]): void {
   } catch (e) {
     for (const path of moved.reverse()) rmSync(path, { force: true });
     for (const dir of createdDirs.reverse()) rmSync(dir, { recursive: true, force: true });
-    // A lake this user may not write (EACCES), read-only or full: said as such, not as a stack trace.
+    // A lake that refuses writes is said as such, not as a stack trace.
     throw asLakeWriteError(lakeDir, e);
   } finally {
     rmSync(staging, { recursive: true, force: true });
@@ -589,7 +582,7 @@ function moveIntoLake(lakeDir: string, runs: readonly StagedRun[]): void {
       if (readdirSync(join(lakeDir, '.staging')).length === 0)
         rmSync(join(lakeDir, '.staging'), { recursive: true, force: true });
     } catch {
-      // already gone
+      // Already gone.
     }
   }
 }

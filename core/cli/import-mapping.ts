@@ -1,8 +1,6 @@
 /**
- * The mapping of `aurora-bench import`: which experiment hand-run sysbench logs belong to, and for
- * each log file its variant, workload, threads (and rate, repeat, date). A sysbench log does not say
- * what it measured beyond the thread count and rate, so the engineer says it, once, by flags or in a
- * mapping file (JSON or YAML):
+ * The mapping of `aurora-bench import`: which experiment and step each hand-run sysbench log belongs to.
+ * A log says only its thread count and rate, so the engineer says the rest by flags or a mapping file:
  *
  *   experiment: graviton-2019
  *   date: 2019-06-01                       # the day the logs were taken (default: each file's mtime)
@@ -13,10 +11,9 @@
  *       variant: r5
  *       date: 2019-05-30
  *
- * Every matching entry of `files` applies, in order (a later one overrides an earlier one), over
- * `defaults`; flags override the file. Threads and rate not given are read from the log's
- * "Number of threads" and "Target transaction rate" lines; given ones must agree with the log.
- * Pure: reading the files is the caller's (core/cli/import-logs.ts).
+ * Every matching `files` entry applies in order over `defaults`, and flags override the file.
+ * Threads and rate not given are read from the log. Given ones must agree with it.
+ * The caller reads the files.
  */
 import { z } from 'zod';
 import { EngineSchema, ItemNameSchema, STOCK_TESTS } from '../experiment/schema';
@@ -24,10 +21,10 @@ import { problemsFromZod, type SpecProblem } from '../experiment/validate';
 import { AuroraBenchError } from '../errors';
 import { escapeControls } from '../format';
 
-/** A file name as printed: on one line, its control characters escaped (a name can hold ESC or a line break). */
+/** A file name as printed, on one line, since a name can hold ESC or a line break. */
 export const shownPath = (path: string): string => escapeControls(path, { field: true });
 
-/** A day (2019-06-01) or an instant (2019-06-01T14:00:00Z) in ISO 8601. */
+/** A day or an instant in ISO 8601. */
 const isoDate = z
   .string()
   .regex(
@@ -36,7 +33,7 @@ const isoDate = z
   )
   .refine((s) => Number.isFinite(Date.parse(s)), 'not a real date');
 
-/** What a log file's entry (or the defaults) may say about it. */
+/** What a log file's entry or the defaults may say about it. */
 const fileFields = {
   variant: ItemNameSchema.optional(),
   workload: ItemNameSchema.optional(),
@@ -95,7 +92,7 @@ const ImportMappingSchema = z
 export type ImportMapping = z.output<typeof ImportMappingSchema>;
 type FileFields = z.output<z.ZodObject<typeof fileFields>>;
 
-/** A mapping (file or flags) that cannot be used: every problem by file (or flag) and JSON path. */
+/** A mapping that cannot be used, with every problem by file or flag and JSON path. */
 export class ImportMappingError extends AuroraBenchError {
   override readonly name = 'ImportMappingError';
   constructor(
@@ -124,7 +121,7 @@ export interface ImportFlags {
   readonly instanceClass?: string;
 }
 
-/** Where a flag's value lands in the mapping, to name the flag (not a JSON path) in errors. */
+/** Where a flag's value lands, so errors name the flag rather than a JSON path. */
 const FLAG_OF_PATH: Readonly<Record<string, string>> = {
   experiment: '--experiment',
   date: '--date',
@@ -140,8 +137,8 @@ const integerFlag = (value: string | undefined): number | string | undefined =>
   value !== undefined && /^\d+$/.test(value) ? Number(value) : value;
 
 /**
- * The mapping file's document (or {} without one) with the flags applied over it, validated.
- * `source` names the mapping file in errors; a flag's problem names the flag.
+ * The mapping file's document, with the flags applied over it, validated.
+ * `source` names the mapping file in errors. A flag's problem names the flag.
  */
 export function resolveMapping(fileDoc: unknown, source: string | undefined, flags: ImportFlags): ImportMapping {
   if (fileDoc !== undefined && (fileDoc === null || typeof fileDoc !== 'object' || Array.isArray(fileDoc))) {
@@ -180,7 +177,7 @@ export function resolveMapping(fileDoc: unknown, source: string | undefined, fla
     ...(flags.experiment !== undefined ? { experiment: flags.experiment } : {}),
     ...(flags.date !== undefined ? { date: flags.date } : {}),
     defaults: { ...((fromFile['defaults'] ?? {}) as Record<string, unknown>), ...defaultsFromFlags },
-    // Flag patterns after the file's entries: a later entry overrides an earlier one.
+    // Flag patterns come after the file's entries, since a later entry overrides an earlier one.
     files: [...((fromFile['files'] as unknown[] | undefined) ?? []), ...patternRules],
   };
   const fileRuleCount = ((fromFile['files'] as unknown[] | undefined) ?? []).length;
@@ -264,17 +261,17 @@ function patternRegex(pattern: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-/** What the importer read from one log before mapping it (parse-independent facts from its header). */
+/** What the importer read from one log's header before mapping it. */
 export interface LogFacts {
-  /** As given on the command line (directory walk included), for messages. */
+  /** As given on the command line, for messages. */
   readonly path: string;
-  /** The name patterns match: the file name, or its path under the directory given when the pattern has a "/". */
+  /** The file name, or its path under the directory given when the pattern has a "/". */
   readonly relativePath: string;
   /** "Number of threads: N" in sysbench's header. */
   readonly threads?: number;
-  /** "Target transaction rate: N/sec" in sysbench's header (--rate). */
+  /** "Target transaction rate: N/sec" in sysbench's header. */
   readonly rate?: number;
-  /** The file's modification time, ISO: the date when the mapping gives none. */
+  /** The file's modification time, the date when the mapping gives none. */
   readonly modifiedAt: string;
 }
 
@@ -287,7 +284,7 @@ export interface FileAssignment {
   readonly threads: number;
   readonly rate: number;
   readonly repeat: number;
-  /** ISO instant the log's run is taken to have started at. */
+  /** The ISO instant the log's run is taken to have started at. */
   readonly startedAt: string;
   /** Where the date came from: the mapping, or the file's modification time. */
   readonly dateFrom: 'mapping' | 'file-name' | 'mtime';
@@ -295,8 +292,8 @@ export interface FileAssignment {
 }
 
 /**
- * Log files the mapping cannot place: every problem, each naming
- * its file. @internal exported for its tests (a test seam)
+ * Log files the mapping cannot place, each problem naming its file.
+ * @internal exported for its tests (a test seam)
  */
 export class ImportAssignmentError extends AuroraBenchError {
   override readonly name = 'ImportAssignmentError';
@@ -313,9 +310,9 @@ const toInstant = (date: string): string =>
   new Date(/^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T00:00:00Z` : date).toISOString();
 
 /**
- * Each log's step: fields from the matching `files` entries (in order, later over earlier) over
- * `defaults`, threads and rate from the log when not given, repeats numbered per step in date order
- * where not given. Throws ImportAssignmentError listing every file it cannot place.
+ * Each log's step, from the matching `files` entries over `defaults`, and the log itself.
+ * Repeats not given are numbered per step in date order.
+ * Throws ImportAssignmentError listing every file it cannot place.
  */
 export function assignFiles(
   mapping: ImportMapping,
@@ -337,7 +334,7 @@ export function assignFiles(
         fields,
         Object.fromEntries(Object.entries(given as Record<string, unknown>).filter(([, v]) => v !== undefined)),
       );
-      // Every placeholder's group is mandatory: a match has them all (none without placeholders).
+      // Every placeholder's group is mandatory, so a match has them all.
       for (const [field, value] of Object.entries({ ...m.groups })) {
         if (field === 'threads' || field === 'rate' || field === 'repeat') {
           const n = Number(value);
@@ -398,7 +395,7 @@ export function assignFiles(
       ...(fields.instanceClass !== undefined ? { instanceClass: fields.instanceClass } : {}),
     });
   }
-  // A variant has one instance class: two logs of one variant may not say different ones.
+  // A variant has one instance class, so two logs of one variant may not differ.
   const classes = new Map<string, { cls: string; path: string }>();
   for (const a of partial) {
     if (a.instanceClass === undefined) continue;
@@ -422,8 +419,8 @@ const stepText = (a: Pick<FileAssignment, 'variant' | 'workload' | 'threads' | '
   `${a.variant} ${a.workload} t${a.threads}${a.rate > 0 ? ` @${a.rate}/s` : ''}`;
 
 /**
- * Repeats numbered 1, 2, ... per step in date order (then path), around the ones
- * the mapping fixed; two logs of one repeat are refused. In the logs' order.
+ * Repeats numbered 1, 2, ... per step in date order, around the ones the mapping fixed.
+ * Two logs of one repeat are refused. The result keeps the logs' order.
  */
 function numberRepeats(
   partial: readonly (Omit<FileAssignment, 'repeat'> & { repeat?: number })[],
@@ -456,7 +453,7 @@ function numberRepeats(
   return partial.map((f) => ({ ...f, repeat: f.repeat ?? repeatOf.get(f.path)! }));
 }
 
-/** The header facts of a sysbench log (1.0 and 1.1 print the same "Running the test with following options:" lines). */
+/** The header facts of a sysbench log. Versions 1.0 and 1.1 print the same lines. */
 export function headerFacts(text: string): { threads?: number; rate?: number; reportIntervalS?: number } {
   const threads = /^Number of threads:\s*(\d+)\s*$/m.exec(text);
   const rate = /^Target transaction rate:\s*(\d+)\/sec\s*$/m.exec(text);

@@ -1,8 +1,8 @@
 /**
- * What Ctrl-C during `run --aws` does with the execution: a person at a terminal is asked whether to
- * stop it (its cells are torn down) or leave it running (it goes on without this process). Without a
- * terminal (CI, a pipe) nobody can answer: the default is to stop, so an interrupted job leaves
- * nothing running up costs, and the line says that this default was taken and why.
+ * What Ctrl-C during `run --aws` does with the execution.
+ * A person at a terminal is asked whether to stop it or leave it running.
+ * Without a terminal nobody can answer, so it stops and leaves nothing running up costs.
+ * The line says that this default was taken and why.
  */
 import { createInterface } from 'node:readline';
 
@@ -14,8 +14,8 @@ export interface InterruptIo {
 }
 
 /**
- * The question's answers: s / stop / empty = stop, l / leave =
- * leave; anything else is asked again (three times, then stop).
+ * s, stop or empty stops, and l or leave leaves.
+ * Anything else is asked again, up to three times, then it stops.
  */
 export async function askOnInterrupt(io: InterruptIo, executionArn: string): Promise<InterruptChoice> {
   if (io.input.isTTY !== true) {
@@ -31,7 +31,7 @@ export async function askOnInterrupt(io: InterruptIo, executionArn: string): Pro
   try {
     let attempts = 0;
     io.output.write(question);
-    // The lines as they come (an iterator keeps lines typed ahead of the question).
+    // An iterator keeps lines typed ahead of the question.
     for await (const line of rl) {
       const a = line.trim().toLowerCase();
       if (a === '' || a === 's' || a === 'stop') return 'stop';

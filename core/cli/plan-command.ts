@@ -1,8 +1,4 @@
-/**
- * `aurora-bench plan`: an experiment expanded into cells and steps as `run` would prepare it, with
- * time and cost (and on AWS vCPUs, the nightly schedule's month and the rounds); exit code 1 when the
- * plan shows a refusal.
- */
+/** `aurora-bench plan` shows what `run` would prepare, with time and cost. It exits 1 on a refusal. */
 import { resolve } from 'node:path';
 import { printErr, printOut } from './terminal';
 import type { CliContext } from './cli-context';
@@ -18,13 +14,13 @@ export interface PlanFlags {
   readonly prices?: string;
 }
 
-/** cdk.json's nightly schedule and the experiment file it runs (relative to the checkout). */
+/** cdk.json's nightly schedule and the experiment file it runs. */
 interface NightlyConfig extends NightlySchedule {
   readonly experiment: string;
 }
 
 export interface PlanContext extends CliContext {
-  /** Reads cdk.json's nightly config (bin: lib/config.ts), only for a plan on AWS. */
+  /** Reads cdk.json's nightly config, only for a plan on AWS. */
   readonly nightly: () => Promise<NightlyConfig>;
 }
 
@@ -35,7 +31,7 @@ export async function planAction(file: string, opts: PlanFlags, context: PlanCon
   const { localSpecRefusalsUnder } = await import('../backends/local/preflight');
   const { defaultRunRoot } = await import('../backends/local/registry');
   const backend = opts.aws ? 'aws' : opts.backend;
-  // The same preparation as `run`; the local backend's refusals are shown here, refused there.
+  // The same preparation as `run`, so its refusals show here.
   const prepared = preparePlanFromFile(file, context.builtinWorkloads, {
     backend,
     scale: opts.scale,
@@ -56,7 +52,7 @@ export async function planAction(file: string, opts: PlanFlags, context: PlanCon
     extra.push(...roundsPlanLines(prepared.spec, plan, estimatePlanCost(plan, table).total));
   }
   printOut(opts.json ? JSON.stringify(plan, null, 2) + '\n' : renderPlan(plan, extra) + '\n');
-  // A plan that shows a refusal is not what `run` would do as written: scripts and CI see it in the exit code.
+  // A plan with a refusal is not what `run` would do as written, so scripts see it in the exit code.
   const refused = plan.notes.filter((n) => n.level === 'refused');
   if (refused.length === 0) return 0;
   printErr(
@@ -66,7 +62,7 @@ export async function planAction(file: string, opts: PlanFlags, context: PlanCon
   return 1;
 }
 
-/** For the experiment cdk.json schedules nightly: what the schedule costs a month (core/plan/nightly-cost.ts). */
+/** What the nightly schedule costs a month. */
 async function nightlyPlanLines(
   file: string,
   plan: Plan,

@@ -17,8 +17,8 @@ const plural = (n: number, one: string, many = `${one}s`): string =>
   `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /**
- * The rate column: an absolute rate, "max" for an unlimited step, or the multiple of the cell's
- * capacity probe a step offers (its rate is decided when it starts, core/workflow/step-rates.ts).
+ * The rate column: an absolute rate, "max", or a multiple of the capacity probe.
+ * A multiple's rate is decided when the step starts.
  * @internal exported for its tests (a test seam)
  */
 export function rateText(step: Pick<StepPlan, 'rate' | 'rateOfCapacity'>): string {
@@ -110,8 +110,8 @@ export function renderPlan(plan: Plan, extra: readonly string[] = []): string {
 }
 
 /**
- * The plan's notes before a run starts, as one line: how many of each level, and where to read
- * them (`plan` prints every one). Refusals stop the run before this and are printed in full there.
+ * The plan's notes as one line before a run starts: counts per level and where to read them.
+ * Refusals stop the run before this and are printed in full there.
  */
 export function planNotesLine(notes: Plan['notes'], planArgs: readonly string[]): string | null {
   if (notes.length === 0) return null;

@@ -1,7 +1,6 @@
 /**
- * `aurora-bench preflight SPEC --aws`: the account checks of core/backends/aws/preflight.ts against
- * the deployed stack, printed as one line per check (ok / warn / REFUSE) with every problem under
- * it, all at once. `run --aws` runs the same before it starts an execution. Nothing is created.
+ * `aurora-bench preflight SPEC --aws` runs the account checks against the deployed stack.
+ * It prints every problem at once, and creates nothing. `run --aws` runs the same checks first.
  */
 import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
@@ -15,9 +14,9 @@ import { readDeployment } from './aws-stack';
 
 export interface AwsAccountOptions {
   readonly stackName: string;
-  /** Region of the stack and the checks (default: the spec's region). */
+  /** Region of the stack and the checks. The default is the spec's region. */
   readonly region?: string;
-  /** SDK clients to use (tests: a moto endpoint); made from the default credential chain otherwise. */
+  /** SDK clients to use, such as a test's moto endpoint. */
   readonly clients?: AwsClients;
   readonly cfn?: CloudFormationClient;
 }
@@ -55,7 +54,7 @@ export function renderPreflightReport(report: PreflightReport, specName: string)
   return out.join('\n');
 }
 
-/** The checks for an already planned experiment (run --aws plans once and passes the plan here). */
+/** The checks for an already planned experiment, so `run --aws` plans once. */
 export async function preflightPlan(
   plan: Plan,
   spec: Spec,
@@ -79,7 +78,7 @@ export async function preflightPlan(
   }
 }
 
-/** The preflight command: the report text and the exit code (1 when anything is refused). */
+/** The report text and the exit code, which is 1 when anything is refused. */
 export async function preflightOnAws(
   options: PreflightOnAwsOptions,
 ): Promise<{ code: number; text: string; report: PreflightReport }> {

@@ -1,6 +1,6 @@
 /**
- * `aurora-bench preflight SPEC --aws`: the flags checked, then the account checks of preflight-aws.ts
- * printed; its exit code is theirs. A module of its own so a usage error loads no AWS SDK client.
+ * `aurora-bench preflight SPEC --aws` checks the flags, then prints the account checks and exits with their code.
+ * It is a module of its own, so a usage error loads no AWS SDK client.
  */
 import { resolve } from 'node:path';
 import { UsageError } from '../errors';

@@ -1,7 +1,4 @@
-/**
- * `aurora-bench compare` and `aurora-bench history` over the local lake
- * (DuckDB), or with --aws over the deployed stack's lake (Athena).
- */
+/** `aurora-bench compare` and `aurora-bench history` over the local lake, or with --aws over Athena. */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { writeUserFile } from '../user-file';
@@ -25,14 +22,14 @@ import { readStackOutputs, stackLakeStore } from './aws-stack';
 import { printErr, printOut } from './terminal';
 import type { CliContext } from './cli-context';
 
-/** --aws: the deployed stack's lake through Athena, as `results --aws` and `report --aws` read it. */
+/** --aws reads the deployed stack's lake through Athena, as `results --aws` does. */
 interface AthenaSource {
   readonly stackName: string;
   readonly athena?: AthenaClient;
   readonly cfn?: CloudFormationClient;
   /** Reads the lake's schema version record. */
   readonly s3?: S3Client;
-  /** Poll interval while an Athena query runs (tests shorten it). */
+  /** Poll interval while an Athena query runs, which tests shorten. */
   readonly pollMs?: number;
 }
 
@@ -54,11 +51,11 @@ interface CompareCommandOptions {
   readonly runA: string;
   readonly runB: string;
   readonly json?: boolean;
-  /** The intervals' confidence level (compare --level); 0.95 when not given. */
+  /** The intervals' confidence level. The default is 0.95. */
   readonly level?: number;
 }
 
-/** A comparison of two runs of a lake, as `compare` makes it (bench/regression-local.ts judges real runs with it). */
+/** A comparison of two runs of a lake, as `compare` makes it. */
 export async function compareFromLake(
   lake: LakeReader,
   runA: string,
@@ -67,7 +64,7 @@ export async function compareFromLake(
 ): Promise<Comparison> {
   const a = await loadCompareSide(lake, runA);
   const b = await loadCompareSide(lake, runB);
-  // A rehearsal's figures come from stand-in servers on the machine that rehearsed: never a baseline for a run on AWS.
+  // A rehearsal's figures come from stand-in servers, so it is never a baseline for a run on AWS.
   const rehearsal = [a, b].find((s) => s.run.backend === REHEARSAL_BACKEND);
   if (rehearsal && [a, b].some((s) => s.run.backend === 'aws')) {
     throw new UsageError(
@@ -79,7 +76,7 @@ export async function compareFromLake(
   return compareRuns(a, b, options);
 }
 
-/** --level: a confidence level as a fraction (0.99), refused with how to write it otherwise (95 is not 0.95). */
+/** --level as a fraction such as 0.99. Anything else is refused with how to write it. */
 function parseLevel(text: string): number {
   const level = Number(text);
   if (/^0?\.[0-9]+$/.test(text) && level >= COMPARE_LEVEL_RANGE.min && level <= COMPARE_LEVEL_RANGE.max) return level;
@@ -90,7 +87,7 @@ function parseLevel(text: string): number {
 }
 
 /**
- * The text to print and the comparison (the caller decides the exit code from its regressions).
+ * The text to print and the comparison. The caller decides the exit code from its regressions.
  * @internal exported for its tests (a test seam)
  */
 export async function compareCommand(
@@ -111,11 +108,11 @@ interface HistoryCommandOptions extends HistoryOptions {
   readonly experiment: string;
   readonly json?: boolean;
   readonly html?: string;
-  /** Where built-in workloads live (to read an experiment file). */
+  /** Where built-in workloads live, to read an experiment file. */
   readonly builtinWorkloads: string;
 }
 
-/** --window: a number of runs (at least 2) or "all"; anything else is refused with how to write it. */
+/** --window: at least 2 runs, or "all". Anything else is refused with how to write it. */
 function parseWindow(text: string): number | 'all' {
   if (text === 'all') return 'all';
   if (/^[0-9]+$/.test(text) && Number(text) >= 2) return Number(text);
@@ -123,9 +120,8 @@ function parseWindow(text: string): number | 'all' {
 }
 
 /**
- * The names a history may be under: an experiment name as given; for an experiment file its
- * `name`, then the name its `--scale small` runs are stored under (scaleSpec renames them, e.g.
- * graviton-vs-intel-small), so `history experiments/x.json` finds a run made with --scale small.
+ * The names a history may be under.
+ * An experiment file's runs with `--scale small` are stored under a renamed name, so that one is tried too.
  */
 function experimentNames(arg: string, builtinWorkloads: string): { names: string[]; fromFile: boolean } {
   if (/\.(json|ya?ml)$/i.test(arg) && existsSync(arg)) {
@@ -135,7 +131,7 @@ function experimentNames(arg: string, builtinWorkloads: string): { names: string
   return { names: [arg], fromFile: false };
 }
 
-/** The `history` flags as commander gives them (strings). */
+/** The `history` flags as commander gives them, as strings. */
 interface HistoryFlags {
   readonly window: string;
   readonly significance: string;
@@ -145,7 +141,7 @@ interface HistoryFlags {
   readonly seed: string;
 }
 
-/** The `history` flags parsed, each refused with how to write it when it does not parse. */
+/** The `history` flags parsed. Each is refused with how to write it when it does not parse. */
 function historyFlags(flags: HistoryFlags): HistoryOptions {
   return {
     window: parseWindow(flags.window),
@@ -157,7 +153,7 @@ function historyFlags(flags: HistoryFlags): HistoryOptions {
   };
 }
 
-/** Parsed --significance, --near-miss and --magnitude: a fraction in (0, 1) (or [0, 1) for the magnitude). */
+/** A fraction in (0, 1), or [0, 1) for the magnitude. */
 function parseFraction(flag: string, text: string, allowZero = false): number {
   const value = Number(text);
   if (/^[0-9]*\.?[0-9]+$/.test(text) && value < 1 && (allowZero ? value >= 0 : value > 0)) return value;
@@ -167,13 +163,13 @@ function parseFraction(flag: string, text: string, allowZero = false): number {
   );
 }
 
-/** Parsed --permutations and --seed: a whole number (at least `min`). */
+/** A whole number of at least `min`. */
 function parseCount(flag: string, text: string, min: number): number {
   if (/^[0-9]+$/.test(text) && Number(text) >= min && Number.isSafeInteger(Number(text))) return Number(text);
   throw new UsageError(`${flag} ${text}: give a whole number of at least ${min}`);
 }
 
-/** Whether the lake has a run of the experiment (the runs table alone). */
+/** Whether the runs table has a run of the experiment. */
 async function hasRuns(lake: LakeOpener | LakeReader, experiment: string): Promise<boolean> {
   const open = typeof lake === 'function' ? lake : readerOpener(lake);
   return open((l) => loadHistoryRuns(l, experiment), { tables: ['runs'] }).then(
@@ -186,8 +182,8 @@ async function hasRuns(lake: LakeOpener | LakeReader, experiment: string): Promi
 }
 
 /**
- * The history of an experiment from a lake: the runs of the window only (HistoryOptions.window,
- * default 100; --window all reads every run), each read over only its files locally (judge.ts).
+ * The history of an experiment from a lake, reading only the window's runs.
+ * Locally each run is read over only its own files.
  */
 export async function historyFromLake(
   lake: LakeOpener | LakeReader,
@@ -206,7 +202,7 @@ export async function historyCommand(options: HistoryCommandOptions): Promise<{ 
   const { names, fromFile } = experimentNames(options.experiment, options.builtinWorkloads);
   const { lakeDir, aws, experiment: _e, json, html, builtinWorkloads: _b, ...historyOptions } = options;
   const lake = aws ? await athenaLakeOf(aws) : localLakeOpener(lakeDir);
-  // The file's own name first; its --scale small runs when it has none, said in the history's notices.
+  // The file's own name first, then its --scale small runs, said in the history's notices.
   let history: History | undefined;
   let firstMiss: unknown;
   for (const name of [...new Set(names)]) {
@@ -254,7 +250,7 @@ export interface CompareFlags {
   readonly stack: string;
 }
 
-/** `aurora-bench compare A B`: the comparison printed; exit code 2 when --fail-on regression finds one. */
+/** `aurora-bench compare A B` exits 2 when --fail-on regression finds one. */
 export async function compareAction(runA: string, runB: string, opts: CompareFlags): Promise<number> {
   const level = parseLevel(opts.level);
   const { text, comparison } = await compareCommand({
@@ -274,7 +270,7 @@ export async function compareAction(runA: string, runB: string, opts: CompareFla
   return 2;
 }
 
-/** The `history` flags as commander gives them, with the change-point ones (HistoryFlags). */
+/** The `history` flags as commander gives them, with the change-point ones. */
 export interface HistoryCommandFlags extends HistoryFlags {
   readonly json?: boolean;
   readonly html?: string;
@@ -283,7 +279,7 @@ export interface HistoryCommandFlags extends HistoryFlags {
   readonly stack: string;
 }
 
-/** `aurora-bench history EXPERIMENT`: the history printed (and its HTML page written when asked). */
+/** `aurora-bench history EXPERIMENT` prints the history and writes its HTML page when asked. */
 export async function historyAction(
   experiment: string,
   opts: HistoryCommandFlags,

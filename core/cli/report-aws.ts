@@ -1,4 +1,4 @@
-/** `aurora-bench report --aws`: the same report, from Athena over the deployed stack's lake. */
+/** `aurora-bench report --aws` builds the same report from Athena over the deployed stack's lake. */
 import { writeUserFile } from '../user-file';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
@@ -13,11 +13,11 @@ export interface AthenaReportOptions extends ReportOptions {
   readonly cfn?: CloudFormationClient;
   /** Reads the lake's schema version record. */
   readonly s3?: S3Client;
-  /** Poll interval while an Athena query runs (tests shorten it). */
+  /** Poll interval while an Athena query runs, which tests shorten. */
   readonly pollMs?: number;
 }
 
-/** What `aurora-bench report --aws` prints; writes the HTML file when asked. */
+/** What `aurora-bench report --aws` prints. It writes the HTML file when asked. */
 export async function athenaReportText(options: AthenaReportOptions): Promise<string> {
   const outputs = await readStackOutputs(options.cfn ?? new CloudFormationClient({}), options.stackName);
   const lake = new AthenaLake({

@@ -1,13 +1,11 @@
 /**
- * `aurora-bench report [RUN]`: the report of a run of the local lake (core/report/report.ts), with a
- * warning when the run is marked running but its aurora-bench is gone; with --aws from Athena
- * (report-aws.ts, loaded only then).
+ * `aurora-bench report [RUN]` reports a run of the local lake, or with --aws from Athena.
+ * It warns when the run is marked running but its aurora-bench is gone.
  */
 import { resolve } from 'node:path';
 import { printOut } from './terminal';
 import type { CliContext } from './cli-context';
 
-/** The `report` flags as commander gives them. */
 export interface ReportFlags {
   readonly html?: string;
   readonly prices?: string;

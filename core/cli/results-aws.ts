@@ -1,4 +1,4 @@
-/** `aurora-bench results --aws`: the same summaries, from Athena over the deployed stack's lake. */
+/** `aurora-bench results --aws` gives the same summaries from Athena over the deployed stack's lake. */
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -30,7 +30,7 @@ export async function athenaResultsText(options: AthenaResultsOptions): Promise<
     const { columns, rows } = await lake.queryWithColumns(options.sql);
     return options.json ? JSON.stringify(rows, null, 2) + '\n' : renderRowsTable(columns, rows);
   }
-  // findRun/stepResults only use query(): the Athena lake answers the same SQL.
+  // findRun and stepResults only use query(), and the Athena lake answers the same SQL.
   const asLake = lake as unknown as LocalLake;
   const run = await findRun(asLake, options.runId);
   const steps = await stepResults(asLake, run.run_id);

@@ -12,12 +12,12 @@ export interface ResultsCommandOptions {
   readonly repoRoot: string;
   readonly run?: string;
   readonly sql?: string;
-  /** Write the --sql result to this new file instead of printing it (local lake only). */
+  /** Write the --sql result to this new file instead of printing it. Local lake only. */
   readonly export?: string;
   readonly json?: boolean;
   readonly aws?: boolean;
   readonly stack?: string;
-  /** The local run root: a run marked running whose owner is gone there is said to be (ownerGoneNote). */
+  /** The local run root, where a running run whose owner is gone is noted. */
   readonly runRoot?: string;
 }
 
@@ -32,7 +32,6 @@ export interface ResultsFlags {
   readonly stack: string;
 }
 
-/** `aurora-bench results`: the flags checked, the text printed. */
 export async function resultsAction(
   opts: ResultsFlags,
   context: Pick<CliContext, 'repoRoot' | 'runRoot'>,
@@ -53,7 +52,7 @@ export async function resultsAction(
 }
 
 export async function resultsCommand(options: ResultsCommandOptions): Promise<string> {
-  // --sql queries the whole lake: a --run beside it would be silently ignored and print other runs' rows.
+  // --sql queries the whole lake, so a --run beside it would be silently ignored.
   if (options.sql !== undefined && options.run !== undefined)
     throw new UsageError(
       `--run selects the run whose step table is printed; --sql queries the whole lake and does not take it: ` +
@@ -85,9 +84,9 @@ export async function resultsCommand(options: ResultsCommandOptions): Promise<st
 }
 
 /**
- * A line saying that the run shown is marked running but no aurora-bench on this machine runs it
- * any more (killed, crashed, forced out, a full disk): its status in the lake would otherwise lie
- * until `aurora-bench cleanup` settles it. Empty when the run is not marked running or its owner lives.
+ * Says that the run shown is marked running but no aurora-bench here runs it any more.
+ * Its status in the lake would otherwise lie until `aurora-bench cleanup` settles it.
+ * Empty when the run is not marked running or its owner lives.
  */
 export async function ownerGoneNote(lakeDir: string, runRoot: string, runId?: string): Promise<string> {
   const run = await withLake(lakeDir, (lake) => findRun(lake, runId)).catch(() => undefined);

@@ -7,16 +7,16 @@ import { roundsRange } from '../rounds/range';
 import { simulateNights } from '../rounds/history-simulation';
 
 /**
- * The assumed noise: a round's ratio varies 5% (coefficient of variation) from round to round, the
- * local run-to-run spread of bench/results/regression-local.json; AZs can add more (up to 10% seen).
+ * A round's ratio is assumed to vary 5% from round to round.
+ * That is the local run-to-run spread of bench/results/regression-local.json. AZs can add up to 10%.
  */
 const ASSUMED_NOISE_CV = 0.05;
 
-/** A history question's assumed history: a month of nightly runs, each series' run-to-run sd (ratio CV / sqrt 2). */
+/** A history question assumes a month of nightly runs. */
 const HISTORY_RUNS = 30;
 const HISTORY_LOG_SD = ASSUMED_NOISE_CV / Math.SQRT2;
 
-/** Expected rounds of a night when nothing moved: every series (variant x step) tested against its history. */
+/** Expected rounds of a night when nothing moved, with every series tested against its history. */
 function quietNightRounds(spec: Spec, maxRounds: number): number {
   const steps = spec.workloads.reduce((n, w) => n + w.threads.length * Math.max(1, w.rates.length), 0);
   const figures = simulateNights({
@@ -32,8 +32,8 @@ function quietNightRounds(spec: Spec, maxRounds: number): number {
 }
 
 /**
- * The share of the plan's cost (priced at the maximum rounds) a night when nothing moved is expected to
- * cost, for a spec whose questions are against its history; null for any other spec.
+ * The share of the plan's maximum cost a night when nothing moved is expected to cost.
+ * Null unless the spec's questions are against its history.
  */
 export function quietNightShare(spec: Spec): number | null {
   const { min, max } = repeatRange(spec);
@@ -42,7 +42,7 @@ export function quietNightShare(spec: Spec): number | null {
   return Math.max(min, quietNightRounds(spec, max)) / max;
 }
 
-/** Lines for a spec with questions and a range of repeats; none otherwise. totalUsd: the plan's cost at max. */
+/** Lines for a spec with questions and a range of repeats. totalUsd is the plan's cost at max. */
 export function roundsPlanLines(spec: Spec, plan: Plan, totalUsd: number | null): string[] {
   const { min, max } = repeatRange(spec);
   if (spec.questions === undefined || min === max) return [];
@@ -68,7 +68,7 @@ export function roundsPlanLines(spec: Spec, plan: Plan, totalUsd: number | null)
     .filter((q): q is NamedHorizonQuestion => !isHistoryQuestion(q))
     .map((q) => ({ ...q, horizons: [...q.horizons] }));
   const horizon = Math.min(...questions.flatMap((q) => q.horizons));
-  // A true difference of twice the smallest horizon: clear of it, yet not at once.
+  // A true difference of twice the smallest horizon is clear of it, yet not at once.
   const trueRatio = Math.max(0.5, 1 - (2 * horizon) / 100);
   const range = roundsRange({
     questions,

@@ -1,7 +1,7 @@
 /**
- * The `run --aws` command around runOnAws: the first Ctrl-C has the follower ask whether to stop the
- * execution or leave it (core/cli/aws-follow.ts); a second one while it asks exits at once, leaving
- * the execution as it is, and says so (exit 130).
+ * The `run --aws` command around runOnAws.
+ * The first Ctrl-C has the follower ask whether to stop the execution or leave it.
+ * A second one while it asks exits at once with 130 and leaves the execution running.
  */
 import { printErr, printOut } from './terminal';
 import { runOnAws } from './run-aws';

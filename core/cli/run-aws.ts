@@ -1,9 +1,6 @@
 /**
- * `aurora-bench run SPEC --aws`: validate, plan and run the account preflight here (refusing before
- * anything is created, with the same checks as `aurora-bench preflight` and the workflow's PlanRun),
- * start an execution of the deployed state machine with the same input the console would take,
- * and follow it until it ends, printing the same progress lines as a local run with the ETA, from the
- * parent and the child executions (core/cli/aws-follow.ts); Ctrl-C asks whether to stop it or leave it running.
+ * `aurora-bench run SPEC --aws` validates, plans and runs the account preflight before anything exists.
+ * It then starts an execution of the deployed state machine and follows it to its end.
  */
 import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
@@ -24,23 +21,23 @@ export interface RunOnAwsOptions {
   /** A price file merged over prices/aws-prices.json for the budget check. */
   readonly prices?: string;
   readonly log: (line: string) => void;
-  /** Region of the stack (default: the spec's region). */
+  /** Region of the stack. The default is the spec's region. */
   readonly region?: string;
-  /** The run id, which is also the execution's name (default: a new one). */
+  /** The run id, which is also the execution's name. */
   readonly runId?: string;
   readonly sfn?: SFNClient;
   readonly cfn?: CloudFormationClient;
-  /** SDK clients of the preflight (tests: a moto endpoint). */
+  /** SDK clients of the preflight, such as a test's moto endpoint. */
   readonly clients?: AwsClients;
   /** Poll interval while following the execution. */
   readonly pollMs?: number;
-  /** Aborted on Ctrl-C: the follower asks onInterrupt what to do with the execution (core/cli/aws-follow.ts). */
+  /** Aborted on Ctrl-C. The follower then asks onInterrupt what to do with the execution. */
   readonly interrupt?: AbortSignal;
-  /** Stop the execution or leave it running (default: stop). */
+  /** Stop the execution or leave it running. The default is to stop. */
   readonly onInterrupt?: (executionArn: string) => Promise<InterruptChoice>;
 }
 
-/** The execution input: what a user pastes into the console's "Start execution" too. */
+/** The execution input, which a user can also paste into the console's "Start execution". */
 function executionInput(spec: unknown, scripts: Record<string, string>, runId: string): string {
   return JSON.stringify({ spec, scripts, runId });
 }
@@ -56,7 +53,7 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
   const region = options.region ?? plan.region;
   const cfn = options.cfn ?? new CloudFormationClient({ region });
   const sfn = options.sfn ?? new SFNClient({ region });
-  // Refused here, before an execution exists (PlanRun runs the same checks again for console starts).
+  // Refused here, before an execution exists. PlanRun repeats the checks for console starts.
   const report = await preflightPlan(plan, spec, {
     stackName: options.stackName,
     region,
@@ -72,10 +69,10 @@ export async function runOnAws(options: RunOnAwsOptions): Promise<number> {
     return INTERRUPTED_EXIT_CODE;
   }
   const outputs = await readStackOutputs(cfn, options.stackName);
-  // The run id is the execution's name, so it needs no claim in the lake: StartExecution starts no
-  // second execution of a name for 90 days. It fails with ExecutionAlreadyExists, or for an open one
-  // with the same input returns that one (Step Functions API Reference, StartExecution "name"). The
-  // id's UTC second and random suffix keep it new after that.
+  // The run id is the execution's name, so it needs no claim in the lake.
+  // StartExecution starts no second execution of a name for 90 days.
+  // See Step Functions API Reference, StartExecution "name".
+  // The id's UTC second and random suffix keep it new after that.
   const started = await sfn.send(
     new StartExecutionCommand({
       stateMachineArn: outputs.stateMachineArn,

@@ -1,7 +1,6 @@
 /**
- * `aurora-bench run`: the flags checked, then the run on the backend they name: locally
- * (run-local-command.ts), on AWS (run-aws-command.ts) or the AWS rehearsal (run-rehearsal-command.ts),
- * each loaded only when it runs. The exit code is the run's.
+ * `aurora-bench run` checks the flags, then runs locally, on AWS or as the AWS rehearsal.
+ * Each path is loaded only when it runs, and the exit code is the run's.
  */
 import { resolve } from 'node:path';
 import { UsageError } from '../errors';
@@ -20,7 +19,7 @@ export interface RunFlags {
   readonly scale: Scale;
 }
 
-/** What the rehearsal takes from outside core: the synthesized stack and the Lambda handlers (bin/aws-rehearsal.ts). */
+/** What the rehearsal takes from outside core: the synthesized stack and the Lambda handlers. */
 type RehearsalWiring = Pick<
   RehearsalCommandOptions,
   'synthesize' | 'buildTaskDeps' | 'boot' | 'taskEnvironment' | 'lambdaRuntimeModules' | 'trinoEndpoint'

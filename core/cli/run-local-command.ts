@@ -1,6 +1,6 @@
 /**
- * The `run --local` command around runLocal: dependency checks, Ctrl-C, the closing summary and
- * the exit code (0 all steps ok, 1 failed run, 128 + the signal's number when stopped: 130 for Ctrl-C).
+ * The `run --local` command around runLocal.
+ * It exits 0 when all steps are ok, 1 for a failed run, and 128 + the signal's number when stopped.
  */
 import { printOut } from './terminal';
 import { listenForStopSignals, stoppedExitCode } from './stop-signals';
@@ -16,14 +16,14 @@ export interface RunLocalCommandOptions {
   readonly repoRoot: string;
   readonly lakeDir: string;
   readonly runId?: string;
-  /** Where run directories go (default: the local backend's, under the temp dir). */
+  /** Where run directories go. The default is the local backend's, under the temp dir. */
   readonly runRoot?: string;
   readonly scale?: Scale;
 }
 
 export async function runLocalCommand(options: RunLocalCommandOptions): Promise<number> {
   const log = (line: string) => printOut(line + '\n');
-  // Missing mariadbd or sysbench: said (with how to install) before anything starts.
+  // A missing mariadbd or sysbench is said, with how to install it, before anything starts.
   const versions = await checkLocalDependencies();
   const backend = new LocalBackend({
     lakeDir: options.lakeDir,
@@ -68,9 +68,9 @@ export async function runLocalCommand(options: RunLocalCommandOptions): Promise<
 }
 
 /**
- * The command that queries this run's steps, as it must be typed anywhere: the lake named (the
- * default lake is relative to the working directory) and the run in the SQL (`results --sql`
- * queries the whole lake). Every argument quoted for a POSIX shell.
+ * The command that queries this run's steps, as it must be typed anywhere.
+ * The default lake is relative to the working directory, so it is named.
+ * `results --sql` queries the whole lake, so the run goes in the SQL.
  */
 function queryHint(lakeDir: string, runId: string): string {
   return commandLine([

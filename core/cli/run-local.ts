@@ -1,7 +1,7 @@
 /**
- * `aurora-bench run SPEC --local`: validate and plan (nothing starts when either fails), then
- * execute the state machine locally, print progress, and make sure nothing is left running —
- * also when the user presses Ctrl-C or a step crashes.
+ * `aurora-bench run SPEC --local` plans, runs the state machine locally and prints progress.
+ * Nothing starts when validation or planning fails.
+ * Nothing is left running, also after Ctrl-C or a crash.
  */
 import { join } from 'node:path';
 import { hostname } from 'node:os';
@@ -29,30 +29,29 @@ import { toolInfo } from './tool-info';
 import { planNotesLine } from './plan-view';
 import { stopReason } from './stop-signals';
 
-/** What the local runner needs beyond the Backend port: claiming a run id, removing everything a run left. */
+/** What the local runner needs beyond the Backend port. */
 interface LocalBackendLike extends Backend {
-  /** Refuses an id that exists or is live; records where the run row goes (for `cleanup`). */
+  /** Refuses an id that exists or is live, and records where the run row goes for `cleanup`. */
   claimRun(runId: string, runKey: string, endReason?: string): Promise<void>;
   cleanupRun(runId: string): Promise<void>;
-  /** The run is over: the other runs of this host whose time overlapped it. */
+  /** The run is over. Returns this host's other runs whose time overlapped it. */
   endHostRun?(runId: string): readonly HostRunOverlap[];
-  /** Where its servers' datadirs live (LocalBackend.runRoot). */
+  /** Where its servers' datadirs live. */
   readonly runRoot?: string;
 }
 
-/** The results lake cannot be written (no room, read-only, no permission): the run stops, naming the lake. */
+/** The results lake cannot be written, so the run stops, naming the lake. */
 class LakeFullError extends AuroraBenchError {
   override readonly name = 'LakeFullError';
 }
 
-/** Write errors that mean "no room": the advice is to free space. */
+/** Write errors that mean "no room", where the advice is to free space. */
 const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
 
 /**
- * The backend with its lake's writes watched: any write the disk refuses (no room, read-only,
- * permission, I/O error: isLakeWriteFailure) calls `onFull` (which stops the run) and fails with a
- * LakeFullError naming the file, the lake and what to do. No cell after this one could record
- * anything either.
+ * The backend with its lake's writes watched.
+ * A write the disk refuses calls `onFull`, which stops the run, and fails naming the file and the lake.
+ * No later cell could record anything either.
  */
 function watchLakeSpace(backend: LocalBackendLike, onFull: (error: LakeFullError) => void): LocalBackendLike {
   const lake = backend.lake;
@@ -89,10 +88,7 @@ function watchLakeSpace(backend: LocalBackendLike, onFull: (error: LakeFullError
   });
 }
 
-/**
- * The Task and Wait states that were running when the execution stopped (entered, never left), with
- * the cell they worked on: where a stop interrupted the run.
- */
+/** The Task and Wait states entered but never left, with their cell: where a stop interrupted the run. */
 function statesInFlight(events: readonly ExecutionEvent[]): string[] {
   const open = new Map<string, string>();
   for (const ev of events) {
@@ -102,7 +98,7 @@ function statesInFlight(events: readonly ExecutionEvent[]): string[] {
       const group = (ev.state.input as { group?: { groupId?: string } } | undefined)?.group?.groupId;
       open.set(key, `${ev.state.name}${group ? ` (cell ${group})` : ''}`);
     } else if (ev.type === 'StateExited' || ev.type === 'StateCaught') {
-      // Not on StateFailed: a state retried (RunStep while its jobs run) is still the one in flight.
+      // Not on StateFailed, since a retried state is still the one in flight.
       open.delete(key);
     }
   }
@@ -116,10 +112,10 @@ export interface RunLocalOptions {
   readonly backend: LocalBackendLike;
   readonly serverVersion: string | null;
   readonly runId?: string;
-  /** 'small' shrinks the experiment for a local rehearsal (core/experiment/scale.ts); default 'full'. */
+  /** 'small' shrinks the experiment for a local rehearsal. The default is 'full'. */
   readonly scale?: Scale;
   readonly pollMs?: number;
-  /** Replaces the state machine's TimeoutSeconds (executeLocally executionTimeoutS). */
+  /** Replaces the state machine's TimeoutSeconds. */
   readonly executionTimeoutS?: number;
   readonly signal?: AbortSignal;
   readonly log?: (line: string) => void;
@@ -132,8 +128,8 @@ export interface RunLocalResult extends LocalExecutionResult {
 
 export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult> {
   const log = options.log ?? (() => undefined);
-  // Planned here as well as in PlanRun so a refused plan stops before the workflow starts, and so
-  // the run id is known for cleanup whatever happens next.
+  // Planned here as well as in PlanRun, so a refused plan stops before the workflow starts.
+  // The run id is then known for cleanup whatever happens next.
   const localRefusals = localSpecRefusalsUnder(options.backend.runRoot ?? defaultRunRoot());
   const prepared = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), {
     backend: 'local',
@@ -154,9 +150,9 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
       options.backend.lake.describe(),
   );
 
-  // Nothing of the run exists before its id is claimed (a live run with the same id is refused here).
+  // Nothing of the run exists before its id is claimed. A live run with the same id is refused here.
   await options.backend.claimRun(plan.runId, lakeKeys.run(plan.dt, plan.runId));
-  // An id given with --run-id must also be new to the lake: a second run would overwrite the first one's rows.
+  // An id from --run-id must also be new to the lake, or a second run would overwrite the first's rows.
   if (options.runId !== undefined) {
     const file = lakeKeys.run(plan.dt, plan.runId).split('/').pop()!;
     const existing = (await options.backend.lake.list('tables/runs/')).find((k) => k.endsWith(`/${file}`));
@@ -170,8 +166,8 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     }
   }
 
-  // The id is claimed in the lake itself, atomically: another run root (or machine) sharing the lake with
-  // the same --run-id gets the claim or is refused, never both running into the same rows and raw/ folders.
+  // The id is claimed atomically in the lake itself.
+  // So two run roots sharing a lake with the same --run-id never write into the same rows.
   if (options.backend.lake.createOnce !== undefined) {
     const claim = lakeKeys.runClaim(plan.runId);
     const body = JSON.stringify({
@@ -211,7 +207,7 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
   };
   let result: LocalExecutionResult;
   let overlaps: readonly HostRunOverlap[];
-  // The same lines as an AWS run's, with the run's ETA from the plan on each step's start.
+  // The same lines as an AWS run's, with the run's ETA.
   const progress = new RunProgressLines(plan);
   log(`plan: ${progress.etaLine()}`);
   try {
@@ -230,37 +226,37 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
     });
   } finally {
     options.signal?.removeEventListener('abort', onUserStop);
-    // Teardown states already ran on every path the workflow controls; this catches the ones it
-    // does not (abort, a crash of this process's promise chain): no mariadbd, port or dir is left.
+    // The workflow's teardown states ran on every path it controls.
+    // This catches an abort or a crash, so no mariadbd, port or dir is left.
     await options.backend.cleanupRun(plan.runId);
     overlaps = options.backend.endHostRun?.(plan.runId) ?? [];
   }
-  // Runs at once on one machine measure each other's load: the manifest (and so the report) says so.
+  // Simultaneous runs on one machine measure each other's load, so the manifest says so.
   if (overlaps.length > 0) await noteOverlaps(options.backend, plan, overlapNote(plan.runId, overlaps), log);
   if (result.status === 'ABORTED') {
     const why = stopReason(stop.signal.reason);
     const where = statesInFlight(result.events);
     const during = where.length > 0 ? ` during ${where.join(', ')}` : '';
     const full = stop.signal.reason instanceof LakeFullError ? stop.signal.reason : undefined;
-    // Recording may itself find no room: what can be written is, the rest is said.
+    // Recording may itself find no room. What can be written is, and the rest is said.
     await recordInterruptedSteps(deps, result.events, `${why} while the step ran`, log);
     const ending = `${why}${during}; everything was torn down`;
     await markEndedOrLeaveClaim(options.backend, plan, full ? 'failed' : 'aborted', ending, log);
-    // An aborted run has ended too: its rows are compacted like a finished run's (a full lake has no room for that).
+    // An aborted run has ended too, so its rows are compacted, unless the lake is full.
     if (!full) await compactEnded(options.lakeDir, plan, log);
     if (full) return { ...result, status: 'FAILED', error: full.name, cause: full.message, plan };
     return { ...result, cause: `${why}${during}`, plan };
   }
   if (stop.signal.reason instanceof LakeFullError) {
-    // The lake refused a write after the workflow had done its last state (FinishRun's run row):
-    // the run ended, but its row may still say running.
+    // The lake refused a write after the workflow's last state.
+    // The run ended, but its row may still say running.
     const full = stop.signal.reason;
     await markEndedOrLeaveClaim(options.backend, plan, 'failed', `${full.message}; everything was torn down`, log);
     return { ...result, status: 'FAILED', error: full.name, cause: full.message, plan };
   }
   if (result.status === 'TIMED_OUT') {
-    // What the safety net does for a timed-out execution on AWS (the sweeper tears the run down),
-    // cleanupRun above did here; the lake says why the run ended.
+    // cleanupRun above did what the safety net's sweeper does for a timed-out execution on AWS.
+    // The lake says why the run ended.
     await recordInterruptedSteps(deps, result.events, TIMED_OUT_REASON, log);
     await markEnded(
       options.backend,
@@ -274,8 +270,8 @@ export async function runLocal(options: RunLocalOptions): Promise<RunLocalResult
 }
 
 /**
- * The run row says how the run ended; when the lake refuses that write too, the run's claim is left
- * in the run root with the reason, so `aurora-bench cleanup` records it once the lake takes writes.
+ * The run row says how the run ended.
+ * When the lake refuses that write too, the claim stays with the reason for `aurora-bench cleanup`.
  */
 async function markEndedOrLeaveClaim(
   backend: LocalBackendLike,
@@ -295,10 +291,7 @@ async function markEndedOrLeaveClaim(
   }
 }
 
-/**
- * The run's manifest notes (its row's `notes`, which the report prints)
- * get a warning that other runs shared the host; the line is printed too.
- */
+/** Notes in the run's manifest, and prints, that other runs shared the host. */
 async function noteOverlaps(
   backend: LocalBackendLike,
   plan: Plan,
@@ -320,8 +313,8 @@ async function noteOverlaps(
 }
 
 /**
- * The run has ended, however: its step files become one Parquet file per
- * table. The JSON Lines files stay (and serve every query) if that fails.
+ * Compacts an ended run's step files into one Parquet file per table.
+ * If that fails, the JSON Lines files stay and serve every query.
  */
 async function compactEnded(
   lakeDir: string,
@@ -344,14 +337,14 @@ class RunIdTakenError extends AuroraBenchError {
 
 export const TIMED_OUT_REASON = 'the execution timed out (TimeoutSeconds) while the step ran';
 
-/** Each step a stop interrupted, recorded as failed with the reason (also used by the AWS rehearsal). */
+/** Each step a stop interrupted, recorded as failed with the reason. The AWS rehearsal uses it too. */
 export async function recordInterruptedSteps(
   deps: TaskDeps,
   events: readonly ExecutionEvent[],
   reason: string,
   log: (line: string) => void,
 ): Promise<void> {
-  // The run PlanRun started; the steps in flight are in its cells' cursors in the lake.
+  // The steps in flight are in the cursors of the cells PlanRun started.
   const planned = events.find((ev) => ev.type === 'StateExited' && ev.state?.name === STATE.PlanRun)?.state?.output as
     { run?: RunContext } | undefined;
   if (!planned?.run) return;
@@ -365,7 +358,7 @@ export async function recordInterruptedSteps(
   }
 }
 
-/** The run row says why the run ended early (also used by the AWS rehearsal). */
+/** The run row says why the run ended early. The AWS rehearsal uses it too. */
 export async function markEnded(
   backend: Backend,
   plan: Plan,

@@ -1,8 +1,8 @@
 /**
- * The `run --aws-rehearsal` command around runRehearsal: Ctrl-C (stop the workflow, then tear
- * down through the safety net and stop everything), the closing results and what was left, and the
- * exit code (0: succeeded and nothing left; 1: failed, or something was left; 128 + the signal's
- * number when stopped, as a local run: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP).
+ * The `run --aws-rehearsal` command around runRehearsal.
+ * Ctrl-C stops the workflow, then tears down through the safety net.
+ * It exits 0 when the run succeeded and left nothing, and 1 otherwise.
+ * A stopped run exits as a local run does, with 128 plus the signal's number.
  */
 import { printOut } from './terminal';
 import { listenForStopSignals, stoppedExitCode, stopReason } from './stop-signals';
@@ -13,7 +13,7 @@ export type RehearsalCommandOptions = Omit<RehearsalOptions, 'signal' | 'log'>;
 
 export async function runRehearsalCommand(options: RehearsalCommandOptions): Promise<number> {
   const log = (line: string) => printOut(line + '\n');
-  // A forced exit: the exit hooks kill every server, shell and the moto server this process started.
+  // The exit hooks kill every server, shell and moto server this process started.
   const stop = listenForStopSignals('rehearsal', 'forced exit: every process of the rehearsal is killed');
   try {
     const r = await runRehearsal({ ...options, signal: stop.signal, log });

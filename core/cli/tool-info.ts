@@ -8,7 +8,7 @@ export interface ToolInfo {
   readonly gitSha: string | null;
 }
 
-/** The checkout root: the nearest folder up from `from` holding aurora-bench's package.json. */
+/** The nearest folder up from `from` holding aurora-bench's package.json. */
 export function findRepoRoot(from: string): string {
   let dir = from;
   for (;;) {
@@ -30,7 +30,7 @@ export function toolInfo(repoRoot: string): ToolInfo {
         .toString()
         .trim() || null;
   } catch {
-    gitSha = null; // not a git checkout (an npm install): the manifest says so with null
+    gitSha = null; // Not a git checkout, so the manifest says null.
   }
   return { version, gitSha };
 }

@@ -1,6 +1,6 @@
 /**
- * `aurora-bench validate`: each experiment file checked against the schema and planned, one line per
- * file (ok on stdout, the problem on stderr); the exit code is 1 when any file is bad.
+ * `aurora-bench validate` checks each experiment file against the schema and plans it.
+ * It exits 1 when any file is bad.
  */
 import { printErr, printOut } from './terminal';
 import { isSpecSchemaFile, loadSpecFile } from '../experiment/validate';
@@ -29,16 +29,16 @@ export async function validateAction(
   return bad > 0 ? 1 : 0;
 }
 
-/** What an `ok:` line says of a valid file: its size, and what only the local backend or not AWS yet runs. */
+/** What an `ok:` line says of a valid file. */
 async function validSpecSummary(file: string, builtinWorkloads: string): Promise<string> {
   const loaded = loadSpecFile(file, builtinWorkloads);
   const { spec } = loaded;
-  // Planning checks what the schema cannot: sysbench options per test, step expansion. On
-  // AWS unless every variant is a local-only what-if (which only the local backend runs).
+  // Planning checks what the schema cannot, such as sysbench options per test.
+  // It plans for AWS unless every variant is a local-only what-if.
   const { hasLocalOnlyParameters } = await import('../plan/plan');
   const { preparePlan } = await import('../plan/prepare');
   const localOnly = spec.variants.filter((v) => hasLocalOnlyParameters(spec, v)).map((v) => v.name);
-  // What the AWS backend cannot provision yet (an engine) is said, not a spec error: the spec is valid.
+  // What the AWS backend cannot provision yet is said, but the spec is still valid.
   const prepared = preparePlan(loaded, {
     backend: localOnly.length === spec.variants.length ? 'local' : 'aws',
     source: file,

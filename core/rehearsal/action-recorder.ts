@@ -1,20 +1,19 @@
 /**
- * Between Trino and moto: an HTTP pass-through that names the IAM action of each request Trino's Glue
- * metastore and S3 file system make, so the rehearsal knows what a query needs its caller's role to
- * allow. Athena runs a query with the caller's Glue and S3 permissions (Athena User Guide, "Configure
- * access to databases and tables in the AWS Glue Data Catalog"). Glue's JSON protocol names its
- * operation in X-Amz-Target ("AWSGlue.GetTable": botocore glue service-2.json, targetPrefix AWSGlue);
- * an S3 request's action follows from its method and query (Service Authorization Reference, "Actions
- * defined by Amazon S3": ListObjectsV2 needs s3:ListBucket, GetObject and HeadObject s3:GetObject).
+ * An HTTP pass-through between Trino and moto that names the IAM action of each request.
+ * So the rehearsal knows what a query needs its caller's role to allow.
+ * Athena runs a query with the caller's Glue and S3 permissions.
+ * See Athena User Guide, "Configure access to databases and tables in the AWS Glue Data Catalog".
+ * Glue's JSON protocol names its operation in X-Amz-Target. See botocore glue service-2.json.
+ * An S3 request's action follows from its method and query.
+ * See Service Authorization Reference, "Actions defined by Amazon S3".
  */
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** The IAM action of one request to Glue or S3, or undefined for anything else. */
 /**
- * The Glue column-statistics operations Trino's CREATE TABLE AS calls even with
- * hive.collect-column-statistics-on-write=false, answered empty (AWS Glue API, "UpdateColumnStatisticsForTable":
- * Errors lists the entries not updated). Athena reads none of them (its CBO is opt-in).
+ * Glue column-statistics operations that Trino's CREATE TABLE AS calls anyway, answered empty.
+ * See AWS Glue API, "UpdateColumnStatisticsForTable". Athena reads none of them.
  */
 const COLUMN_STATISTICS: Readonly<Record<string, string>> = {
   'AWSGlue.UpdateColumnStatisticsForTable': '{"Errors":[]}',
@@ -55,7 +54,7 @@ export class ActionRecorder {
       if (action !== undefined) this.current.push(action);
       const answered = COLUMN_STATISTICS[String(req.headers['x-amz-target'])];
       if (answered !== undefined) {
-        // Recorded, answered here: moto's Glue lacks it (its 500 fails Trino's CREATE TABLE AS).
+        // Answered here, since moto's Glue lacks it and its 500 fails Trino's CREATE TABLE AS.
         req.resume();
         res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
         res.end(answered);
@@ -78,7 +77,7 @@ export class ActionRecorder {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
-  /** The actions of the requests made while `run` ran, in order; one run at a time (the caller serializes). */
+  /** The actions of the requests made while `run` ran, in order. The caller runs one at a time. */
   async during<T>(run: () => Promise<T>): Promise<{ result: T; actions: string[] }> {
     this.current = [];
     try {

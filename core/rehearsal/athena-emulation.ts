@@ -1,7 +1,4 @@
-/**
- * moto's Athena runs no SQL: Trino, the engine of Athena engine version 3, answers it
- * (athena-on-trino.ts), over moto's Glue and S3.
- */
+/** moto's Athena runs no SQL, so Trino answers it over moto's Glue and S3. */
 import type { AthenaClient } from '@aws-sdk/client-athena';
 import { AthenaOnTrino } from './athena-on-trino';
 import type { ControlPlane } from './control-plane';
@@ -29,7 +26,7 @@ export async function startAthena(
     motoEndpoint: moto.endpoint,
     region: plan.region,
     template: definition.template,
-    // The run's own day onwards: the lake holds nothing older (lake-glue.ts LakeGlueTarget).
+    // The lake holds nothing older than the run's own day.
     projectionRange: `${plan.dt},NOW`,
     log,
   }));

@@ -1,21 +1,15 @@
 /**
- * Athena for the rehearsal and the moto tests. moto's Athena runs no SQL (each StartQueryExecution
- * takes the next result set queued through /moto-api/static/athena/query-results); Athena engine
- * version 3 is Trino (Athena User Guide, "Athena engine version 3"), so every query the AWS code
- * sends is answered, before moto sees it, by a real Trino server: its Hive connector on moto's Glue
- * (the database and tables the synthesized template creates, lake-glue.ts) and moto's S3 (the
- * objects the run wrote), the SQL as sent. The answer is queued in moto and the query goes on to
- * it, which returns it through GetQueryExecution and GetQueryResults as Athena does (every value a
- * string, with the column types; AthenaLake converts them back). A query Trino fails fails in
- * moto's Athena too (queued as its error), as Athena would fail it.
+ * Athena for the rehearsal and the moto tests.
+ * moto's Athena runs no SQL, and Athena engine version 3 is Trino.
+ * See Athena User Guide, "Athena engine version 3".
+ * So a real Trino answers every query on moto's Glue and S3, and the answer is queued in moto.
+ * moto then returns it as Athena does, and a query Trino fails fails there too.
  *
- * Only two statements of Athena are not Trino's: ALTER TABLE ... ADD PARTITION is translated to
- * Trino's register_partition, and UNLOAD to a CREATE TABLE AS on the partition's location
- * (athena-translation.ts). Each translation is said in the rehearsal's output.
+ * Only ALTER TABLE ADD PARTITION and UNLOAD are not Trino's, so they are translated.
+ * Each translation is said in the rehearsal's output.
  *
- * The Glue and S3 actions Trino makes for each query are recorded (action-recorder.ts) with the
- * query: what the calling function's role must allow. Queries run one at a time per instance, so
- * each recording is that query's alone.
+ * The Glue and S3 actions Trino makes are recorded with each query, as its caller's role must allow them.
+ * Queries run one at a time per instance, so each recording is that query's alone.
  */
 import { randomBytes } from 'node:crypto';
 import type { AthenaClient } from '@aws-sdk/client-athena';
@@ -30,13 +24,13 @@ export interface AthenaOnTrinoOptions {
   readonly motoEndpoint: string;
   readonly region: string;
   readonly bucket: string;
-  /** The lake's key prefix in the bucket ('' or ending in '/'). */
+  /** The lake's key prefix in the bucket, '' or ending in '/'. */
   readonly lakePrefix: string;
-  /** The synthesized template: its Glue database and tables are created in moto. */
+  /** The synthesized template, whose Glue database and tables are created in moto. */
   readonly template: LakeTemplate;
-  /** The lake's projected dates, in place of the template's range (lake-glue.ts LakeGlueTarget). */
+  /** The lake's projected dates, in place of the template's range. */
   readonly projectionRange?: string;
-  /** Where the translations are said (the rehearsal's output). */
+  /** Where the translations are said. */
   readonly log?: (line: string) => void;
 }
 
@@ -48,7 +42,7 @@ export interface AnsweredQuery {
   /** The Trino statements that ran for it: the text itself, or its translation. */
   readonly statements: readonly string[];
   readonly translated: boolean;
-  /** The Glue and S3 actions Trino made for it, each once, in first-use order (glue:GetTable, s3:GetObject, ...). */
+  /** The Glue and S3 actions Trino made for it, each once, in first-use order. */
   readonly actions: readonly string[];
   /** How long Trino took, in milliseconds. */
   readonly ms: number;
@@ -56,16 +50,16 @@ export interface AnsweredQuery {
   readonly error?: string;
 }
 
-/** One moto-api result set: the header row first, as Athena returns a SELECT's first page. */
+/** One moto-api result set, header row first, as Athena returns a SELECT's first page. */
 interface MotoResultSet {
   readonly column_info: readonly { Name: string; Type: string; Label: string }[];
   readonly rows: readonly { Data: readonly { VarCharValue?: string }[] }[];
 }
 
-/** Athena's name of a Trino type: the signature without its parameters (decimal(10,2) is decimal). */
+/** Athena's name of a Trino type is the signature without its parameters. */
 const athenaType = (trinoType: string): string => trinoType.replace(/\(.*$/s, '').toLowerCase();
 
-/** A value as Athena returns it: a string, JSON for arrays and rows; no value for NULL. */
+/** A value as Athena returns it: a string, with JSON for arrays and rows and nothing for NULL. */
 const text = (v: unknown): string | undefined =>
   v === null || v === undefined
     ? undefined
@@ -88,7 +82,7 @@ function resultSet(result: TrinoResult | undefined): MotoResultSet {
 }
 
 export class AthenaOnTrino {
-  /** Every query answered, in order (tests look at them). */
+  /** Every query answered, in order, for tests to look at. */
   readonly answered: AnsweredQuery[] = [];
   private readonly catalog = `rehearsal_${randomBytes(6).toString('hex')}`;
   private readonly recorder: ActionRecorder;
@@ -118,13 +112,13 @@ export class AthenaOnTrino {
     });
   }
 
-  /** The catalog on Trino for this moto (its Glue and S3 through the recorder). */
+  /** The catalog on Trino for this moto, reaching its Glue and S3 through the recorder. */
   private setUp(): Promise<void> {
     this.ready ??= (async () => {
       const through = await this.recorder.start();
       const { region } = this.options;
-      // The Hive connector on Glue and native S3 (Trino documentation, "Hive connector", "AWS Glue
-      // catalog", "S3 file system support"); register_partition stands in for ALTER TABLE ADD PARTITION.
+      // The Hive connector on Glue and native S3. register_partition stands in for ALTER TABLE ADD PARTITION.
+      // See Trino documentation, "Hive connector", "AWS Glue catalog" and "S3 file system support".
       const properties: Record<string, string> = {
         'hive.metastore': 'glue',
         'hive.metastore.glue.region': region,
@@ -139,13 +133,12 @@ export class AthenaOnTrino {
         's3.aws-secret-key': 'rehearsal',
         'hive.allow-register-partition-procedure': 'true',
         'hive.non-managed-table-writes-enabled': 'true',
-        // Athena's queries read no Glue column statistics (its CBO is opt-in: Athena User Guide,
-        // "Use the cost-based optimizer"), so neither does this Trino (GetColumnStatisticsFor*).
+        // Athena reads no Glue column statistics, since its CBO is opt-in, so neither does this Trino.
+        // See Athena User Guide, "Use the cost-based optimizer".
         'hive.table-statistics-enabled': 'false',
-        // UNLOAD's stand-in (CREATE TABLE AS) would then update Glue column statistics, which moto's
-        // Glue fails ("Failed updating column statistics").
+        // UNLOAD's stand-in would otherwise update Glue column statistics, which moto's Glue fails.
         'hive.collect-column-statistics-on-write': 'false',
-        // What UNLOAD is sent with (compression = 'ZSTD').
+        // UNLOAD is sent with ZSTD compression.
         'hive.compression-codec': 'ZSTD',
       };
       const withClause = Object.entries(properties)
@@ -218,7 +211,7 @@ export class AthenaOnTrino {
   }
 
   private async post(result: MotoResultSet | { error: string }): Promise<void> {
-    // A failed query: an empty result, the caller sees moto's SUCCEEDED; the failure is raised here instead.
+    // moto reports SUCCEEDED with an empty result, so the failure is raised here instead.
     if ('error' in result) throw new Error(`Athena (Trino) failed the query: ${result.error}`);
     const res = await fetch(`${this.options.motoEndpoint}/moto-api/static/athena/query-results`, {
       method: 'POST',
@@ -228,7 +221,7 @@ export class AthenaOnTrino {
     if (res.status !== 201) throw new Error(`moto-api athena query-results: ${res.status} ${await res.text()}`);
   }
 
-  /** The catalog dropped from Trino (the Glue tables stay in moto) and the recorder stopped. */
+  /** Drops the catalog from Trino and stops the recorder. The Glue tables stay in moto. */
   async close(): Promise<void> {
     if (this.ready) {
       await this.ready.catch(() => undefined);

@@ -1,22 +1,19 @@
 /**
- * An Athena statement the AWS code sends that Trino does not have, as Trino statements with the same
- * effect (the text comes from core/lake/athena-storage.ts; its Athena text is checked with the
- * Athena dialect by test/cdk/athena-sql.test.ts):
- *  - ALTER TABLE <t> ADD IF NOT EXISTS PARTITION (dt = ..., run_id = ...) LOCATION '...' (Athena User
- *    Guide, "ALTER TABLE ADD PARTITION"): Trino's system.register_partition procedure (Hive connector,
- *    "Procedures"), after a look at "<t>$partitions" for the IF NOT EXISTS.
- *  - UNLOAD (SELECT <columns>, dt, run_id FROM <t>_json WHERE dt = ... AND run_id = ... ORDER BY ...) TO
- *    '<location>' WITH (format = 'PARQUET', compression = 'ZSTD', partitioned_by = ARRAY['dt', 'run_id'])
- *    (Athena User Guide, "UNLOAD"): Trino has no UNLOAD, so a CREATE TABLE ... WITH (format = 'PARQUET',
- *    external_location = '<location>dt=<dt>/run_id=<run>/') AS SELECT <columns> ... (Hive connector,
- *    "Table properties"), the partition's values in the path and not the files as UNLOAD writes them,
- *    then DROP TABLE, which leaves an external table's files (Hive connector, "DROP TABLE"). Nothing
- *    stays registered, as after UNLOAD. ZSTD is the catalog's hive.compression-codec (athena-on-trino.ts).
+ * Athena statements the AWS code sends that Trino lacks, as Trino statements with the same effect.
+ * test/cdk/athena-sql.test.ts checks their Athena text with the Athena dialect.
+ *  - ALTER TABLE ADD PARTITION becomes Trino's system.register_partition procedure.
+ *    See Athena User Guide, "ALTER TABLE ADD PARTITION", and the Hive connector's "Procedures".
+ *    A look at "<t>$partitions" first gives the IF NOT EXISTS.
+ *  - UNLOAD becomes a Parquet CREATE TABLE AS at the partition's path, then DROP TABLE.
+ *    See Athena User Guide, "UNLOAD", and the Hive connector's "Table properties".
+ *    DROP TABLE leaves an external table's files, so nothing stays registered, as after UNLOAD.
+ *    See the Hive connector's "DROP TABLE".
+ *    ZSTD is the catalog's hive.compression-codec.
  */
 import { randomBytes } from 'node:crypto';
 import type { TrinoResult } from './trino-client';
 
-/** A statement, or one decided by the previous statement's result (undefined: skipped). */
+/** A statement, or one decided by the previous statement's result. Undefined means skipped. */
 type TrinoStep = string | ((previous: TrinoResult | undefined) => string | undefined);
 
 export interface AthenaTranslation {
@@ -60,7 +57,7 @@ function unload(sql: string): AthenaTranslation | undefined {
   const m = UNLOAD.exec(sql);
   if (!m || !UNLOAD_WITH.test(sql)) return undefined;
   const [, columns, from, where, dt, runId, location] = m as unknown as string[];
-  // The partition columns come last (partitioned_by); their values are the path's, not the files'.
+  // The partition columns come last. Their values are the path's, not the files'.
   const data = columns!.split(', ');
   if (data.slice(-2).join(', ') !== '"dt", "run_id"') return undefined;
   const partition = `${location}dt=${dt}/run_id=${runId}/`;
@@ -77,7 +74,7 @@ function unload(sql: string): AthenaTranslation | undefined {
   };
 }
 
-/** The translation of an Athena statement Trino lacks; undefined for every other statement (it runs as sent). */
+/** The translation of an Athena statement Trino lacks. Other statements run as sent. */
 export function translateAthenaStatement(sql: string, o: { readonly schema: string }): AthenaTranslation | undefined {
   if (/^\s*ALTER TABLE\b.*\bADD\b.*\bPARTITION\b/is.test(sql)) {
     const t = addPartition(sql, o.schema);

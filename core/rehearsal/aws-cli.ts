@@ -1,11 +1,8 @@
 /**
- * The AWS CLI the emulated clients run (their boot, SSM commands and client-ready.sh call it for S3;
- * the runner, client/runner.js, calls S3 and Secrets Manager through the bundled SDK, which reads the same
- * AWS_ENDPOINT_URL; Debian clients install it at boot): the one on PATH, or the one `bash scripts/setup.sh
- * --test` installs under ~/.cache/aurora-bench/awscli-venv when there is none. It must send its
- * calls where AWS_ENDPOINT_URL says (the rehearsal's moto): an AWS CLI v1 whose botocore predates
- * that variable would call the real AWS with the rehearsal's dummy keys, so this is checked once,
- * with a real call, before any client boots.
+ * The AWS CLI the emulated clients run: the one on PATH, or the one `scripts/setup.sh --test` installs.
+ * It must send its calls where AWS_ENDPOINT_URL says.
+ * An AWS CLI v1 whose botocore predates that variable would call the real AWS with dummy keys.
+ * So one real call checks this before any client boots.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -17,12 +14,10 @@ import { MissingDependencyError } from '../backend';
 const execFileAsync = promisify(execFile);
 
 /**
- * Directories to put before PATH so the clients find an `aws`: none when PATH has one, except a
- * pyenv shim. pyenv puts a shim on PATH for every command a Python version installed, a shell
- * script that runs `pyenv exec` (about 0.35 s of CPU per call here, against 0.4 s for the CLI
- * itself), and the clients call aws several times per job: the rehearsal puts the directory of
- * the executable the shim would run first (`pyenv which aws`, the same version), or keeps the shim
- * when pyenv cannot say.
+ * Directories to put before PATH so the clients find an `aws`.
+ * A pyenv shim costs about 0.35 s of CPU per call, and the clients call aws several times per job.
+ * So the rehearsal puts first the directory of the executable the shim would run.
+ * It keeps the shim when pyenv cannot say.
  */
 export function awsCliPath(env: NodeJS.ProcessEnv = process.env): string[] {
   const found = (env['PATH'] ?? '').split(delimiter).find((d) => d !== '' && existsSync(join(d, 'aws')));
@@ -35,7 +30,7 @@ export function awsCliPath(env: NodeJS.ProcessEnv = process.env): string[] {
   );
 }
 
-/** The directory of the `aws` a pyenv shim runs; none (keep the shim) when pyenv does not answer with one. */
+/** The directory of the `aws` a pyenv shim runs, or none when pyenv cannot say. */
 function pyenvCommandDir(env: NodeJS.ProcessEnv): string[] {
   try {
     const real = execFileSync('pyenv', ['which', 'aws'], {
@@ -51,12 +46,12 @@ function pyenvCommandDir(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * CLIs, endpoints and buckets this process has seen answer: rehearsals that share an account (one moto
- * server, its standing bucket) check once. A CLI call costs most of a second of CPU.
+ * CLIs, endpoints and buckets this process has seen answer.
+ * Rehearsals that share an account check once, since a CLI call costs most of a second of CPU.
  */
 const reached = new Set<string>();
 
-/** Lists the buckets through the CLI with the clients' environment: the rehearsal's bucket must be among them. */
+/** Lists the buckets through the CLI with the clients' environment. The rehearsal's bucket must be among them. */
 export async function checkAwsCliReachesMoto(env: NodeJS.ProcessEnv, bucket: string): Promise<void> {
   const key = JSON.stringify([env['PATH'], env['AWS_ENDPOINT_URL'], env['AWS_DEFAULT_REGION'], bucket]);
   if (reached.has(key)) return;

@@ -1,40 +1,24 @@
 /**
- * CloudWatch's AWS/RDS metrics for the rehearsal's servers, and their lateness. The local
- * backend's sampler (core/backends/local/metrics.ts: SHOW GLOBAL STATUS, /proc and the replica-lag
- * heartbeat, once a second) runs against the servers of every cluster while it has any, and each
- * sample goes into moto's CloudWatch with PutMetricData (namespace AWS/RDS, dimension
- * DBInstanceIdentifier, the metric's CloudWatch unit), timestamped when it was taken but sent only
- * `lagS` seconds later: on AWS the datapoints of a minute appear one to three minutes after it,
- * so a collector that reads right after a step misses the end of it, and the rehearsal shows that.
+ * CloudWatch's AWS/RDS metrics for the rehearsal's servers, and their lateness.
+ * The local backend's sampler runs once a second against every cluster's servers.
+ * Each sample goes into moto's CloudWatch, timestamped when taken but sent `lagS` seconds later.
+ * On AWS a minute's datapoints appear one to three minutes later, and the rehearsal shows that.
  *
- * One difference, for steps of seconds rather than minutes: AWS/RDS publishes one value per minute,
- * the rehearsal publishes the per-second samples and lets CloudWatch aggregate them into the periods
- * the backend asks for (Period 60 on AWS, AwsBackendConfig.metricsPeriodS in the rehearsal; Stat
- * Average; moto averages the raw values of a period as CloudWatch does). A period's completeness
- * then follows the sample times.
+ * Steps last seconds, so the rehearsal publishes per-second samples instead of one value a minute.
+ * moto then averages them into the backend's periods, as CloudWatch does.
  *
- * A self-managed variant's server instances (ssm-agent.ts, once client/server-setup.sh reported
- * ready) get what EC2 publishes under AWS/EC2, dimension InstanceId (EC2 User Guide, "List the
- * available CloudWatch metrics for your instances"): CPUUtilization (Percent), NetworkIn/NetworkOut
- * (bytes in the period) and EBSReadOps/EBSWriteOps (operations in the period). A per-second sample
- * of a rate becomes that second's bytes or operations, so CloudWatch's Sum over a period is the
- * period's total, as EC2's own datapoint is. They also get what the CloudWatch agent publishes on a
- * real server instance (client/server-metrics-agent.sh, client/cloudwatch-agent.json): namespace
- * CWAgent, metric mem_available (Bytes), dimension InstanceId alone (CloudWatch User Guide,
- * metrics-collected-by-CloudWatch-agent.md). An emulated instance is a mariadbd on this machine and
- * shares this machine's memory, so its value is this machine's MemAvailable (/proc/meminfo, kB), one
- * datapoint per CPU sample: a figure of the host, not of the instance.
+ * A self-managed server instance gets what EC2 publishes under AWS/EC2.
+ * See EC2 User Guide, "List the available CloudWatch metrics for your instances".
+ * A per-second rate becomes that second's total, so CloudWatch's Sum is the period's total, as on EC2.
+ * It also gets the CloudWatch agent's mem_available. See metrics-collected-by-CloudWatch-agent.md.
+ * That value is this machine's MemAvailable, a figure of the host, not of the instance.
  *
- * An Aurora Serverless v2 instance (a db.serverless cluster: ClusterMembers.serverlessMaxAcu) stands
- * in as a server of its largest capacity that never scales (rds-emulation.ts), so with each CPU
- * sample it publishes what such an instance would: ServerlessDatabaseCapacity at the cluster's
- * MaxCapacity (Count) and ACUUtilization 100 (Percent; capacity over the maximum, Aurora User
- * Guide, "Aurora Serverless v2 capacity"). The API path (the metrics asked for, collected, written)
- * is AWS's; the values say only that nothing scaled.
+ * A Serverless v2 instance stands in at its largest capacity and never scales.
+ * So it publishes capacity at MaxCapacity and ACUUtilization 100.
+ * See Aurora User Guide, "Aurora Serverless v2 capacity".
+ * The API path is AWS's, but the values say only that nothing scaled.
  *
- * An Aurora cluster (not an RDS DB instance) also gets its volume's VolumeReadIOPs/VolumeWriteIOPs,
- * one datapoint per interval of `volumePeriodS`, published only once the interval has closed
- * (volume-intervals.ts).
+ * An Aurora cluster also gets its volume's I/O, once per closed interval of `volumePeriodS`.
  */
 import { readFileSync } from 'node:fs';
 import {
@@ -51,14 +35,13 @@ import type { ServerInfo } from '../backends/local/mariadb-server';
 import type { ClusterMembers } from './rds-emulation';
 import { VolumeIntervals } from './volume-intervals';
 
-/** PutMetricData: "Each request is also limited to no more than 1000 different metrics" (CloudWatch API reference). */
+/** PutMetricData takes at most 1000 different metrics per request. See the CloudWatch API reference. */
 const MAX_DATUMS_PER_PUT = 1000;
 
 export interface CloudWatchPublisherOptions {
   readonly cloudwatch: CloudWatchClient;
-  /** Seconds between a sample and its PutMetricData. */
   readonly lagS: number;
-  /** The interval of an Aurora cluster volume's I/O datapoints (AwsBackendConfig.volumeMetricsPeriodS). */
+  /** The interval of an Aurora cluster volume's I/O datapoints. */
   readonly volumePeriodS: number;
   readonly sampleIntervalMs?: number;
   readonly log?: (line: string) => void;
@@ -66,29 +49,25 @@ export interface CloudWatchPublisherOptions {
 
 interface Watched {
   readonly sampler: Pick<ServerMetricsSampler, 'samples' | 'stop'>;
-  /** Samples already queued. */
   taken: number;
-  /**
-   * The CloudWatch datapoint of a sample (RDS DB instances publish
-   * other names), or undefined when the engine publishes none.
-   */
+  /** The CloudWatch datapoint of a sample, or undefined when the engine publishes none. */
   readonly datum: (s: MetricSample) => { metric: string; value: number; unit: string } | undefined;
   readonly namespace: 'AWS/RDS' | 'AWS/EC2';
   readonly dimension: 'DBInstanceIdentifier' | 'InstanceId';
-  /** An EC2 server instance: the CloudWatch agent's memory datapoint goes with each CPU sample. */
+  /** An EC2 server instance sends the CloudWatch agent's memory datapoint with each CPU sample. */
   readonly agentMemory?: boolean;
-  /** A Serverless v2 instance's constant capacity in ACUs: its capacity datapoints go with each CPU sample. */
+  /** A Serverless v2 instance's constant capacity in ACUs, sent with each CPU sample. */
   readonly capacityAcu?: number;
-  /** An Aurora cluster's id: its instances' I/O samples count towards its volume's datapoints. */
+  /** An Aurora cluster's id. Its instances' I/O samples count towards its volume's datapoints. */
   readonly volumeOf?: string;
   readonly sampleIntervalS: number;
 }
 
-/** The namespace and metric the CloudWatch agent publishes memory under (client/cloudwatch-agent.json). */
+/** The namespace and metric the CloudWatch agent publishes memory under. */
 const AGENT_NAMESPACE = 'CWAgent';
 const AGENT_MEMORY_METRIC = 'mem_available';
 
-/** This machine's MemAvailable in bytes (/proc/meminfo gives kB), or undefined where there is none (not Linux). */
+/** This machine's MemAvailable in bytes, or undefined off Linux. */
 function hostMemAvailableBytes(): number | undefined {
   let meminfo: string;
   try {
@@ -101,9 +80,9 @@ function hostMemAvailableBytes(): number | undefined {
 }
 
 /**
- * What an RDS DB instance (MySQL, MariaDB, PostgreSQL; not Aurora) publishes of the samplers'
- * metrics: the catalogue's RDS family, counted or collected. A read replica's lag is ReplicaLag in
- * seconds (CloudWatch User Guide, "Amazon RDS metrics and dimensions", rds-metricscollected.md).
+ * What an RDS DB instance, not Aurora, publishes of the samplers' metrics.
+ * A read replica's lag is ReplicaLag in seconds.
+ * See CloudWatch User Guide, "Amazon RDS metrics and dimensions", rds-metricscollected.md.
  * @internal exported for its tests (a test seam)
  */
 export const RDS_INSTANCE_PUBLISHED: readonly ServerMetricName[] = [
@@ -121,9 +100,9 @@ function rdsInstanceDatum(s: MetricSample): { metric: string; value: number; uni
 
 const auroraDatum = (s: MetricSample) => ({ metric: s.metric, value: s.value, unit: SERVER_METRICS[s.metric] });
 
-/** An EC2 instance's datapoint of a sample taken every `intervalS` (see the file comment). */
+/** An EC2 instance's datapoint of a sample taken every `intervalS`. */
 function ec2Datum(intervalS: number) {
-  // The catalogue's AWS/EC2 Sums (the agent's memory goes separately, with each CPU sample).
+  // The catalogue's AWS/EC2 Sums. The agent's memory goes separately, with each CPU sample.
   const counts: Readonly<Record<string, [string, string]>> = Object.fromEntries(
     ec2Sources()
       .filter(({ ec2 }) => ec2.namespace === 'AWS/EC2' && ec2.stat === 'Sum')
@@ -161,7 +140,7 @@ export class CloudWatchPublisher {
     }, 500);
   }
 
-  /** Follows a cluster's available servers (rds-emulation's onMembersChanged): a new sampler per change. */
+  /** Follows a cluster's available servers with a new sampler per change. */
   membersChanged(m: ClusterMembers): Promise<void> {
     this.changes = this.changes
       .then(() => this.rewatch(m))
@@ -201,8 +180,8 @@ export class CloudWatchPublisher {
   }
 
   /**
-   * Follows a self-managed server's EC2 instance (`server` describes its mariadbd, with
-   * `instanceId` the EC2 instance id), or stops following it (`server` undefined, at terminate).
+   * Follows a self-managed server's EC2 instance.
+   * An undefined `server` at terminate stops following it.
    */
   ec2ServerChanged(instanceId: string, server: ServerInfo | undefined): Promise<void> {
     const key = `ec2:${instanceId}`;
@@ -213,7 +192,7 @@ export class CloudWatchPublisher {
         if (previous) this.enqueue(previous, await previous.sampler.stop());
         if (this.stopped || !server) return;
         const intervalMs = this.o.sampleIntervalMs ?? 1000;
-        // One sampler per instance: no replica-lag heartbeat (EC2 has no such metric).
+        // One sampler per instance, without a replica-lag heartbeat, since EC2 has no such metric.
         const sampler = new ServerMetricsSampler({ writer: server, readers: [], intervalMs });
         await sampler.start();
         this.watched.set(key, {
@@ -321,7 +300,7 @@ export class CloudWatchPublisher {
     return this.problems;
   }
 
-  /** Stops every sampler and the publishing (what is not due yet is never published, as on AWS after a delete). */
+  /** Stops every sampler. What is not due yet is never published, as on AWS after a delete. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);

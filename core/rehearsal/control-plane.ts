@@ -1,6 +1,5 @@
 /**
- * The rehearsal's AWS: a moto server (a shared account's, one given, or its own), the rehearsal's
- * clients of it, and the backend's configuration with the standing infrastructure created in it.
+ * The rehearsal's AWS: a moto server, the rehearsal's clients of it, and the backend's configuration.
  */
 import type { AwsBackendConfig } from '../backends/aws/config';
 import type { AwsClientOptions } from '../backends/aws/client-config';
@@ -14,7 +13,6 @@ import { standingConfig } from './standing-config';
 
 export interface ControlPlane {
   readonly moto: MotoServer;
-  /** The options of every SDK client pointed at moto. */
   readonly common: AwsClientOptions;
   readonly raw: MotoClients;
   readonly config: AwsBackendConfig;

@@ -7,12 +7,10 @@ import type { RehearsalOptions } from './rehearsal-options';
 import type { BootContext, SsmAgentEmulation } from './ssm-agent';
 
 /**
- * What an emulated instance runs at boot: the user data's install steps that do not change the
- * machine (lib/client-user-data.ts clientInstallCommands), with the instance id the metadata would
- * give: the runner from the bucket into the client home, then client/client-ready.sh, which proves
- * that this machine's sysbench works through the report hook and writes the ready marker locally
- * and to s3://<bucket>/clients/<instance-id>/ready.json, where checkClientsReady reads it. Used
- * only without `boot` (RehearsalOptions), which boots the real user data instead.
+ * What an emulated instance runs at boot without `boot`.
+ * These are the user data's install steps that do not change the machine.
+ * client/client-ready.sh then proves this machine's sysbench works and writes the ready marker.
+ * It writes it locally and to S3, where checkClientsReady reads it.
  */
 export function bootCommands(config: AwsBackendConfig) {
   return (ctx: BootContext): string[] => [
@@ -22,8 +20,8 @@ export function bootCommands(config: AwsBackendConfig) {
     `mkdir -p "${CLIENT_INSTALL_DIR}"`,
     `aws s3 cp --only-show-errors --recursive "$RUNNER_S3_URI" "${CLIENT_INSTALL_DIR}/"`,
     `chmod +x "${CLIENT_INSTALL_DIR}"/*.sh`,
-    // A server instance installs its MariaDB (client/server-install.sh: nothing to install here, it
-    // finds this machine's mariadbd and writes the marker client/server-setup.sh waits for).
+    // A server finds this machine's mariadbd instead of installing one.
+    // It still writes the marker client/server-setup.sh waits for.
     ctx.role === 'server'
       ? `"${CLIENT_INSTALL_DIR}/server-install.sh"`
       : `"${CLIENT_INSTALL_DIR}/client-ready.sh" --marker-uri "$ready_marker_uri"`,
@@ -31,9 +29,8 @@ export function bootCommands(config: AwsBackendConfig) {
 }
 
 /**
- * The Debian machines the instances boot (ssm-agent.ts `machines`): the cached root layers per role
- * (instance-root.ts), the user data, and the rehearsal's SSM agent package in moto's S3 where the
- * user data downloads AWS's.
+ * The Debian machines the instances boot.
+ * The rehearsal's SSM agent package goes to moto's S3, where the user data downloads AWS's.
  */
 export async function bootMachines(
   boot: ReturnType<NonNullable<RehearsalOptions['boot']>>,

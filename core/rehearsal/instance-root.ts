@@ -1,27 +1,16 @@
 /**
- * The machine an emulated EC2 instance of the AWS rehearsal boots: a Debian 12 (bookworm) root made
- * on this machine by debootstrap from Debian's archive (the archive the clients' AMI installs from,
- * lib/clients.ts DEBIAN_AMI_PARAMETERS), mounted per instance as an overlay, so the instance writes
- * into a directory of its own and the cached root stays clean. The stack's user data runs in it
- * unmodified with chroot (core/rehearsal/ssm-agent.ts), and so do the SSM commands: sysbench, the
- * AWS CLI, MariaDB of a self-managed server are the root's, from Debian's packages, not this
- * machine's.
+ * The machine an emulated EC2 instance boots: a Debian 12 root made by debootstrap from Debian's archive.
+ * Each instance mounts it as an overlay, so the cached root stays clean.
+ * The user data and SSM commands run in it with chroot, so sysbench, the AWS CLI and MariaDB are Debian's.
  *
- * Layers, cached under ${XDG_CACHE_HOME:-~/.cache}/aurora-bench/debian-root/ (rebuilt when absent,
- * so a clean machine works; a build goes to a temporary name and is renamed into place, so a
- * concurrent or interrupted build never leaves half a root):
- * - base-<key>: `debootstrap --variant=minbase` plus what Debian's AMIs have that the boot uses
- *   before its own apt-get (curl, ca-certificates), and fresh package lists. This is the clean root.
- * - packages-<key>: an overlay upper layer over base with `apt-get install` of a package list (the
- *   user data's own list): the rehearsal boots on it so that its runs do not spend minutes per
- *   instance in dpkg. The user data's apt-get still runs there (and finds the packages installed);
- *   test/integration/client-boot.test.ts boots from the clean base, where it installs them.
- * Keys hash what each layer is made of (suite, architecture, mirror, packages).
+ * Layers are cached and rebuilt when absent, so a clean machine works.
+ * A build goes to a temporary name and is renamed into place, so no build leaves half a root.
+ * - base-<key> is `debootstrap --variant=minbase` plus what the boot needs before its own apt-get.
+ * - packages-<key> adds the user data's package list, so runs do not spend minutes per instance in dpkg.
+ *   test/integration/client-boot.test.ts boots from the clean base instead.
+ * Keys hash what each layer is made of.
  *
- * Per instance, the rehearsal's stand-ins for what only EC2 provides (docs/aws-client-boot.md lists
- * them) are written into the instance's own layer before it boots (writeStandIns).
- *
- * Mounting needs root (overlayfs, proc, bind mounts): the rehearsal refuses to start without it.
+ * Mounting needs root, so the rehearsal refuses to start without it.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -38,21 +27,21 @@ import {
 } from '@aws-sdk/client-s3';
 import { mountsUnder, processesInRoot, unmountUnder } from '../backends/local/mounts';
 
-// Kept where the rehearsal's modules have always found them; `cleanup` uses them from the local backend.
+// `cleanup` uses these from the local backend.
 export { processesInRoot, unmountUnder };
 
 const run = promisify(execFile);
 
-/** Debian 12, the release of the AMI (lib/clients.ts). */
+/** Debian 12, the release of the AMI. */
 const DEBIAN_SUITE = 'bookworm';
-/** Debian's archive, through its CDN (deb.debian.org redirects to a mirror near the caller). */
+/** deb.debian.org redirects to a mirror near the caller. */
 const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 /**
- * What Debian's EC2 AMIs carry that the boot uses before its apt-get: curl (the instance metadata,
- * the dead-man's switch) and the CA certificates. debootstrap's minbase has neither.
+ * What Debian's EC2 AMIs carry that the boot uses before its apt-get.
+ * debootstrap's minbase has neither curl nor the CA certificates.
  */
 const AMI_PACKAGES = ['ca-certificates', 'curl'] as const;
-/** The AMI's apt sources: the release, its updates and its security archive (deb822, as bookworm writes them). */
+/** The AMI's apt sources in deb822, as bookworm writes them. */
 const SOURCES = [
   `Types: deb\nURIs: ${DEBIAN_MIRROR}\nSuites: ${DEBIAN_SUITE} ${DEBIAN_SUITE}-updates\nComponents: ` +
     `main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
@@ -60,17 +49,17 @@ const SOURCES = [
     `main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n`,
 ].join('\n');
 /**
- * A policy-rc.d that denies every service start (invoke-rc.d(8), "POLICY LAYER": exit status 101
- * means "action forbidden"), so a package's postinst starts nothing while a layer is built.
+ * A policy-rc.d that denies every service start, so no postinst starts anything while a layer is built.
+ * Exit status 101 means "action forbidden". See invoke-rc.d(8), "POLICY LAYER".
  */
 const DENY_STARTS = '#!/bin/sh\nexit 101\n';
-/** Where the rehearsal's stand-ins record what they were asked (inside the root).
+/** Where the rehearsal's stand-ins record what they were asked, inside the root.
  * @internal exported for its tests (a test seam)
  */
 export const STAND_IN_RECORD_DIR = '/run/aurora-bench-rehearsal';
-/** The file the rehearsal's SSM agent package writes when its service starts (inside the root). */
+/** The file the rehearsal's SSM agent package writes when its service starts. */
 export const AGENT_STARTED_FILE = '/var/lib/amazon/ssm/aurora-bench-rehearsal-agent-started';
-/** Where the emulated cloud-init puts the user data it runs (cloud-init's per-instance scripts directory). */
+/** Where the emulated cloud-init puts the user data it runs. */
 export const USER_DATA_SCRIPT = '/var/lib/cloud/instance/scripts/part-001';
 
 export type DebianArch = 'amd64' | 'arm64';
@@ -82,7 +71,6 @@ function debianArch(): DebianArch {
   throw new Error(`the rehearsal's instance roots need an amd64 or arm64 machine, not ${process.arch}`);
 }
 
-/** ${XDG_CACHE_HOME:-~/.cache}/aurora-bench/debian-root. */
 function defaultRootCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env['XDG_CACHE_HOME'];
   return join(base !== undefined && base !== '' ? base : join(homedir(), '.cache'), 'aurora-bench', 'debian-root');
@@ -105,19 +93,18 @@ export function rootsUnavailable(): string | undefined {
 
 export interface RootCacheOptions {
   readonly cacheDir?: string;
-  /** The root's architecture: this machine's when absent; another runs under qemu-user (foreignArchUnavailable). */
+  /** The root's architecture. Another one than this machine's runs under qemu-user. */
   readonly arch?: DebianArch;
   readonly log?: (line: string) => void;
 }
 
-/** The binfmt_misc entry qemu-user-static registers for each architecture (Debian's qemu-user-static package). */
+/** The binfmt_misc entry Debian's qemu-user-static registers for each architecture. */
 const QEMU_BINFMT: Readonly<Record<DebianArch, string>> = { amd64: 'qemu-x86_64', arm64: 'qemu-aarch64' };
 
 /**
- * Why this machine cannot run a root of `arch`, or undefined when it can: its own architecture, or
- * another one whose binaries the kernel hands to qemu-user-static. Its binfmt_misc entry must have the
- * F flag (the interpreter opened at registration: binfmt-misc.rst, "fix binary"), so the chroot needs
- * no copy of qemu inside it.
+ * Why this machine cannot run a root of `arch`, or undefined when it can.
+ * A foreign architecture needs a qemu-user-static binfmt_misc entry with the F flag.
+ * So the chroot needs no copy of qemu inside it. See binfmt-misc.rst, "fix binary".
  */
 export function foreignArchUnavailable(arch: DebianArch): string | undefined {
   if (arch === debianArch()) return undefined;
@@ -136,7 +123,7 @@ export function foreignArchUnavailable(arch: DebianArch): string | undefined {
   return undefined;
 }
 
-/** Runs `chroot root env -i ... sh -c script` and fails with its output's tail. */
+/** Runs a script in the root and fails with its output's tail. */
 async function inRoot(root: string, script: string, timeoutMs = 1_800_000): Promise<void> {
   try {
     await run(
@@ -176,9 +163,9 @@ function packageLayerDir(cacheDir: string, base: string, packages: readonly stri
 }
 
 /**
- * The cached layers of a root of `arch` with `packages` installed (uppermost first), or undefined
- * while either is not built: for what is too slow to build on demand (a foreign architecture under
- * emulation), whose builder is scripts/build-rehearsal-roots.ts.
+ * The cached layers of a root, uppermost first, or undefined while either is not built.
+ * This is for roots too slow to build on demand, such as a foreign architecture.
+ * scripts/build-rehearsal-roots.ts builds those.
  * @internal exported for its tests (a test seam)
  */
 export function cachedLayers(
@@ -193,10 +180,7 @@ export function cachedLayers(
   return [layer, base];
 }
 
-/**
- * The clean Debian root (the base layer), built with debootstrap when it is not cached. Returns
- * its directory.
- */
+/** The clean Debian root, built with debootstrap when not cached. Returns its directory. */
 export async function ensureBaseRoot(o: RootCacheOptions = {}): Promise<string> {
   const cacheDir = o.cacheDir ?? defaultRootCacheDir();
   const arch = o.arch ?? debianArch();
@@ -223,7 +207,7 @@ export async function ensureBaseRoot(o: RootCacheOptions = {}): Promise<string> 
         maxBuffer: 64 * 1024 * 1024,
       },
     );
-    // The AMI's sources (deb822) instead of debootstrap's one-line sources.list, and their lists.
+    // The AMI's deb822 sources replace debootstrap's one-line sources.list.
     await rm(join(building, 'etc', 'apt', 'sources.list'), { force: true });
     await writeFile(join(building, 'etc', 'apt', 'sources.list.d', 'debian.sources'), SOURCES);
     await withMounts(building, () => inRoot(building, 'apt-get -q update'));
@@ -242,8 +226,8 @@ export async function ensureBaseRoot(o: RootCacheOptions = {}): Promise<string> 
 }
 
 /**
- * The layer with `packages` installed over the base (an overlay upper directory), built when not
- * cached. Services stay stopped while it is built (DENY_STARTS).
+ * The layer with `packages` installed over the base, built when not cached.
+ * Services stay stopped while it is built.
  */
 export async function ensurePackageLayer(
   base: string,
@@ -292,12 +276,12 @@ function mount(args: readonly string[]): void {
   if (r.status !== 0) throw new Error(`mount ${args.join(' ')} failed: ${(r.stderr || r.error?.message || '').trim()}`);
 }
 
-/** lowerdir=<layers, uppermost first>, the instance's upper and work directories, mounted on merged. */
+/** Mounts the layers, uppermost first, with the instance's upper and work directories. */
 function mountOverlay(lowers: readonly string[], upper: string, work: string, merged: string): void {
   mount(['-t', 'overlay', 'overlay', '-o', `lowerdir=${lowers.join(':')},upperdir=${upper},workdir=${work}`, merged]);
 }
 
-/** The device files a root needs (apt, Python's os.urandom, shells' redirections), bound from this machine's. */
+/** The device files a root needs, bound from this machine's. */
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'];
 
 /** /proc, a /dev of the few devices and /dev/shm inside root. */
@@ -310,7 +294,7 @@ function mountSystem(root: string): void {
   }
   spawnSync('mkdir', ['-p', join(root, 'dev', 'shm'), join(root, 'dev', 'pts')]);
   mount(['-t', 'tmpfs', '-o', 'mode=1777', 'tmpfs', join(root, 'dev', 'shm')]);
-  // The links udev makes: bash's process substitution (the user data's `exec > >(tee ...)`) opens /dev/fd/N.
+  // The links udev makes. Bash's process substitution in the user data opens /dev/fd/N.
   for (const [name, target] of [
     ['fd', '/proc/self/fd'],
     ['stdin', '/proc/self/fd/0'],
@@ -331,21 +315,20 @@ async function withMounts<T>(root: string, f: () => Promise<T>): Promise<T> {
   }
 }
 
-/** An instance's root: the merged view (its /) and the directory holding its layer. */
+/** An instance's root: the merged view and the directory holding its layer. */
 export interface InstanceRoot {
   readonly dir: string;
-  /** The instance's / on this machine. */
   readonly root: string;
 }
 
-/** Mounts a fresh instance root in dir over the given layers (uppermost first). */
+/** Mounts a fresh instance root in dir over the given layers, uppermost first. */
 export async function mountInstanceRoot(dir: string, layers: readonly string[]): Promise<InstanceRoot> {
   const root = join(dir, 'root');
   for (const d of ['upper', 'work', 'root']) await mkdir(join(dir, d), { recursive: true });
   mountOverlay(layers, join(dir, 'upper'), join(dir, 'work'), root);
   try {
     mountSystem(root);
-    // The name servers of this machine (debootstrap copied the ones of the day the base was built).
+    // debootstrap copied the name servers of the day the base was built, so use today's.
     await writeFile(join(root, 'etc', 'resolv.conf'), await readFile('/etc/resolv.conf'));
   } catch (e) {
     unmountUnder(root);
@@ -354,7 +337,7 @@ export async function mountInstanceRoot(dir: string, layers: readonly string[]):
   return { dir, root };
 }
 
-/** Stops what runs in the instance root and unmounts it; its directory is removed. */
+/** Stops what runs in the instance root and unmounts it, then removes its directory. */
 export async function removeInstanceRoot(r: InstanceRoot): Promise<void> {
   unmountUnder(r.root);
   if (mountsUnder(r.root).length > 0) throw new Error(`${r.root} is still mounted`);
@@ -362,9 +345,9 @@ export async function removeInstanceRoot(r: InstanceRoot): Promise<void> {
 }
 
 export interface StandIns {
-  /** Where the AWS CLI goes instead of AWS (the rehearsal's moto server). */
+  /** Where the AWS CLI goes instead of AWS. */
   readonly awsEndpoint: string;
-  /** 127.0.0.1:<port> of the instance's metadata service emulation. */
+  /** The port of the instance's metadata service emulation. */
   readonly imdsPort: number;
 }
 
@@ -375,19 +358,15 @@ async function writeExecutable(file: string, text: string): Promise<void> {
 }
 
 /**
- * The rehearsal's stand-ins for what only EC2 gives an instance, written into the instance's own
- * layer before it boots (so into nothing the stack deploys):
- * - /root/.curlrc: curl's connections to the instance metadata address go to the rehearsal's
- *   emulation of it (curl's --connect-to, read from $HOME/.curlrc);
- * - /usr/local/bin/aws: the root's AWS CLI (/usr/bin/aws, Debian's 2.9.19) with --endpoint-url of
- *   moto. Debian's 2.9.19 predates the AWS CLI's AWS_ENDPOINT_URL (added in 2.13.0, "Add support for
- *   service-specific endpoint configuration", aws-cli CHANGELOG), so an option is the only way in;
- * - /etc/hosts: localhost and the host name, which cloud-init writes on an EC2 instance (its
- *   update_etc_hosts module) and debootstrap does not; without them mariadb-install-db refuses to run
- *   ("Neither host ... nor 'localhost' could be looked up");
- * - /usr/local/sbin/systemctl and shutdown: the root runs no systemd. systemctl start (enable
- *   --now) runs a unit's ExecStart detached; every call is recorded in STAND_IN_RECORD_DIR, as is
- *   the dead-man's switch's shutdown, which stops nothing here.
+ * The rehearsal's stand-ins for what only EC2 gives an instance.
+ * They go into the instance's own layer, so into nothing the stack deploys.
+ * - /root/.curlrc sends curl's connections to the metadata address to the emulation.
+ * - /usr/local/bin/aws adds moto's --endpoint-url, since Debian's AWS CLI 2.9.19 predates AWS_ENDPOINT_URL.
+ *   The aws-cli CHANGELOG adds that variable in 2.13.0.
+ * - /etc/hosts names localhost and the host, as cloud-init's update_etc_hosts does on EC2.
+ *   Without them mariadb-install-db refuses to run.
+ * - systemctl and shutdown stand in for systemd, which the root does not run.
+ *   Every call is recorded in STAND_IN_RECORD_DIR. The dead-man's switch's shutdown stops nothing here.
  */
 export async function writeStandIns(root: string, s: StandIns): Promise<void> {
   const header =
@@ -441,9 +420,9 @@ export async function writeStandIns(root: string, s: StandIns): Promise<void> {
 }
 
 /**
- * The rehearsal's amazon-ssm-agent package (what moto's S3 serves in place of AWS's): a unit whose
- * ExecStart writes AGENT_STARTED_FILE, which is when the emulated agent answers for the instance
- * (DescribeInstanceInformation Online, SendCommand). Built with dpkg-deb into dir; returns the file.
+ * The rehearsal's amazon-ssm-agent package, which moto's S3 serves in place of AWS's.
+ * Its unit writes AGENT_STARTED_FILE, and from then on the emulated agent answers for the instance.
+ * Returns the file built with dpkg-deb.
  */
 async function buildAgentPackage(dir: string, arch: DebianArch): Promise<string> {
   const tree = join(dir, 'amazon-ssm-agent');
@@ -478,11 +457,7 @@ async function buildAgentPackage(dir: string, arch: DebianArch): Promise<string>
   return deb;
 }
 
-/**
- * Builds the rehearsal's SSM agent package and puts it in moto's S3 where the user data downloads
- * AWS's (lib/client-user-data.ts SSM_AGENT_DEB_S3_URI: the public bucket amazon-ssm-<region>, key
- * latest/debian_<arch>/amazon-ssm-agent.deb).
- */
+/** Builds the rehearsal's SSM agent package and puts it in moto's S3 where the user data downloads AWS's. */
 export async function serveAgentPackage(
   s3: S3Client,
   region: string,
@@ -500,7 +475,7 @@ export async function serveAgentPackage(
         : { CreateBucketConfiguration: { LocationConstraint: region as BucketLocationConstraint } }),
     }),
   );
-  // Public, as AWS's is: the user data reads it without signing (moto refuses unsigned reads of private objects).
+  // Public, as AWS's is, since moto refuses unsigned reads of private objects.
   await s3.send(
     new PutObjectCommand({
       Bucket: bucket,
@@ -512,17 +487,14 @@ export async function serveAgentPackage(
 }
 
 /**
- * A client option file on this machine for a server that runs in an instance root: the server's
- * own (`clientCnfInRoot`, a path inside the root, as client/server-setup.sh writes it: the admin
- * user and password, and a socket path that is the root's, not this machine's), included, then
- * TCP to the port the server listens on. A unix socket path seen from this machine is the root's
- * directory plus the server's, which can pass the 108-byte limit of a socket address (unix(7),
- * sun_path), and the server binds 127.0.0.1, which the chroot shares with this machine. An option
- * file may include another ("!include", MariaDB Knowledge Base, "Configuring MariaDB with Option
- * Files"), an option read later overrides one read earlier, and with --protocol=TCP the client
- * connects to --host and --port whatever socket was set (MySQL Reference Manual, "Using Client
- * Programs in a Multiple-Server Environment"). Written next to the root (0600: it includes the
- * password), so nothing the instance runs sees it; returns its path.
+ * A client option file on this machine for a server in an instance root. Returns its path.
+ * It includes the server's own file, then switches to TCP on the server's port.
+ * The root's socket path seen from here can pass the 108-byte sun_path limit. See unix(7).
+ * The server binds 127.0.0.1, which the chroot shares with this machine.
+ * See MariaDB Knowledge Base, "Configuring MariaDB with Option Files", for "!include" and override order.
+ * With --protocol=TCP the client ignores any socket.
+ * See MySQL Reference Manual, "Using Client Programs in a Multiple-Server Environment".
+ * It sits next to the root with mode 0600, since it includes the password.
  */
 export async function hostClientOptionFile(r: InstanceRoot, clientCnfInRoot: string, port: number): Promise<string> {
   const file = join(r.dir, 'server-client.cnf');

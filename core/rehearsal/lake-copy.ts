@@ -1,6 +1,6 @@
 /**
- * The run's lake from moto's S3 (which goes with moto) into a local lake, its runs rows marked a
- * rehearsal's (RunRow.backend): the run's row as soon as PlanRun wrote it, everything at the end.
+ * Copies the run's lake from moto's S3, which goes with moto, into a local lake.
+ * Its runs rows are marked a rehearsal's.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import type { RunContext } from '../backend';
 import { STATE } from '../workflow/state-names';
 import type { ExecutionEvent } from '../workflow/local-runner';
 
-/** A runs-table object of the lake copy with its rows marked as a rehearsal's (RunRow.backend). */
+/** A runs-table object with its rows marked as a rehearsal's. */
 function markedRehearsal(key: string, body: Uint8Array): Uint8Array {
   if (!/^tables\/runs\//.test(key)) return body;
   const lines = Buffer.from(body).toString('utf8').split('\n');
@@ -25,9 +25,9 @@ function markedRehearsal(key: string, body: Uint8Array): Uint8Array {
 }
 
 /**
- * The run's row as PlanRun wrote it (status running) from moto's S3 into the local lake, marked a
- * rehearsal's: if this process is killed, the lake has the run and `cleanup` records how it ended.
- * The copy at the end (copyLake) replaces it with the final row.
+ * Copies the run's row as PlanRun wrote it into the local lake.
+ * If this process is killed, the lake has the run and `cleanup` records how it ended.
+ * copyLake later replaces it with the final row.
  */
 async function copyRunRow(s3: S3Client, config: AwsBackendConfig, lakeDir: string, output: unknown): Promise<void> {
   const run = (output as { run?: RunContext } | undefined)?.run;
@@ -39,7 +39,7 @@ async function copyRunRow(s3: S3Client, config: AwsBackendConfig, lakeDir: strin
   await lake.put(key, markedRehearsal(key, await object.Body!.transformToByteArray()));
 }
 
-/** The early copy of the run's row (copyRunRow) into RehearsalOptions.lakeDir, when the run has one. */
+/** The early copy of the run's row, when the run has a lake. */
 export class RunRowCopy {
   private copied: Promise<unknown> = Promise.resolve();
 
@@ -50,7 +50,7 @@ export class RunRowCopy {
     private readonly log: (line: string) => void,
   ) {}
 
-  /** Starts the copy when PlanRun exits; a failure is a warning, as the final copy replaces the row. */
+  /** Starts the copy when PlanRun exits. A failure is a warning, since the final copy replaces the row. */
   saw(ev: ExecutionEvent): void {
     const lakeDir = this.lakeDir;
     if (lakeDir !== undefined && ev.type === 'StateExited' && ev.state?.name === STATE.PlanRun)
@@ -64,16 +64,16 @@ export class RunRowCopy {
   }
 }
 
-/** The run's lake objects from moto's S3 into the local lake `dir`; `scratch` is the rehearsal's folder. */
+/** The run's lake objects from moto's S3 into the local lake `dir`. `scratch` is the rehearsal's folder. */
 export async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: string, scratch: string): Promise<number> {
   const lake = new LocalLakeStore(dir);
-  // A lake a newer aurora-bench wrote is refused before a row
-  // is copied into it; an older one is brought to this version.
+  // A lake a newer aurora-bench wrote is refused before any row is copied.
+  // An older one is brought to this version.
   await lake.assertWritable();
   let token: string | undefined;
   let count = 0;
   const athenaParquet = new Map<string, { table: StepTable; dt: string; runId: string; files: string[] }>();
-  // In the rehearsal's folder, so that nothing of it is left outside that folder when the process is killed.
+  // Inside the rehearsal's folder, so nothing is left outside it when the process is killed.
   const parquetDir = mkdtempSync(join(scratch, 'parquet-'));
   do {
     const page = await s3.send(
@@ -85,7 +85,7 @@ export async function copyLake(s3: S3Client, config: AwsBackendConfig, dir: stri
     );
     for (const o of page.Contents ?? []) {
       const key = o.Key!.slice(config.lakePrefix.length);
-      // FinishRun's compaction moved the run's step tables to Athena's Parquet tables (compacted/<table>/dt=/run_id=/).
+      // FinishRun's compaction moved the run's step tables to Athena's Parquet tables.
       const compacted = /^compacted\/([a-z_]+)\/dt=([^/]+)\/run_id=([^/]+)\/[^/]+$/.exec(key);
       if (!/^tables\//.test(key) && !compacted) continue;
       const body = await (

@@ -1,10 +1,8 @@
 /**
- * The lake's Glue database and tables as the synthesized stack creates them (AWS::Glue::Database and
- * AWS::Glue::Table of the template, lib/results-lake.ts), created in the rehearsal's moto so that its
- * Athena (Trino's Glue metastore) reads what AWS's would. CloudFormation's TableInput is Glue's
- * CreateTable TableInput with the same member names (CloudFormation User Guide, "AWS::Glue::Table
- * TableInput"; botocore glue service-2.json TableInput), so it goes as the template has it, with the
- * references resolved: the bucket's Ref to the rehearsal's bucket, the database's to its name.
+ * The lake's Glue database and tables as the synthesized stack creates them, created in moto.
+ * So the rehearsal's Athena reads what AWS's would.
+ * CloudFormation's TableInput has Glue's CreateTable member names, so it goes as the template has it.
+ * See CloudFormation User Guide, "AWS::Glue::Table TableInput", and botocore glue service-2.json TableInput.
  */
 
 interface TemplateResource {
@@ -16,25 +14,24 @@ export interface LakeTemplate {
 }
 
 export interface LakeGlueTarget {
-  /** moto's endpoint. */
   readonly endpoint: string;
   readonly region: string;
   readonly bucket: string;
-  /** The lake's key prefix in the bucket ('' or ending in '/'): the tables' locations move under it. */
+  /** The lake's key prefix in the bucket, '' or ending in '/'. The tables' locations move under it. */
   readonly lakePrefix: string;
-  /** The Glue database the rehearsal's functions query (its Athena QueryExecutionContext). */
+  /** The Glue database the rehearsal's functions query. */
   readonly database: string;
   /**
-   * The projected dates' range (projection.<column>.range, "<from>,<to>"), in place of the template's
-   * when given: Athena and Trino list each projected day's prefix on every query that does not
-   * filter on the date (Athena User Guide, "Partition projection with Amazon Athena"), and the
-   * deployed range spans years (from lib/config.ts projectionStartDate to NOW): on moto's S3, about
-   * 20 ms a listing, a thousand days are 20 s a query. A rehearsal's lake holds only its own days.
+   * The projected dates' range, in place of the template's when given.
+   * Athena lists each projected day's prefix on every query without a date filter.
+   * See Athena User Guide, "Partition projection with Amazon Athena".
+   * The deployed range spans years, and on moto's S3 a thousand days cost 20 s a query.
+   * A rehearsal's lake holds only its own days.
    */
   readonly projectionRange?: string;
 }
 
-/** A CloudFormation value with its Ref and Fn::Join resolved; anything else it cannot resolve fails. */
+/** A CloudFormation value with its Ref and Fn::Join resolved. Anything else fails. */
 function resolve(value: unknown, refs: ReadonlyMap<string, string>): unknown {
   if (Array.isArray(value)) return value.map((v) => resolve(v, refs));
   if (value === null || typeof value !== 'object') return value;
@@ -52,7 +49,7 @@ function resolve(value: unknown, refs: ReadonlyMap<string, string>): unknown {
   return Object.fromEntries(keys.map((k) => [k, resolve(o[k], refs)]));
 }
 
-/** s3://<bucket>/<key> moved under the lake prefix (the deployed stack's prefix is the bucket's root). */
+/** Moves s3://<bucket>/<key> under the lake prefix, since the deployed stack's lake is at the bucket's root. */
 function underPrefix(text: string, t: LakeGlueTarget): string {
   const root = `s3://${t.bucket}/`;
   return text.startsWith(root) ? `${root}${t.lakePrefix}${text.slice(root.length)}` : text;
@@ -90,7 +87,7 @@ function lakeTableInputs(template: LakeTemplate, t: LakeGlueTarget): Record<stri
   });
 }
 
-/** One Glue call on moto (JSON 1.1 protocol; moto checks no signature, the scope names service and region). */
+/** One Glue call on moto. moto checks no signature, but the scope names service and region. */
 async function glueCall(t: LakeGlueTarget, operation: string, body: unknown): Promise<void> {
   const res = await fetch(t.endpoint, {
     method: 'POST',
@@ -109,7 +106,7 @@ async function glueCall(t: LakeGlueTarget, operation: string, body: unknown): Pr
   throw new Error(`moto Glue ${operation}: ${res.status} ${text.slice(0, 300)}`);
 }
 
-/** The database and the template's tables created in moto's Glue (each left as it is when it exists). */
+/** Creates the database and the template's tables in moto's Glue, leaving any that exist. */
 export async function createLakeGlue(template: LakeTemplate, t: LakeGlueTarget): Promise<void> {
   await glueCall(t, 'CreateDatabase', { DatabaseInput: { Name: t.database } });
   for (const input of lakeTableInputs(template, t))

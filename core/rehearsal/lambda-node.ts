@@ -3,15 +3,15 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * The Node.js the rehearsal runs the Lambda functions on: the checkout's .node/bin/node, which
- * scripts/setup.sh links to the major of the functions' runtime (nodejs22.x), else the one running.
+ * The Node.js the rehearsal runs the Lambda functions on.
+ * scripts/setup.sh links .node/bin/node to the functions' runtime major. Otherwise the running one serves.
  */
 export function lambdaNode(projectRoot: string): string {
   const linked = join(projectRoot, '.node', 'bin', 'node');
   return existsSync(linked) ? linked : process.execPath;
 }
 
-/** What a Node.js executable is: its version and the flags it accepts in NODE_OPTIONS. */
+/** A Node.js executable's version and the flags it accepts in NODE_OPTIONS. */
 export interface NodeProbe {
   readonly path: string;
   readonly version: string;
@@ -28,7 +28,7 @@ export function probeNode(path: string): NodeProbe {
   return { path, version, major: Number(version.split('.')[0]), flags: new Set(flags) };
 }
 
-/** The Lambda runtime identifier of a Node.js major (Lambda Developer Guide, "Lambda runtimes": nodejs22.x). */
+/** The Lambda runtime identifier of a Node.js major. See Lambda Developer Guide, "Lambda runtimes". */
 export function lambdaRuntimeOf(major: number): string {
   return `nodejs${major}.x`;
 }

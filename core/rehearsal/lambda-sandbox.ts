@@ -1,33 +1,24 @@
 /**
- * A synthesized Lambda asset run the way its Node.js runtime runs it, on this machine: one child
- * process per execution environment (a cold start), which loads the asset and answers invocations
- * until it is stopped, times out or dies. docs/decisions/lambda-bundle-sandbox.md says why a child
- * process rather than AWS's Runtime Interface Emulator.
+ * A synthesized Lambda asset run on this machine the way its Node.js runtime runs it.
+ * Each execution environment is one child process, a cold start, that answers invocations until it stops.
+ * docs/decisions/lambda-bundle-sandbox.md says why a child process rather than AWS's Runtime Interface Emulator.
  *
- * What the child gets is what Lambda gives, and nothing of this checkout:
- *  - its asset folder alone, copied read-only (the role of /var/task);
- *  - a read-only NODE_PATH holding only the AWS SDK for JavaScript v3 and its dependencies (the role
- *    of /var/runtime/node_modules: "All supported Lambda Node.js runtimes include a specific minor
- *    version of the AWS SDK for JavaScript v3", Lambda Developer Guide, "Building Lambda functions
- *    with Node.js", Runtime-included SDK versions), in the order the runtime's bootstrap sets it
- *    (/opt/nodejs/node22/node_modules:/opt/nodejs/node_modules:/var/runtime/node_modules:/var/runtime:/var/task);
- *  - the function's Environment from the template, the variables Lambda defines (AWS_REGION,
- *    AWS_LAMBDA_FUNCTION_MEMORY_SIZE, LAMBDA_TASK_ROOT, _HANDLER, TZ=:UTC, ...; Lambda Developer
- *    Guide, "Defined runtime environment variables") and a writable temporary folder of its own;
- *  - the heap limits the runtime's bootstrap derives from the memory size (new space = memory / 10,
- *    --max-semi-space-size = new space / 2, --max-old-space-size = memory - new space; the
- *    bootstrap of the public.ecr.aws/lambda/nodejs images) and the flags Lambda sets on Node.js 22
- *    (--no-experimental-require-module, --no-experimental-detect-module: Lambda Developer Guide,
- *    "Experimental Node.js features"), where this machine's Node.js knows them;
- *  - the function's timeout: an invocation still running then is killed with its environment;
- *  - the Node.js major of the function's Runtime: the sandbox runs one Node.js executable
- *    (LambdaSandboxOptions.node) and refuses a function whose runtime is another major.
- * Run as root, the child runs as `nobody` (Lambda runs functions as an unprivileged user), so the
- * read-only folders are read-only to it too.
+ * The child gets what Lambda gives and nothing of this checkout.
+ *  - Its asset folder alone, copied read-only, plays /var/task.
+ *  - A read-only NODE_PATH holds only the AWS SDK for JavaScript v3 and its dependencies.
+ *    Lambda's Node.js runtimes include that SDK. See Lambda Developer Guide, "Building Lambda functions with Node.js".
+ *    The path order is the runtime bootstrap's.
+ *  - Its environment is the template's plus the variables Lambda defines, and a writable temporary folder.
+ *    See Lambda Developer Guide, "Defined runtime environment variables".
+ *  - The heap limits are those the runtime's bootstrap derives from the memory size.
+ *    The bootstrap of the public.ecr.aws/lambda/nodejs images does this.
+ *  - Lambda's Node.js 22 flags are set where this Node.js knows them.
+ *    See Lambda Developer Guide, "Experimental Node.js features".
+ *  - An invocation still running at the function's timeout is killed with its environment.
+ *  - A function whose runtime is another Node.js major than the sandbox's is refused.
+ * Run as root, the child runs as `nobody`, since Lambda runs functions as an unprivileged user.
  *
- * Errors come back as Lambda reports them: errorType (the error's name, Runtime.ImportModuleError
- * for a module that does not load, Runtime.HandlerNotFound, Sandbox.Timedout, Runtime.ExitError)
- * and errorMessage.
+ * Errors come back as Lambda reports them, with errorType and errorMessage.
  */
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -58,20 +49,20 @@ class SandboxFolderError extends AuroraBenchError {
 
 /** One function of the synthesized template, as Lambda would run it. */
 export interface LambdaFunctionConfig {
-  /** The function's name (its logical id in the template, for messages and AWS_LAMBDA_FUNCTION_NAME). */
+  /** Its logical id in the template, for messages and AWS_LAMBDA_FUNCTION_NAME. */
   readonly name: string;
-  /** The synthesized asset folder (cdk.out/asset.<hash>). */
+  /** The synthesized asset folder. */
   readonly assetDir: string;
-  /** The template's Handler, e.g. index.handler. */
+  /** The template's Handler, such as index.handler. */
   readonly handler: string;
-  /** The template's Runtime, e.g. nodejs22.x. */
+  /** The template's Runtime, such as nodejs22.x. */
   readonly runtime: string;
   readonly environment: Readonly<Record<string, string>>;
   readonly memoryMb: number;
   readonly timeoutS: number;
 }
 
-/** What an invocation answered: its result, or the error Lambda would report. */
+/** An invocation's result, or the error Lambda would report. */
 export type InvokeOutcome =
   | { readonly ok: true; readonly payload: unknown; readonly coldStart: boolean }
   | { readonly ok: false; readonly errorType: string; readonly errorMessage: string; readonly coldStart: boolean };
@@ -80,7 +71,7 @@ export type InvokeOutcome =
 const INIT_LIMIT_MS = 10_000;
 
 /**
- * Load errors: the function never ran its own code.
+ * Load errors mean the function never ran its own code.
  * @internal exported for its tests (a test seam)
  */
 export const LOAD_ERROR_TYPES: readonly string[] = [
@@ -90,9 +81,9 @@ export const LOAD_ERROR_TYPES: readonly string[] = [
 ];
 
 /**
- * The bootstrap each environment runs (the role of /var/runtime/index.mjs): loads the handler
- * module once, then answers the parent's invocations over IPC. Only Node.js builtins: it must not
- * resolve anything the function itself could not.
+ * The bootstrap each environment runs, in the role of /var/runtime/index.mjs.
+ * It loads the handler module once, then answers the parent's invocations over IPC.
+ * It uses only Node.js builtins, so it resolves nothing the function itself could not.
  */
 const BOOTSTRAP = String.raw`'use strict';
 const path = require('node:path');
@@ -152,14 +143,11 @@ const errorOf = (e, fallback) => ({
 `;
 
 /**
- * The preload of a sandbox that bridges the functions' AWS SDK calls to the rehearsal (LambdaSandboxOptions.sdk):
- * every SDK v3 client's `send` (the smithy Client class each @aws-sdk/client-* package exports as
- * `__Client`, patched as the package loads from NODE_PATH) sends the command's client, name and input
- * over the IPC channel instead of signing an HTTP request, and answers with what comes back: the
- * output (a streaming Body as a stream of the bytes) or the service error rebuilt as the package's
- * own exception class of that name (else its ServiceException), so a handler's `instanceof`, its
- * error names and the state machine's Retry/Catch see what they would see from AWS. The middleware
- * the function adds to its clients (X-Ray's) does not run. Only Node.js builtins.
+ * The preload that bridges the functions' AWS SDK calls to the rehearsal.
+ * It patches every SDK v3 client's `send` to pass the command over IPC instead of signing an HTTP request.
+ * A service error is rebuilt as the package's own exception class of that name.
+ * So `instanceof`, error names and the state machine's Retry and Catch see what AWS would give.
+ * Middleware the function adds, such as X-Ray's, does not run. Only Node.js builtins.
  */
 const SDK_BRIDGE = String.raw`'use strict';
 const Module = require('node:module');
@@ -197,7 +185,7 @@ const errorFor = (client, e) => {
     Object.assign(error, e.fields);
   }
   error.name = e.name;
-  // An error that is no service exception (a response the SDK could not parse) still carries its HTTP status.
+  // An error that is no service exception still carries its HTTP status.
   if (e.$metadata !== undefined) error.$metadata = e.$metadata;
   if (e.$fault !== undefined) error.$fault = e.$fault;
   return error;
@@ -247,10 +235,7 @@ Module._load = function (request, parent, isMain) {
 };
 `;
 
-/**
- * An SDK call a function made (the command's client class, service
- * id, command class and input), for the rehearsal to answer.
- */
+/** An SDK call a function made, for the rehearsal to answer. */
 export interface SdkCall {
   readonly client: string;
   readonly service: string | undefined;
@@ -258,7 +243,7 @@ export interface SdkCall {
   readonly input: Record<string, unknown>;
 }
 
-/** What the rehearsal answers an SdkCall with: the command's output, or the error to raise in the function. */
+/** The command's output, or the error to raise in the function. */
 export type SdkAnswer =
   | { readonly ok: true; readonly output: Record<string, unknown> }
   | {
@@ -287,10 +272,7 @@ function runtimeNodeFlags(memoryMb: number, node: NodeProbe): string[] {
   return flags;
 }
 
-/**
- * Packages whose files make up the runtime's node_modules: every
- * @aws-sdk package installed here and what they depend on.
- */
+/** Packages of the runtime's node_modules: every @aws-sdk package installed here and their dependencies. */
 function sdkClosure(nodeModules: string): string[] {
   const seen = new Set<string>();
   const queue = readdirSync(join(nodeModules, '@aws-sdk')).map((n) => `@aws-sdk/${n}`);
@@ -298,7 +280,7 @@ function sdkClosure(nodeModules: string): string[] {
     const name = queue.pop()!;
     if (seen.has(name)) continue;
     const manifest = join(nodeModules, name, 'package.json');
-    if (!existsSync(manifest)) continue; // an optional dependency not installed for this platform
+    if (!existsSync(manifest)) continue; // An optional dependency not installed for this platform.
     seen.add(name);
     const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as {
       dependencies?: Record<string, string>;
@@ -309,7 +291,7 @@ function sdkClosure(nodeModules: string): string[] {
   return [...seen].sort();
 }
 
-/** Files read-only (0444), folders read-only and traversable (0555). */
+/** Files become 0444, and folders 0555. */
 function makeReadOnly(path: string): void {
   const st = statSync(path);
   if (st.isDirectory()) {
@@ -321,8 +303,8 @@ function makeReadOnly(path: string): void {
 }
 
 /**
- * `from` (read-only files) linked file by file under `to`, folders made read-only: the files are
- * shared, not copied (tens of MB). Copied where a link is impossible (another file system).
+ * Links `from` file by file under `to`, since the files are tens of MB.
+ * It copies where a link is impossible, as across file systems.
  */
 function linkTree(from: string, to: string): void {
   mkdirSync(to, { recursive: true });
@@ -344,7 +326,7 @@ function linkTree(from: string, to: string): void {
 
 function removeTree(path: string): void {
   if (!existsSync(path)) return;
-  // Read-only folders first made writable again, or their entries cannot be removed (not as root: but as anyone else).
+  // Read-only folders must be made writable again, or a non-root user cannot remove their entries.
   const walk = (p: string) => {
     const st = statSync(p, { throwIfNoEntry: false });
     if (!st?.isDirectory()) return;
@@ -356,9 +338,8 @@ function removeTree(path: string): void {
 }
 
 /**
- * The runtime's packages (the role of /var/runtime/node_modules) under `cacheDir`, built once per set
- * of installed SDK versions: the @aws-sdk packages of `nodeModules` and their dependency closure,
- * copied and made read-only. Returns the folder to put on NODE_PATH.
+ * The runtime's packages under `cacheDir`, built once per set of installed SDK versions.
+ * Returns the folder to put on NODE_PATH.
  */
 export function lambdaRuntimeModules(nodeModules: string, cacheDir: string): string {
   const packages = sdkClosure(nodeModules);
@@ -381,43 +362,40 @@ export function lambdaRuntimeModules(nodeModules: string, cacheDir: string): str
   try {
     renameSync(tmp, dir);
   } catch {
-    // Another process built it meanwhile: use theirs.
+    // Another process built it meanwhile, so use theirs.
     removeTree(tmp);
   }
   return modules;
 }
 
-/** The uid/gid the children run as: `nobody` when this process is root, else this process's own. */
+/** The uid and gid the children run as: `nobody` when this process is root, else its own. */
 function childIdentity(): { uid?: number; gid?: number } {
   return process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
 }
 
 export interface LambdaSandboxOptions {
   /**
-   * A folder of the sandbox's own (the functions' copies, their /tmp, the runtime), removed by
-   * dispose(); it and its parents must be traversable by everyone when this process is root.
+   * A folder of the sandbox's own, removed by dispose().
+   * When this process is root, it and its parents must be traversable by everyone.
    */
   readonly dir: string;
-  /** The runtime's packages (lambdaRuntimeModules), read-only in the sandbox's folder (stageRuntimeModules). */
+  /** The runtime's packages, read-only in the sandbox's folder. */
   readonly runtimeModules: string;
-  /** The Node.js executable the functions run on (lambda-node.ts lambdaNode): its major must be their runtime's. */
+  /** The Node.js executable the functions run on. Its major must be their runtime's. */
   readonly node: string;
   readonly region: string;
-  /**
-   * Variables added to every function's environment after the
-   * template's (the rehearsal: moto's endpoint and credentials).
-   */
+  /** Variables added after the template's, such as moto's endpoint and credentials. */
   readonly extraEnvironment?: Readonly<Record<string, string>>;
-  /** Each line a function writes (stdout and stderr). */
+  /** Each line a function writes. */
   readonly onLog?: (functionName: string, line: string) => void;
   /**
-   * Answers the functions' AWS SDK calls (the rehearsal: through its emulations to moto). Given, every
-   * environment preloads the SDK bridge (SDK_BRIDGE) and no call of a function leaves over HTTP.
+   * Answers the functions' AWS SDK calls.
+   * When given, every environment preloads SDK_BRIDGE and no call leaves over HTTP.
    */
   readonly sdk?: (functionName: string, call: SdkCall) => Promise<SdkAnswer>;
 }
 
-/** How often a function was invoked and how many of those were cold starts (a new environment). */
+/** How often a function was invoked, and how many were cold starts. */
 export interface FunctionInvocations {
   readonly invocations: number;
   readonly coldStarts: number;
@@ -431,9 +409,7 @@ interface Environment {
   busy: boolean;
 }
 
-/**
- * Functions staged for running: invoke() starts an environment on a cold start and reuses it while warm.
- */
+/** Functions staged for running. An environment starts on a cold start and is reused while warm. */
 export class LambdaSandbox {
   private readonly functions = new Map<
     string,
@@ -451,11 +427,10 @@ export class LambdaSandbox {
   private readonly bridge: string;
   private readonly runtimeModules: string;
   private readonly identity = childIdentity();
-  /** The Node.js the children run on. */
   readonly node: NodeProbe;
-  /** Its executable where the children can run it (stageNode). */
+  /** Its executable where the children can run it. */
   private readonly nodeExecutable: string;
-  /** The runtime's packages bind-mounted into the sandbox's folder (root only), until dispose(). */
+  /** The runtime's packages bind-mounted into the sandbox's folder as root, until dispose(). */
   private mounted: string | undefined;
 
   constructor(private readonly o: LambdaSandboxOptions) {
@@ -463,8 +438,8 @@ export class LambdaSandbox {
     mkdirSync(o.dir, { recursive: true });
     chmodSync(o.dir, 0o755);
     if (this.identity.uid !== undefined) {
-      // The children run as nobody: every folder above the sandbox
-      // must let others through (mkdtemp makes 0700 folders).
+      // The children run as nobody, so every folder above the sandbox must let others through.
+      // mkdtemp makes 0700 folders.
       for (let d = dirname(o.dir); d !== dirname(d); d = dirname(d)) {
         if ((statSync(d).mode & 0o001) === 0)
           throw new SandboxFolderError(
@@ -486,12 +461,11 @@ export class LambdaSandbox {
   }
 
   /**
-   * The runtime's packages where the children read them. Running as this process's own user, the
-   * cached folder itself (lambdaRuntimeModules made it read-only). Run as root, the children are
-   * nobody, who cannot enter the cache under root's home: the folder is bind-mounted read-only into
-   * the sandbox's own (two mount calls, where linking its ~13,000 files one by one, and walking them
-   * again to remove them, took seconds of CPU per sandbox); linked file by file where mounting is
-   * not allowed (a root without CAP_SYS_ADMIN).
+   * The runtime's packages where the children read them.
+   * As this process's own user, that is the cached folder itself.
+   * As root, the children are nobody, who cannot enter the cache under root's home.
+   * So the folder is bind-mounted read-only, since linking its ~13,000 files took seconds of CPU.
+   * It is linked file by file where mounting is not allowed.
    */
   private stageRuntimeModules(cached: string, staged: string): string {
     if (this.identity.uid === undefined) return cached;
@@ -500,8 +474,8 @@ export class LambdaSandbox {
     if (bind.status === 0) {
       this.mounted = staged;
       process.once('exit', this.unmountAtExit);
-      // Read-only as the mount, not only by the files' modes: removing the sandbox's folder as root
-      // cannot reach into the cache even when the unmount failed.
+      // Read-only as a mount, so removing the sandbox's folder cannot reach into the cache.
+      // That holds even when the unmount failed.
       if (spawnSync('mount', ['-o', 'remount,bind,ro', staged]).status === 0) return staged;
       this.unmount();
     }
@@ -510,9 +484,8 @@ export class LambdaSandbox {
   }
 
   /**
-   * The Node.js executable where the children run it: itself when they run as this process's user;
-   * run as root, they are nobody, who cannot enter a cache under root's home, so a hard link (or a
-   * copy, across file systems) in the sandbox's own folder.
+   * The Node.js executable where the children run it.
+   * As root they are nobody, who cannot enter root's home, so it gets a hard link in the sandbox's folder.
    */
   private stageNode(path: string, staged: string): string {
     if (this.identity.uid === undefined) return path;
@@ -538,8 +511,8 @@ export class LambdaSandbox {
   /** Copies the function's asset folder alone, read-only, and gives it an empty writable temporary folder. */
   add(config: LambdaFunctionConfig): void {
     if (this.functions.has(config.name)) throw new Error(`function ${config.name} is already in the sandbox`);
-    // A bundle built and tested for one major can fail on another (module loading, removed APIs),
-    // so a function runs only on the major Lambda would run it on.
+    // A bundle built for one major can fail on another.
+    // So a function runs only on the major Lambda would run it on.
     if (config.runtime !== lambdaRuntimeOf(this.node.major))
       throw new Error(
         `function ${config.name} deploys on ${config.runtime}, but the sandbox's Node.js is ` +
@@ -580,7 +553,7 @@ export class LambdaSandbox {
       AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${config.name}`,
       AWS_LAMBDA_LOG_STREAM_NAME: `sandbox/[$LATEST]${randomUUID().replace(/-/g, '')}`,
       AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
-      // Where X-Ray segments go (UDP): nothing listens here, as nothing needs to.
+      // Nothing needs to listen for X-Ray segments here.
       AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
       _X_AMZN_TRACE_ID:
         `Root=1-` +
@@ -604,7 +577,7 @@ export class LambdaSandbox {
       execPath: this.nodeExecutable,
       execArgv: [...runtimeNodeFlags(fn.config.memoryMb, this.node), ...(this.o.sdk ? ['--require', this.bridge] : [])],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      // Structured clone (the V8 serializer): SDK inputs and outputs keep their Dates and bytes.
+      // Structured clone keeps the Dates and bytes of SDK inputs and outputs.
       serialization: 'advanced',
       ...this.identity,
     });
@@ -681,11 +654,11 @@ export class LambdaSandbox {
   }
 
   /**
-   * Invokes the function with `event`: in a warm environment that is idle, else in a new one (a cold
-   * start). The function's timeout covers the handler's run; past it the environment is killed. An
-   * initialization gets Lambda's 10 s for the Init phase and, as Lambda then runs it again within the
-   * invocation, the function's timeout on top (Lambda Developer Guide, "Understanding the Lambda
-   * execution environment lifecycle": "The Init phase is limited to 10 seconds").
+   * Invokes the function in an idle warm environment, else in a new one.
+   * Past the function's timeout the environment is killed.
+   * An initialization gets Lambda's 10 s Init limit plus the function's timeout.
+   * Lambda runs a timed-out Init again within the invocation.
+   * See Lambda Developer Guide, "Understanding the Lambda execution environment lifecycle".
    */
   async invoke(name: string, event: unknown): Promise<InvokeOutcome> {
     const fn = this.functions.get(name);
@@ -768,7 +741,7 @@ export class LambdaSandbox {
     };
     try {
       const outcome = await run();
-      // An environment whose invocation failed to load, timed out or died is not reused (Lambda starts a new one).
+      // Lambda starts a new environment after a failed load, a timeout or a death.
       if (!outcome.ok && (outcome.errorType === 'Sandbox.Timedout' || outcome.errorType.startsWith('Runtime.'))) {
         LambdaSandbox.stop(environment);
         fn.warm.splice(fn.warm.indexOf(environment), 1);

@@ -1,7 +1,4 @@
-/**
- * What a run left behind (runRehearsal's leftBehind): what the workflow (and, for a run that did
- * not succeed, the safety net) left in moto, and the servers and clients still running.
- */
+/** What a run left in moto, and the servers and clients still running. */
 import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import {
   DescribeDBClusterParameterGroupsCommand,
@@ -16,7 +13,7 @@ import { motoClientOptions } from './moto-clients';
 import type { RdsEmulation } from './rds-emulation';
 import type { SsmAgentEmulation } from './ssm-agent';
 
-/** Everything of the run still in moto: clusters, DB instances, parameter groups, live clients, secrets. */
+/** Everything of the run still in moto. */
 async function leftInMoto(endpoint: string, region: string): Promise<string[]> {
   const common = sdkClientConfig(motoClientOptions(region, endpoint));
   const rds = new RDSClient(common);

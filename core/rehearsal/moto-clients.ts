@@ -1,4 +1,4 @@
-/** The rehearsal's own SDK clients of moto: the emulations and the standing infrastructure use them. */
+/** The rehearsal's own SDK clients of moto, for the emulations and the standing infrastructure. */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { IAMClient } from '@aws-sdk/client-iam';
@@ -9,9 +9,8 @@ import { s3ClientConfig, sdkClientConfig, type AwsClientOptions } from '../backe
 import { MOTO_CREDENTIALS } from './moto-server';
 
 /**
- * How long one request to moto may take: moto answers in milliseconds, seconds on a loaded machine; a
- * request that gets no answer (a stuck connection) fails and is retried instead of holding the
- * rehearsal forever.
+ * moto answers in milliseconds, or seconds on a loaded machine.
+ * A stuck request fails and is retried instead of holding the rehearsal forever.
  */
 const MOTO_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -20,7 +19,7 @@ export function motoClientOptions(region: string, endpoint: string): AwsClientOp
   return { region, endpoint, credentials: { ...MOTO_CREDENTIALS }, requestTimeoutMs: MOTO_REQUEST_TIMEOUT_MS };
 }
 
-/** Not the handlers' clients (makeAwsClients): no emulation is put on these. */
+/** Not the handlers' clients, so no emulation is put on these. */
 export interface MotoClients {
   readonly ec2: EC2Client;
   readonly rds: RDSClient;

@@ -1,12 +1,10 @@
 /**
- * The rehearsal's control plane: one moto server (scripts/moto.sh: the repository's .venv, created
- * with moto[server] when missing) on a free 127.0.0.1 port, started for one rehearsal and stopped
- * with it, its log file included. Every AWS API the workflow calls goes to it, except what the
- * emulations in this directory answer themselves (rds-emulation.ts, ssm-agent.ts).
+ * The rehearsal's control plane: one moto server on a free local port, started and stopped with the rehearsal.
+ * Every AWS API the workflow calls goes to it, except what the emulations answer themselves.
  *
- * When the server dies mid-run every later AWS call fails with a connection error; controlPlaneDied
- * turns that into one line saying so (which endpoint, what the run was doing) instead of the SDK's
- * stack, so the rehearsal ends FAILED with the cause named and everything it started stopped.
+ * When the server dies mid-run, every later AWS call fails with a connection error.
+ * controlPlaneDied turns that into one line instead of the SDK's stack.
+ * So the rehearsal ends FAILED with the cause named.
  */
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -20,23 +18,20 @@ const execFileAsync = promisify(execFile);
 export interface MotoServer {
   readonly endpoint: string;
   readonly pid: number;
-  /** moto's own log (scripts/moto.sh writes it under TMPDIR); removed by stop(). */
+  /** moto's own log, which stop() removes. */
   readonly logFile: string | undefined;
   stop(): Promise<void>;
 }
 
-/** The rehearsal's moto server stopped answering: the run cannot go on (every AWS call of it fails). */
+/** The rehearsal's moto server stopped answering, so every later AWS call of the run fails. */
 export class ControlPlaneDiedError extends AuroraBenchError {
   override readonly name = 'ControlPlaneDiedError';
 }
 
-/**
- * How long a probe of the server may take: a live moto answers
- * in milliseconds, even on a loaded machine under a second.
- */
+/** A live moto answers in milliseconds, and under a second even on a loaded machine. */
 const PROBE_TIMEOUT_MS = 3_000;
 
-/** Whether the server answers HTTP at all (any status): a refused or timed-out connection is a dead control plane. */
+/** Whether the server answers HTTP at all. A refused or timed-out connection is a dead control plane. */
 async function answers(moto: MotoServer): Promise<boolean> {
   if (moto.pid > 0) {
     try {
@@ -53,7 +48,7 @@ async function answers(moto: MotoServer): Promise<boolean> {
   }
 }
 
-/** The first line of what the failed call said (the SDK's "connect ECONNREFUSED 127.0.0.1:PORT"), without its stack. */
+/** The first line of what the failed call said, without its stack. */
 function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   const refused = /\b(?:connect )?E(?:CONNREFUSED|CONNRESET|PIPE)\b[^\n]*/.exec(text)?.[0];
@@ -62,9 +57,9 @@ function firstLine(error: unknown): string {
 }
 
 /**
- * When the rehearsal failed because its moto server is gone: the one-line error that says so, naming
- * the endpoint, what the failed call said and what the run was doing (its last progress line);
- * undefined when the server still answers (the failure is something else, rethrown as it is).
+ * The one-line error for a rehearsal that failed because its moto server is gone.
+ * It names the endpoint, the failed call's message and the run's last progress line.
+ * Undefined when the server still answers, so the failure is rethrown as it is.
  */
 export async function controlPlaneDied(
   moto: MotoServer | undefined,
@@ -82,14 +77,13 @@ export async function controlPlaneDied(
   );
 }
 
-/** Dummy credentials: moto checks no signature, and these keys must never be real ones. */
+/** moto checks no signature, and these keys must never be real ones. */
 export const MOTO_CREDENTIALS = { accessKeyId: 'rehearsal', secretAccessKey: 'rehearsal' } as const;
 
 /**
- * A moto server someone else started and stops (a test file shares one between rehearsals): its
- * state is reset (moto-api/reset) so the rehearsal starts from an empty account, unless `reset` is
- * false (a RehearsalAccount's later rehearsals keep its standing infrastructure), and stop() leaves
- * it running.
+ * A moto server someone else started and stops, such as a test file's.
+ * Its state is reset so the rehearsal starts from an empty account.
+ * A RehearsalAccount's later rehearsals pass `reset: false` to keep the standing infrastructure.
  */
 export async function sharedMotoServer(endpoint: string, o: { reset: boolean } = { reset: true }): Promise<MotoServer> {
   if (o.reset) {
@@ -103,7 +97,7 @@ export async function startMotoServer(repoRoot: string): Promise<MotoServer> {
   const script = join(repoRoot, 'scripts', 'moto.sh');
   let stdout: string;
   try {
-    // First use on a machine without .venv installs moto from PyPI: minutes, once.
+    // First use on a machine without .venv installs moto from PyPI. That takes minutes, once.
     ({ stdout } = await execFileAsync('bash', [script, 'start'], { encoding: 'utf8', timeout: 300_000 }));
   } catch (e) {
     const err = e as { stderr?: string; message: string };
@@ -121,15 +115,15 @@ export async function startMotoServer(repoRoot: string): Promise<MotoServer> {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
-      // already gone
+      // Already gone.
     }
     try {
       if (logFile) rmSync(logFile, { force: true });
     } catch {
-      // an exit handler must not throw (the handlers after it would be skipped)
+      // An exit handler must not throw, or the handlers after it are skipped.
     }
   };
-  // A forced exit (second Ctrl-C) must not leave the server running: it was started with setsid.
+  // A forced exit must not leave the server running, since it was started with setsid.
   process.once('exit', stopSync);
   let stopped = false;
   return {

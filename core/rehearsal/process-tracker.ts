@@ -1,20 +1,17 @@
 /**
- * Every process a rehearsal starts (mariadbd servers, the emulated agent's shells), so that none
- * outlives it: stopped in order by the emulations, and killed synchronously (SIGKILL to the pid or
- * its whole process group) if this process exits without getting that far (a second Ctrl-C, a
- * crash). A pid is only ever signalled while it is still the process that was started: its
- * /proc/<pid>/cmdline must still mention the marker given with it. What it tracks is also handed to
- * `onChange` on every change: the rehearsal records it on disk (core/backends/local/rehearsal-record.ts),
- * for `cleanup` after a kill -9, which runs no exit hook.
+ * Every process a rehearsal starts, so that none outlives it.
+ * The emulations stop them in order. An exit that skips that kills them synchronously.
+ * A pid is signalled only while its command line still mentions its marker, so a reused pid is safe.
+ * `onChange` lets the rehearsal record them on disk for `cleanup` after a kill -9.
  */
 import { isAlive, isOurProcess } from '../backends/local/processes';
 import { processesMentioning } from '../backends/local/registry';
 
 interface Tracked {
   readonly group: boolean;
-  /** Text in the process's command line (a path unique to the rehearsal). */
+  /** Text in the process's command line, such as a path unique to the rehearsal. */
   readonly marker: string;
-  /** The uid it runs as when not ours (a PostgreSQL server started as the postgres user by root). */
+  /** The uid it runs as when not ours, such as a PostgreSQL server run as postgres. */
   readonly owner?: number;
 }
 
@@ -49,16 +46,15 @@ export class ProcessTracker {
   }
 
   /**
-   * SIGKILL to everything still ours, and to any process whose command line mentions a tracked
-   * marker (a group member that outlived its leader, e.g. a sysbench under a killed shell);
-   * forgets what is gone.
+   * SIGKILL to everything still ours, and to any process whose command line mentions a marker.
+   * That catches a group member that outlived its leader. Forgets what is gone.
    */
   killAllSync(): void {
     const kill = (pid: number) => {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
-        // gone in between
+        // Gone in between.
       }
     };
     for (const [pid, e] of this.tracked) {
@@ -70,7 +66,7 @@ export class ProcessTracker {
     for (const pid of [...this.tracked.keys()]) if (!isAlive(pid)) this.tracked.delete(pid);
   }
 
-  /** Stops watching for this process's exit (after an orderly shutdown). */
+  /** Stops watching for this process's exit after an orderly shutdown. */
   dispose(): void {
     if (this.hooked) process.off('exit', this.onExit);
     this.hooked = false;

@@ -1,64 +1,39 @@
 /**
- * RDS, as far as the rehearsal needs it to behave like Aurora and RDS: moto keeps the API state
- * (clusters, instances, parameter groups, tags, the master user secret), and this emulation gives
- * every DB instance created through the API a real server on 127.0.0.1: PostgreSQL for the
- * PostgreSQL engines (aurora-postgresql, postgres; the local backend's postgres-server.ts and
- * postgres-cluster.ts, a primary from its template and streaming replicas from pg_basebackup, the
- * master user a LOGIN role with CREATEDB and CREATEROLE, as the RDS master user of PostgreSQL is
- * (RDS User Guide, "Master user account privileges": rds_superuser), owning DBName), and for every
- * other engine a real MariaDB server, started with the local
- * backend's code (mariadb-server.ts, cluster.ts, parameters.ts) from the 'rds' template: system
- * tables and the emulation's own plumbing only (admin login on the socket, the replication user,
- * the aurora_bench heartbeat schema the metrics sampler uses), no sbtest database or user.
+ * RDS, as far as the rehearsal needs it to behave like Aurora and RDS.
+ * moto keeps the API state. This emulation gives every DB instance a real server on 127.0.0.1.
+ * PostgreSQL engines get PostgreSQL, and every other engine gets MariaDB, both started with the local backend's code.
  *
- * What a server gets is what the API calls asked for, nothing else:
- * - the cluster's master user (CreateDBCluster MasterUsername) with the password Secrets Manager
- *   holds for it, and the privileges Aurora MySQL gives a master user (Aurora User Guide, "Master
- *   user account privileges", UsingWithRDS.MasterAccounts; LOAD FROM S3 / SELECT INTO S3 have no
- *   MariaDB equivalent);
- * - the database CreateDBCluster named in DatabaseName, if it named one;
- * - the accepted values of its cluster and instance parameter groups, through the local backend's
- *   parameter plan (class-derived sizing, formulas; what MariaDB has no equivalent for is logged).
+ * A server gets only what the API calls asked for.
+ * - The cluster's master user has the password Secrets Manager holds and Aurora's master privileges.
+ *   See Aurora User Guide, "Master user account privileges".
+ *   A PostgreSQL master user is a LOGIN role with CREATEDB and CREATEROLE, as on RDS.
+ *   See RDS User Guide, "Master user account privileges".
+ * - The database CreateDBCluster named in DatabaseName, if any.
+ * - The accepted values of its parameter groups, through the local backend's parameter plan.
  *
- * ManageMasterUserPassword: Aurora generates the password and keeps it in a Secrets Manager secret
- * whose ARN is DBCluster.MasterUserSecret.SecretArn; deleting the cluster deletes the secret (Aurora
- * User Guide, "Password management with Amazon Aurora and AWS Secrets Manager",
- * rds-secrets-manager). moto 5 creates that secret (and deletes it with the cluster) but always with
- * {"username": "admin", "password": "P@55w0rd!"}; the emulation puts what RDS puts there: the
- * cluster's MasterUsername and a generated password (PutSecretValue, before any server starts), so
- * a client that reads the secret gets the credentials the servers really have.
+ * With ManageMasterUserPassword, Aurora keeps a generated password in a secret.
+ * See Aurora User Guide, "Password management with Amazon Aurora and AWS Secrets Manager".
+ * moto 5 fills that secret with fixed credentials.
+ * So the emulation writes the real username and a generated password before any server starts.
  *
- * Lifecycle as DescribeDBInstances shows it: "creating" (no Endpoint) until the instance's server
- * accepts connections (a reader: and has replicated everything the writer had when it attached),
- * then "available" with Endpoint.Address 127.0.0.1 and Endpoint.Port the server's port; "failed"
- * when the server could not start. The first instance of a cluster is its writer (as in Aurora);
- * readers replicate from it with MariaDB GTID replication. DeleteDBInstance stops the server and
- * removes its data. DBCluster.Endpoint and ReaderEndpoint answer with 127.0.0.1 and the writer's
- * port (one Port per cluster in the API: the reader endpoint's load balancing is not emulated).
+ * An instance reads "creating" until its server accepts connections, then "available".
+ * A reader must also have replicated what the writer had when it attached.
+ * The first instance of a cluster is its writer, as in Aurora. Readers use MariaDB GTID replication.
+ * The reader endpoint answers with the writer's port, because its load balancing is not emulated.
  *
- * RDS DB instances outside a cluster (RDS for MySQL, MariaDB, PostgreSQL): CreateDBInstance without
- * DBClusterIdentifier is a source with its own master user (MasterUsername, the secret of its
- * MasterUserSecret) and database (DBName); CreateDBInstanceReadReplica adds a replica of it, which
- * runs the source's DB parameter group (a same-Region replica takes the source's, botocore
- * CreateDBInstanceReadReplicaMessage.DBParameterGroupName). moto 5 copies the source for a replica,
- * MasterUserSecret included, and deletes that shared secret with the first instance deleted: the
- * password is read once, when the source's server starts.
+ * RDS DB instances outside a cluster have their own master user and database.
+ * A read replica runs the source's DB parameter group, as a same-Region replica does.
+ * See botocore CreateDBInstanceReadReplicaMessage.DBParameterGroupName.
+ * moto 5 deletes the secret a replica shares with the first instance deleted.
+ * So the password is read once, when the source's server starts.
  *
- * Parameter apply status (moto reports every group in-sync, always): DescribeDBInstances
- * DBParameterGroups[].ParameterApplyStatus and DescribeDBClusters DBClusterMembers[].
- * DBClusterParameterGroupStatus take the values botocore documents (DBParameterGroupStatus:
- * "applying | failed-to-apply | in-sync | pending-database-upgrade | pending-reboot"). An instance's
- * groups read `applying` for `applyingMs` after it becomes available, and again after a
- * ModifyDB(Cluster)ParameterGroup of a group it runs with ApplyMethod immediate (the dynamic values
- * are then SET GLOBAL on its server); with ApplyMethod pending-reboot ("The parameter group change
- * will be applied after the DB instance reboots") they read `pending-reboot` until RebootDBInstance,
- * which restarts the instance's MariaDB stand-in on its datadir with the groups' values (a static
- * one too), showing the instance `rebooting` meanwhile (at least `rebootMs`), then `available`.
+ * moto reports every group in-sync, so the emulation keeps the apply status itself.
+ * Its values are botocore's DBParameterGroupStatus.
+ * Groups read `applying` for `applyingMs` after the instance becomes available or an immediate change.
+ * A pending-reboot change reads `pending-reboot` until RebootDBInstance restarts the stand-in.
  *
- * ModifyDB(Cluster)ParameterGroup is checked before moto sees it: a parameter RDS would refuse for
- * the group's family (unknown, not modifiable, wrong level, value out of range) fails the call with
- * InvalidParameterValue, as RDS does (RDS answers "Could not find parameter with name: X" for an
- * unknown one).
+ * ModifyDB(Cluster)ParameterGroup is checked before moto sees it.
+ * A parameter RDS would refuse for the group's family fails with InvalidParameterValue, as on RDS.
  */
 import { randomInt } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
@@ -105,7 +80,7 @@ import { LOCAL_LOGINS, type ServerTemplate } from '../backends/local/template';
 import type { ProcessTracker } from './process-tracker';
 import { interceptClient, serviceError, type SdkResult } from './sdk-intercept';
 
-/** What RDS would refuse in a parameter group of a family: [] when it accepts every parameter. */
+/** What RDS would refuse in a parameter group of a family, or [] when it accepts every parameter. */
 export type ParameterCheck = (
   family: string,
   level: 'cluster' | 'instance',
@@ -113,21 +88,21 @@ export type ParameterCheck = (
 ) => readonly { readonly name: string; readonly reason: string }[];
 
 /**
- * Characters of a generated master password. CreateDBCluster MasterUserPassword: "Can include any
- * printable ASCII character except "/", """, or "@". Can't contain spaces." (RDS API reference,
- * rds service-2.json); a generated password keeps to the same set.
+ * Characters of a generated master password.
+ * RDS allows any printable ASCII except "/", """ and "@", and no spaces.
+ * See the RDS API reference, CreateDBCluster MasterUserPassword, in rds service-2.json.
  */
 const PASSWORD_CHARS = Array.from({ length: 126 - 33 + 1 }, (_, i) => String.fromCharCode(33 + i))
   .filter((c) => !'/"@'.includes(c))
   .join('');
 
-/** A password as RDS could generate it: 28 characters of the allowed set, any of them first. */
+/** A password as RDS could generate it: 28 characters of the allowed set. */
 function generateMasterPassword(): string {
   return Array.from({ length: 28 }, () => PASSWORD_CHARS[randomInt(PASSWORD_CHARS.length)]!).join('');
 }
 
 /**
- * The privileges of an Aurora MySQL master user that MariaDB has (UsingWithRDS.MasterAccounts).
+ * The privileges of an Aurora MySQL master user that MariaDB has. See UsingWithRDS.MasterAccounts.
  * @internal exported for its tests (a test seam)
  */
 export const MASTER_USER_PRIVILEGES = [
@@ -159,7 +134,7 @@ export const MASTER_USER_PRIVILEGES = [
 
 type InstanceState = 'creating' | 'available' | 'rebooting' | 'failed' | 'deleting';
 
-/** The server that stands in for an engine: PostgreSQL for aurora-postgresql and postgres, MariaDB for the rest. */
+/** The server that stands in for an engine. */
 type ServerKind = 'mariadb' | 'postgresql';
 
 function serverKindOf(engine: unknown): ServerKind {
@@ -175,16 +150,16 @@ interface EmulatedInstance {
   readonly serverId: number;
   state: InstanceState;
   server?: ServerInfo;
-  /** The PostgreSQL stand-in (a cluster or source of a PostgreSQL engine). */
+  /** The PostgreSQL stand-in of a PostgreSQL engine. */
   pg?: PostgresServer;
   failure?: string;
-  /** Settles once the server runs (or failed): its port, or undefined. */
+  /** Settles once the server runs or failed, with its port or undefined. */
   started: Promise<number | undefined>;
-  /** The parameter values the MariaDB stand-in was given, in its own terms (sizes scaled like the local backend's). */
+  /** The values the MariaDB stand-in was given, in its own terms. */
   applied?: Record<string, string>;
-  /** Until when (ms since the epoch) its groups read `applying`. */
+  /** Until when, in ms since the epoch, its groups read `applying`. */
   applyingUntil: number;
-  /** Groups (by level) changed with ApplyMethod pending-reboot since it last started. */
+  /** Groups changed with ApplyMethod pending-reboot since it last started. */
   readonly pendingReboot: Set<'cluster' | 'instance'>;
 }
 
@@ -193,21 +168,18 @@ interface EmulatedCluster {
   readonly masterUsername: string;
   readonly databaseName: string | undefined;
   readonly parameterGroup: string | undefined;
-  /** ARN of the managed secret, or undefined with a MasterUserPassword given in the call. */
+  /** ARN of the managed secret, or undefined when the call gave a MasterUserPassword. */
   readonly secretArn: string | undefined;
   readonly explicitPassword: string | undefined;
   readonly instances: Map<string, EmulatedInstance>;
   nextServerId: number;
   readonly notesSaid: Set<string>;
   readonly serverKind: ServerKind;
-  /** RDS DB instances (a source and its read replicas), not an Aurora cluster: named by the source's id. */
+  /** A source and its read replicas, not an Aurora cluster. It is named by the source's id. */
   readonly standalone: boolean;
-  /**
-   * CreateDBCluster ServerlessV2ScalingConfiguration.MaxCapacity:
-   * the size a db.serverless instance's server stands in at.
-   */
+  /** The size a db.serverless instance's server stands in at. */
   readonly serverlessMaxAcu?: number;
-  /** CreateDBCluster StorageType as asked (moto does not keep it: see handle). */
+  /** StorageType as asked, since moto does not keep it. */
   readonly storageType?: string;
 }
 
@@ -219,53 +191,48 @@ interface ParameterGroup {
 
 export interface ClusterMembers {
   readonly clusterId: string;
-  /** MariaDB stand-ins (empty for a PostgreSQL engine). */
+  /** MariaDB stand-ins, empty for a PostgreSQL engine. */
   readonly writer: ServerInfo | undefined;
   readonly readers: readonly ServerInfo[];
-  /** PostgreSQL stand-ins, for the PostgreSQL engines. */
   readonly postgres?: { readonly writer: PostgresServer | undefined; readonly readers: readonly PostgresServer[] };
-  /** RDS DB instances with read replicas (they publish ReplicaLag, not Aurora's metrics). */
+  /** RDS DB instances with read replicas publish ReplicaLag, not Aurora's metrics. */
   readonly rdsInstances: boolean;
   /**
-   * An Aurora Serverless v2 cluster's MaxCapacity: its servers stand in at that size and do not scale,
-   * so the capacity they publish is that constant (cloudwatch-publisher.ts).
+   * A Serverless v2 cluster's MaxCapacity. Its servers stand in at that size and do not scale.
+   * So the capacity they publish is that constant.
    */
   readonly serverlessMaxAcu?: number;
 }
 
 export interface RdsEmulationOptions {
   readonly tools: LocalTools;
-  /** The 'rds' template (ensureTemplate(..., 'rds')). */
   readonly template: ServerTemplate;
   readonly serverVersion: string;
-  /** Servers go under <dir>/i<n>/ (short: a unix socket path has at most 107 bytes). */
+  /** Servers go under <dir>/i<n>/. It must be short, since a unix socket path has at most 107 bytes. */
   readonly dir: string;
-  /** Secrets Manager on moto: where the master user secret lives. */
+  /** Where the master user secret lives. */
   readonly secrets: SecretsManagerClient;
   readonly tracker: ProcessTracker;
-  /** RDS's parameter rules for a family (contract: the Aurora parameter catalogue). */
+  /** RDS's parameter rules for a family, from the Aurora parameter catalogue. */
   readonly checkParameters?: ParameterCheck;
   readonly masterPassword?: () => string;
   readonly host?: HostResources;
-  /** PostgreSQL's programs and template, made on first use (a rehearsal of a PostgreSQL engine). */
+  /** PostgreSQL's programs and template, made on first use. */
   readonly postgres?: () => Promise<{ readonly tools: PostgresTools; readonly template: PostgresTemplate }>;
-  /** The rehearsal's own directory above `dir`: opened to the postgres user down to each server's (openPathFor). */
+  /** The rehearsal's own directory above `dir`, opened to the postgres user down to each server's. */
   readonly ownedRoot?: string;
-  /** Called whenever a cluster's set of available servers changes (the metrics publisher follows it). */
+  /** Called whenever a cluster's set of available servers changes, so the metrics publisher follows it. */
   readonly onMembersChanged?: (members: ClusterMembers) => Promise<void> | void;
   readonly log?: (line: string) => void;
-  /**
-   * How long an instance's groups read `applying` once it is
-   * available or a group changed immediately (default 1500 ms).
-   */
+  /** How long groups read `applying` once available or after an immediate change. */
   readonly applyingMs?: number;
-  /** How long RebootDBInstance shows the instance `rebooting` (default 1000 ms). */
+  /** How long RebootDBInstance shows the instance `rebooting`. */
   readonly rebootMs?: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Read anew after an await: DeleteDBInstance may have come in while the server started. */
+/** Read anew after an await, since DeleteDBInstance may have come in while the server started. */
 function deletedMeanwhile(instance: { readonly state: InstanceState }): boolean {
   return instance.state !== 'creating';
 }
@@ -274,12 +241,12 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
-/** An identifier from an API answer, as RDS stores it (lower case); '' when absent. */
+/** An identifier from an API answer in RDS's lower case, or '' when absent. */
 function idOf(v: unknown): string {
   return (str(v) ?? '').toLowerCase();
 }
 
-/** A PostgreSQL string literal (standard_conforming_strings: a backslash is itself, a quote doubled). */
+/** A PostgreSQL string literal under standard_conforming_strings. */
 function pgString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
@@ -296,9 +263,8 @@ export class RdsEmulation {
   private closed = false;
 
   /**
-   * What an instance's MariaDB stand-in was asked to run with: the prepare check compares the
-   * server with these rather than with the parameter groups' Aurora values (run-workflow.ts hands them
-   * to the workflow as CheckCellReady's backendState `requestedParameters`).
+   * What an instance's MariaDB stand-in was asked to run with.
+   * The prepare check compares the server with these rather than with the groups' Aurora values.
    */
   appliedParameters(instanceId: string): Record<string, string> | undefined {
     for (const c of this.clusters.values()) {
@@ -390,10 +356,8 @@ export class RdsEmulation {
         return result;
       }
       case 'CreateDBCluster': {
-        // moto 5.2 keeps no Aurora StorageType: it sizes a cluster's AllocatedStorage by storage type
-        // from a table without "aurora" or "aurora-iopt1" and fails with a KeyError on either. The
-        // emulation takes the value off the call, remembers it, and answers it back as RDS does
-        // (DBCluster.StorageType).
+        // moto 5.2 keeps no Aurora StorageType and fails with a KeyError on "aurora" or "aurora-iopt1".
+        // So the emulation takes the value off the call and answers it back as RDS does.
         const { StorageType: _storageType, ...withoutStorageType } = input;
         return this.createCluster(input, await forward(withoutStorageType));
       }
@@ -535,7 +499,7 @@ export class RdsEmulation {
     return this.amendInstances(result);
   }
 
-  /** CreateDBInstance outside a cluster: an RDS source DB instance with its own master user and database. */
+  /** An RDS source DB instance with its own master user and database. */
   private async createSource(input: Record<string, unknown>, result: SdkResult): Promise<SdkResult> {
     const out = result.output['DBInstance'] as Record<string, unknown> | undefined;
     const id = (str(out?.['DBInstanceIdentifier']) ?? str(input['DBInstanceIdentifier']) ?? '').toLowerCase();
@@ -583,7 +547,7 @@ export class RdsEmulation {
     return this.amendInstances(result);
   }
 
-  /** CreateDBInstanceReadReplica: a replica of a source, on the source's DB parameter group. */
+  /** A replica of a source, on the source's DB parameter group. */
   private createReplica(input: Record<string, unknown>, result: SdkResult): SdkResult {
     const out = result.output['DBInstance'] as Record<string, unknown> | undefined;
     const id = (str(out?.['DBInstanceIdentifier']) ?? str(input['DBInstanceIdentifier']) ?? '').toLowerCase();
@@ -657,9 +621,7 @@ export class RdsEmulation {
     return Date.now() < instance.applyingUntil ? 'applying' : 'in-sync';
   }
 
-  /**
-   * A group some instances run was modified: pending-reboot, or applying now (its dynamic values set on their servers).
-   */
+  /** A group some instances run was modified. It reads pending-reboot, or applying while its values are set. */
   private async groupChanged(name: string, level: 'cluster' | 'instance', pendingReboot: boolean): Promise<void> {
     for (const cluster of this.clusters.values()) {
       for (const instance of cluster.instances.values()) {
@@ -678,14 +640,11 @@ export class RdsEmulation {
   }
 
   /**
-   * RebootDBInstance: "Rebooting a DB instance restarts the database engine service. Rebooting a DB
-   * instance results in a momentary outage, during which the DB instance status is set to rebooting"
-   * (botocore rds service-2.json, RebootDBInstance). A MariaDB stand-in is stopped and started again
-   * on its own datadir and port with the groups' values as they are now (start-up values in its
-   * option file, so a static parameter left pending-reboot takes effect); a reader resumes
-   * replication. The instance reads `rebooting` for at least `rebootMs`, then `available` (its groups
-   * `applying` for a moment, as after a start). Whoever samples the server lets go of it meanwhile.
-   * A PostgreSQL stand-in is not restarted: its changed values are logged.
+   * RebootDBInstance restarts the engine, with status rebooting meanwhile. See botocore rds service-2.json.
+   * A MariaDB stand-in restarts on its datadir and port with the groups' current values.
+   * So a static parameter left pending-reboot takes effect. A reader resumes replication.
+   * Whoever samples the server lets go of it meanwhile.
+   * A PostgreSQL stand-in is not restarted, and its changed values are logged.
    */
   private reboot(id: string): void {
     const found = this.findInstance(id);
@@ -694,7 +653,7 @@ export class RdsEmulation {
     instance.state = 'rebooting';
     this.log(`instance ${id} rebooting`);
     const shownFor = sleep(this.o.rebootMs ?? 1000);
-    // DeleteDBInstance and shutdown wait for `started`: they then stop the restarted server, not the old one.
+    // DeleteDBInstance and shutdown wait for `started`, so they stop the restarted server.
     instance.started = (async () => {
       await this.membersChanged(cluster);
       instance.pendingReboot.clear();
@@ -719,7 +678,7 @@ export class RdsEmulation {
     })();
   }
 
-  /** A MariaDB stand-in stopped and started again on the same datadir and port, with the groups' current values. */
+  /** A MariaDB stand-in restarted on the same datadir and port, with the groups' current values. */
   private async restartServer(cluster: EmulatedCluster, instance: EmulatedInstance): Promise<void> {
     const previous = instance.server!;
     await stopServer(previous, { graceMs: 30_000, keepDir: true });
@@ -738,7 +697,7 @@ export class RdsEmulation {
       serverVersion: this.o.serverVersion,
     });
     instance.applied = Object.fromEntries(plan.applied.map((a) => [a.name.toLowerCase(), a.value]));
-    // The endpoint's port stays the instance's: the only port tried is its own.
+    // The endpoint's port stays the instance's, so only that port is tried.
     const started = await launchServer({
       tools: this.o.tools,
       instanceId: instance.id,
@@ -753,7 +712,7 @@ export class RdsEmulation {
     const server = started.info;
     this.o.tracker.add(server.pid, { group: false, marker: server.defaultsFile });
     instance.server = server;
-    // A reader starts with skip-slave-start (replicationOptions): its replication settings are in its datadir.
+    // A reader starts with skip-slave-start, and its replication settings are in its datadir.
     if (instance.role === 'reader') await queryServer(server, 'START SLAVE');
     const notes = [
       ...(await applyDynamicParameters(server, plan, this.o.template.catalog)),
@@ -763,7 +722,7 @@ export class RdsEmulation {
     this.log(`instance ${instance.id} restarted on 127.0.0.1:${server.port} (pid ${server.pid})`);
   }
 
-  /** The groups' current values on a running MariaDB stand-in: the dynamic ones SET GLOBAL, the static ones logged. */
+  /** Sets the dynamic values on a running MariaDB stand-in and logs the static ones. */
   private async applyGroupValues(cluster: EmulatedCluster, instance: EmulatedInstance): Promise<void> {
     const server = instance.server;
     if (!server) {
@@ -809,7 +768,7 @@ export class RdsEmulation {
 
   private async startInstance(cluster: EmulatedCluster, instance: EmulatedInstance): Promise<ServerInfo> {
     const writer = instance.role === 'reader' ? this.writerOf(cluster) : undefined;
-    // A reader replicates from the writer: it can only start once the writer runs.
+    // A reader replicates from the writer, so it can only start once the writer runs.
     if (writer) await writer.started;
     const writerServer = writer?.server;
     if (instance.role === 'reader' && !writerServer) throw new Error(`the writer of ${cluster.id} is not running`);
@@ -849,7 +808,7 @@ export class RdsEmulation {
         ...(await verifyParameters(server, plan, this.o.template.catalog)).notes,
       ];
       for (const n of notes) {
-        // Paths name the instance; say each message once per cluster.
+        // Paths name the instance, so each message is said once per cluster.
         const text = n.message.replace(new RegExp(instance.id, 'g'), '<instance>');
         if (cluster.notesSaid.has(text)) continue;
         cluster.notesSaid.add(text);
@@ -860,7 +819,7 @@ export class RdsEmulation {
       throw e;
     }
     if (deletedMeanwhile(instance)) {
-      // Deleted while it started: deleteInstance waits for this promise and stops it.
+      // Deleted while it started. deleteInstance waits for this promise and stops it.
       return server;
     }
     instance.state = 'available';
@@ -870,7 +829,7 @@ export class RdsEmulation {
     return server;
   }
 
-  /** The master user (with Aurora's master privileges) and DatabaseName, on the writer; replicated to readers. */
+  /** The master user and DatabaseName on the writer, replicated to readers. */
   private async createMasterAccount(cluster: EmulatedCluster, writer: ServerInfo): Promise<void> {
     const password = await this.masterPassword(cluster);
     const user = `${sqlString(cluster.masterUsername)}@'%'`;
@@ -907,7 +866,7 @@ export class RdsEmulation {
     return this.postgresTools;
   }
 
-  /** A PostgreSQL stand-in: the source/writer from the template, a replica from a base backup of it. */
+  /** The source or writer comes from the template, a replica from a base backup of it. */
   private async startPostgresInstance(cluster: EmulatedCluster, instance: EmulatedInstance): Promise<number> {
     const writer = instance.role === 'reader' ? this.writerOf(cluster) : undefined;
     if (writer) await writer.started;
@@ -971,7 +930,7 @@ export class RdsEmulation {
     return server.port;
   }
 
-  /** The master user: a LOGIN role with CREATEDB and CREATEROLE, owner of DBName (created, or the template's). */
+  /** The master user owns DBName, created or the template's. */
   private async createPostgresMasterAccount(cluster: EmulatedCluster, server: PostgresServer): Promise<void> {
     const password = await this.masterPassword(cluster);
     const role = `"${cluster.masterUsername.replace(/"/g, '""')}"`;
@@ -980,7 +939,7 @@ export class RdsEmulation {
     if (!cluster.databaseName) return;
     const db = `"${cluster.databaseName.replace(/"/g, '""')}"`;
     const exists = await pgQuery(admin, `SELECT 1 FROM pg_database WHERE datname = ${pgString(cluster.databaseName)}`);
-    // The template already holds a database of that name (with the stand-in's heartbeat schema): hand it over.
+    // The template already holds a database of that name with the heartbeat schema, so hand it over.
     await pgQuery(
       admin,
       exists.length > 0 ? `ALTER DATABASE ${db} OWNER TO ${role}` : `CREATE DATABASE ${db} OWNER ${role}`,
@@ -1078,7 +1037,7 @@ export class RdsEmulation {
 
   // ------------------------------------------------------------------ what is left
 
-  /** Servers still running (the workflow should have deleted every instance). */
+  /** Servers still running, though the workflow should have deleted every instance. */
   runningServers(): { instanceId: string; clusterId: string; pid: number; port: number }[] {
     return [...this.clusters.values()].flatMap((c) =>
       [...c.instances.values()].flatMap((i) => {
@@ -1088,7 +1047,7 @@ export class RdsEmulation {
     );
   }
 
-  /** Stops every server (in the end, whatever the workflow did) and removes their directories. */
+  /** Stops every server, whatever the workflow did, and removes their directories. */
   async shutdown(): Promise<void> {
     this.closed = true;
     for (const cluster of this.clusters.values()) {

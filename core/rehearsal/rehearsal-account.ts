@@ -1,27 +1,22 @@
 /**
- * One account that several AWS rehearsals use in turn, as the executions of one deployed stack use
- * its account: the moto server is reset before the first rehearsal only, the standing
- * infrastructure (standing-infrastructure.ts, and what the verdicts use) is created once per Region
- * and kept, and the Task functions keep their execution environments between rehearsals while the
- * bundles and their environment stay the same, as a Lambda function keeps its environments between
- * invocations (Lambda Developer Guide, "Understanding the Lambda execution environment lifecycle":
- * an environment is reused for later invocations). Each function's first invocation then loads its
- * bundle and the SDK clients once per account rather than once per rehearsal.
- *
- * Rehearsals take the account one at a time (take() refuses a second one meanwhile). The CLI's
- * rehearsal uses none (one run per process); a test file shares one between its rehearsals.
+ * One account that several AWS rehearsals use in turn, as a deployed stack's executions share its account.
+ * moto is reset before the first rehearsal only, and the standing infrastructure is kept.
+ * The Task functions keep their execution environments while bundles and environment stay the same.
+ * A Lambda function does the same.
+ * See Lambda Developer Guide, "Understanding the Lambda execution environment lifecycle".
+ * Rehearsals take the account one at a time. A test file shares one between its rehearsals.
  */
 import type { AwsBackendConfig } from '../backends/aws/config';
 import type { LambdaSandbox, SdkAnswer, SdkCall } from './lambda-sandbox';
 
-/** What a sandbox's functions reach while a rehearsal holds the account: its SDK clients and its log. */
+/** What a sandbox's functions reach while a rehearsal holds the account. */
 export interface SandboxRoute {
   readonly sdk: (name: string, call: SdkCall) => Promise<SdkAnswer>;
   readonly onLog: (name: string, line: string) => void;
 }
 
 export class RehearsalAccount {
-  /** The standing infrastructure's configuration, by what it was created for (standing-config.ts's key). */
+  /** The standing infrastructure's configuration, by what it was created for. */
   private readonly configs = new Map<string, AwsBackendConfig>();
   private warm: { readonly key: string; readonly sandbox: LambdaSandbox } | undefined;
   private route: SandboxRoute | undefined;
@@ -29,16 +24,16 @@ export class RehearsalAccount {
   private used = false;
 
   /**
-   * @param motoEndpoint the account's moto server (started and stopped by the owner)
-   * @param dir a folder for the sandbox (its execution environments run as nobody when this runs as root,
-   * so every folder above it must let others through)
+   * @param motoEndpoint the account's moto server, started and stopped by the owner
+   * @param dir a folder for the sandbox. Every folder above it must let others through,
+   * because as root its environments run as nobody.
    */
   constructor(
     readonly motoEndpoint: string,
     readonly dir: string,
   ) {}
 
-  /** Takes the account for one rehearsal; whether it is the account's first (its moto server to reset). */
+  /** Takes the account for one rehearsal, and says whether it is the first. */
   take(): { readonly first: boolean } {
     if (this.held) throw new Error('the rehearsal account is in use by another rehearsal');
     this.held = true;
@@ -57,9 +52,9 @@ export class RehearsalAccount {
   }
 
   /**
-   * The sandbox of the functions `key` names (their bundles and environments): the one kept from an
-   * earlier rehearsal when the key is the same, else a new one from `create` (the previous one
-   * disposed). Its functions reach `route` until release().
+   * The sandbox of the functions `key` names.
+   * An earlier rehearsal's is kept when the key is the same. Otherwise `create` makes a new one.
+   * Its functions reach `route` until release().
    */
   async sandbox(
     key: string,
@@ -85,13 +80,13 @@ export class RehearsalAccount {
     return sandbox;
   }
 
-  /** Ends a rehearsal's hold: the functions stay warm, their calls unanswered until the next one. */
+  /** Ends a rehearsal's hold. The functions stay warm, their calls unanswered until the next one. */
   release(): void {
     this.route = undefined;
     this.held = false;
   }
 
-  /** Stops the functions' environments (the owner stops the moto server). */
+  /** The owner stops the moto server. */
   async dispose(): Promise<void> {
     const warm = this.warm;
     this.warm = undefined;

@@ -1,11 +1,9 @@
 /**
- * Where a rehearsal keeps its files. Run as root it starts processes as other users: the Lambda
- * functions as nobody (lambda-sandbox.ts, as Lambda runs them unprivileged), PostgreSQL as the
- * postgres user. Each must enter every folder down to its own. A TMPDIR the user made private
- * (`mktemp -d`: mode 0700) lets nobody through, and opening it would undo what the user chose; the
- * folder then goes under /tmp, which every user may enter (sticky, so no one else can remove or
- * rename what is in it). Either way the folder is a fresh one made by mkdtemp (0700, a name
- * nobody could plant beforehand), then 0711: others pass through it and list nothing.
+ * Where a rehearsal keeps its files.
+ * Run as root, it starts processes as nobody and postgres, who must enter every folder down to their own.
+ * A private TMPDIR lets nobody through, and opening it would undo the user's choice.
+ * So the folder then goes under /tmp, which is sticky.
+ * Either way mkdtemp makes it fresh, then it gets 0711 so others pass through and list nothing.
  */
 import { statSync } from 'node:fs';
 import { chmod, mkdtemp } from 'node:fs/promises';
@@ -17,7 +15,7 @@ class RehearsalFolderError extends AuroraBenchError {
   override readonly name = 'RehearsalFolderError';
 }
 
-/** The first folder from `dir` up to / that others may not enter (no o+x), or undefined when all let them. */
+/** The first folder from `dir` up to / without o+x, or undefined when all let others in. */
 function closedFolderAbove(dir: string): string | undefined {
   for (let d = resolve(dir); ; d = dirname(d)) {
     const mode = statSync(d, { throwIfNoEntry: false })?.mode;
@@ -26,7 +24,7 @@ function closedFolderAbove(dir: string): string | undefined {
   }
 }
 
-/** Makes the rehearsal's folder (abr-XXXXXX) under TMPDIR; under /tmp when run as root and TMPDIR is closed. */
+/** Makes the rehearsal's folder under TMPDIR, or under /tmp when run as root and TMPDIR is closed. */
 export async function makeRehearsalFolder(): Promise<string> {
   const base = tmpdir();
   const asRoot = process.getuid?.() === 0;

@@ -1,4 +1,4 @@
-/** What runRehearsal is given and what it answers (run-rehearsal.ts). */
+/** What runRehearsal is given and what it answers. */
 import type { AwsBackendConfig } from '../backends/aws/config';
 import type { AwsClients } from '../backends/aws/clients';
 import type { Plan } from '../plan/types';
@@ -13,12 +13,12 @@ import type { GatedFunction, RehearsalIam } from './iam/rehearsal-iam';
 import type { BootContext } from './ssm-agent';
 import type { RehearsalAccount } from './rehearsal-account';
 
-/** A Lambda function of the synthesized template (lib/synthesized-workflow.ts synthesizeBundledCached). */
+/** A Lambda function of the synthesized template. */
 export interface RehearsedFunction {
   readonly logicalId: string;
-  /** The Task it runs (undefined: a function outside the workflow, the sweeper). */
+  /** The Task it runs. Undefined for a function outside the workflow, such as the sweeper. */
   readonly task?: TaskName;
-  /** Its synthesized asset folder (index.js as `cdk deploy` uploads it). */
+  /** Its synthesized asset folder, as `cdk deploy` uploads it. */
   readonly assetDir: string;
   readonly handler: string;
   readonly runtime: string;
@@ -26,16 +26,16 @@ export interface RehearsedFunction {
   readonly environment: Readonly<Record<string, unknown>>;
   readonly memoryMb: number;
   readonly timeoutS: number;
-  /** Its execution role in the template: each SDK call it makes is authorized against it (iam/). */
+  /** Its execution role in the template. Each SDK call it makes is authorized against it. */
   readonly role: GatedFunction['role'];
 }
 
 export interface SynthesizedDefinition {
   readonly definition: Record<string, unknown>;
   readonly taskByArn: ReadonlyMap<string, TaskName>;
-  /** The template's functions, bundled: each Task runs its function's asset in the Lambda sandbox. */
+  /** The template's functions, bundled. Each Task runs its function's asset in the Lambda sandbox. */
   readonly functions: readonly RehearsedFunction[];
-  /** The template itself: its Glue tables are created in moto for the rehearsal's Athena (lake-glue.ts). */
+  /** The template itself. Its Glue tables are created in moto for the rehearsal's Athena. */
   readonly template: LakeTemplate;
 }
 
@@ -44,78 +44,73 @@ export interface RehearsalOptions {
   readonly repoRoot: string;
   readonly scale?: Scale;
   readonly runId?: string;
-  /** The deployed definition (lib/synthesized-workflow.ts), for the spec's region. */
+  /** The deployed definition for the spec's region. */
   readonly synthesize: (region: string) => SynthesizedDefinition;
   /**
-   * What a Task Lambda builds from its environment (core/task-deps/aws-task-deps.ts), with these
-   * clients: the rehearsal's own, for what the CLI does after an execution that did not succeed
-   * (recording the interrupted steps, marking the run ended). The Tasks run in the bundles.
+   * What a Task Lambda builds from its environment, with the rehearsal's own clients.
+   * The CLI uses it after an execution that did not succeed. The Tasks themselves run in the bundles.
    */
   readonly buildTaskDeps: (config: AwsBackendConfig, clients: AwsClients) => Promise<TaskDeps>;
   /**
-   * The environment the stack gives its Task functions for this configuration (awsConfigToEnv and the
-   * tool's version): the values of the template's CloudFormation references, and the rehearsal's
-   * shorter timings over the template's literal ones.
+   * The environment the stack gives its Task functions for this configuration.
+   * The rehearsal's shorter timings replace the template's literal ones.
    */
   readonly taskEnvironment: (config: AwsBackendConfig) => Readonly<Record<string, string>>;
-  /** The Lambda runtime's packages (lambda-sandbox.ts lambdaRuntimeModules), built once and cached. */
+  /** The Lambda runtime's packages, built once and cached. */
   readonly lambdaRuntimeModules: () => string;
-  /** RDS's parameter rules by parameter group family (default: the Aurora parameter catalogue, catalogueCheck). */
+  /** RDS's parameter rules by parameter group family. The default is the Aurora parameter catalogue. */
   readonly checkParameters?: ParameterCheck;
   readonly metricsLagS?: number;
   /**
-   * Wait states of the definition become this many ms (the rehearsal's resources are ready in seconds);
-   * default 1 s. Each end of a Wait is a Lambda invocation and its calls to moto: shorter waits cost CPU
-   * (at 200 ms a study's rehearsal took a third more than at 1 s) and, on a busy machine, no less time.
+   * Wait states become this many ms, since the rehearsal's resources are ready in seconds.
+   * Each Wait's end is a Lambda invocation and its calls to moto, so shorter waits cost CPU.
+   * On a busy machine they save no time either.
    */
   readonly pollMs?: number;
   readonly signal?: AbortSignal;
   readonly log?: (line: string) => void;
   readonly onEvent?: (event: ExecutionEvent) => void;
-  /** A copy of the run's lake (moto's S3 goes with moto) is made here; default: a temp dir, removed. */
+  /** Where a copy of the run's lake is made, since moto's S3 goes with moto. The default is a temp dir. */
   readonly lakeDir?: string;
-  /** The local run root, where the run claims its id as a local run does (default: registry.ts defaultRunRoot). */
+  /** The local run root, where the run claims its id as a local run does. */
   readonly runRoot?: string;
-  /** A moto server to use (reset first, left running) instead of starting one: tests share one per file. */
+  /** A moto server to use instead of starting one. It is reset first and left running. */
   readonly motoEndpoint?: string;
-  /** A Trino server to answer Athena on (scripts/trino.sh start; left running) instead of starting one. */
+  /** A Trino server to answer Athena on instead of starting one. It is left running. */
   readonly trinoEndpoint?: string;
   /**
-   * An account shared with other rehearsals (rehearsal-account.ts): its moto server instead of
-   * motoEndpoint, reset before its first rehearsal only, its standing infrastructure, and its Task
-   * functions' warm environments.
+   * An account shared with other rehearsals, used instead of motoEndpoint.
+   * It keeps its standing infrastructure and its functions' warm environments.
    */
   readonly account?: RehearsalAccount;
-  /** Master passwords of new clusters (default: generated the way RDS generates them). */
+  /** Master passwords of new clusters. By default they are generated as RDS generates them. */
   readonly masterPassword?: () => string;
   /**
-   * The launch templates' user data as the stack renders it, and the Debian packages it installs
-   * (bin/aws-rehearsal.ts, from lib/client-user-data.ts): an instance boots it in a Debian root. Without
-   * it an instance runs bootCommands (instance-boot.ts) on this machine.
+   * The launch templates' user data as the stack renders it, and the Debian packages it installs.
+   * An instance boots it in a Debian root. Without it an instance runs bootCommands on this machine.
    */
   readonly boot?: (
     config: AwsBackendConfig,
   ) => Readonly<Record<BootContext['role'], { readonly userData: string; readonly packages: readonly string[] }>>;
   /**
-   * Called with the SDK clients the handlers will use, before the emulations are put on them: a
-   * middleware added here sees each call first, so a test can rehearse a variant of the backend's
-   * calls (e.g. a CreateDBCluster without DatabaseName), and the emulations and moto see the variant.
+   * Called with the handlers' SDK clients before the emulations are put on them.
+   * A middleware added here sees each call first, so a test can rehearse a variant of the backend's calls.
    */
   readonly adjustClients?: (clients: AwsClients) => void;
 }
 
 export interface RehearsalResult extends LocalExecutionResult {
   readonly plan: Plan;
-  /** The results table of the run (as `aurora-bench results` prints it), from the lake copy. */
+  /** The results table of the run, as `aurora-bench results` prints it. */
   readonly results: string;
-  /** What the workflow left in moto or running (empty when it cleaned up after itself). */
+  /** What the workflow left in moto or running. */
   readonly leftBehind: readonly string[];
-  /** What was still there after the rehearsal stopped everything itself (should always be empty). */
+  /** What was still there after the rehearsal stopped everything itself. It should always be empty. */
   readonly notCleaned: readonly string[];
   /** What the safety net's teardownRun deleted for a run that did not succeed. */
   readonly safetyNetDeleted: readonly string[];
-  /** Each Task's function as the sandbox ran it: its template logical id, invocations, cold starts, processes. */
+  /** Each Task's function as the sandbox ran it. */
   readonly functions: ReadonlyMap<TaskName, FunctionInvocations & { readonly logicalId: string }>;
-  /** The IAM gate the functions' calls went through, with the roles it evaluated (iam/rehearsal-iam.ts). */
+  /** The IAM gate the functions' calls went through, with the roles it evaluated. */
   readonly iam?: RehearsalIam;
 }

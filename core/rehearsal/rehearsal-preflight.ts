@@ -1,8 +1,6 @@
 /**
- * What a rehearsal checks before anything starts: the spec as the local backend would run it (its
- * refusals, and the workloads left out because MariaDB replicas cannot forward writes), the local
- * tools, the synthesized definition, the Debian roots and the functions' Node.js; then it says
- * what the rehearsal is and is not.
+ * What a rehearsal checks before anything starts, then what it says the rehearsal is and is not.
+ * The spec is checked as the local backend would run it.
  */
 import { join } from 'node:path';
 import { localSpecRefusals, checkLocalDependencies, type LocalVersions } from '../backends/local/preflight';
@@ -23,17 +21,17 @@ export interface Preflight {
   readonly spec: Spec;
   readonly plan: Plan;
   readonly versions: LocalVersions;
-  /** Directories put before PATH so the clients find an `aws` (aws-cli.ts). */
+  /** Directories put before PATH so the clients find an `aws`. */
   readonly cliPath: readonly string[];
   readonly definition: SynthesizedDefinition;
-  /** The functions' Node.js, checked against each function's Runtime when the sandbox adds it. */
+  /** Checked against each function's Runtime when the sandbox adds it. */
   readonly functionNode: NodeProbe;
 }
 
 /**
- * The workloads that send writes to a reader of a write-forwarding variant, left out of the
- * rehearsal with a note: MariaDB replicas cannot forward writes, and the AWS path's clients run
- * plain sysbench (the local backend's client-side emulation, wf_emulation.lua, is not on it).
+ * The workloads that send writes to a reader of a write-forwarding variant, left out with a note.
+ * MariaDB replicas cannot forward writes.
+ * The AWS path's clients run plain sysbench, without the local backend's client-side emulation.
  */
 function withoutForwardedWorkloads(spec: Spec): { spec: Spec; notes: PlanNote[] } {
   const left = new Map<number, string[]>();
@@ -63,10 +61,9 @@ export async function preflight(
   lagS: number,
   log: (line: string) => void,
 ): Promise<Preflight> {
-  // Refusals first: nothing starts when the spec cannot run. Planned for AWS; the local servers
-  // that stand in for Aurora refuse what a local run refuses.
-  // The workloads the rehearsal leaves out are its own notes, which `aurora-bench plan` does not
-  // list: printed in full, the plan's other notes as one line, as a local run prints them.
+  // Refusals come first, so nothing starts when the spec cannot run.
+  // The rehearsal's own notes are printed in full, since `aurora-bench plan` does not list them.
+  // The plan's other notes get one line, as a local run prints them.
   const leftOut: PlanNote[] = [];
   const prepared = preparePlanFromFile(options.specFile, join(options.repoRoot, 'client', 'workloads'), {
     backend: 'aws',
@@ -91,7 +88,6 @@ export async function preflight(
     const why = rootsUnavailable();
     if (why) throw new Error(`the AWS rehearsal boots its instances in Debian roots: ${why}`);
   }
-  // The functions' Node.js, checked against each function's Runtime when the sandbox adds it.
   const functionNode = probeNode(lambdaNode(options.repoRoot));
   const scope = rehearsalScope(versions.serverVersion, engines, lagS, options.boot !== undefined, functionNode.version);
   for (const line of scope) log(line);

@@ -1,7 +1,6 @@
 /**
- * What a rehearsal says after the run: the lake copied out of moto, the run's results table from
- * that copy (as `aurora-bench results` prints it), the functions' invocations and the IAM gate's
- * summary.
+ * What a rehearsal says after the run.
+ * That is the run's results from the lake copied out of moto, the functions' invocations and the IAM summary.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { AwsBackendConfig } from '../backends/aws/config';

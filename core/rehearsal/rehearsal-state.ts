@@ -1,6 +1,6 @@
 /**
- * What a rehearsal has started so far, set by each phase as it starts it: the teardown stops what
- * is there whichever phase failed, and a dead moto server's error says what the run was doing.
+ * What a rehearsal has started so far, set by each phase.
+ * The teardown stops what is there whichever phase failed.
  */
 import type { AwsClients } from '../backends/aws/clients';
 import type { AthenaOnTrino } from './athena-on-trino';
@@ -16,7 +16,7 @@ import type { TrinoServer } from './trino-server';
 
 export interface RehearsalState {
   moto?: MotoServer;
-  /** Whether this rehearsal holds the shared account (RehearsalAccount.take), to release it. */
+  /** Whether this rehearsal holds the shared account, to release it. */
   held: boolean;
   raw?: MotoClients;
   publisher?: CloudWatchPublisher;
@@ -25,11 +25,11 @@ export interface RehearsalState {
   clients?: AwsClients;
   trino?: TrinoServer;
   athenaOnTrino?: AthenaOnTrino;
-  /** The rehearsal's own sandbox; a shared account's stays with the account. */
+  /** The rehearsal's own sandbox. A shared account's stays with the account. */
   sandbox?: LambdaSandbox;
   functionsOf: () => RehearsalResult['functions'];
   gated?: RehearsalIam;
-  /** What the run was doing, for the error a dead moto server gives (controlPlaneDied). */
+  /** What the run was doing, for the error a dead moto server gives. */
   doing: string;
   readonly leftBehind: string[];
   readonly notCleaned: string[];

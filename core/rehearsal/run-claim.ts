@@ -1,8 +1,7 @@
 /**
- * The rehearsal's folder and its run id. The run claims its id in the local run root as a local run
- * does (registry.ts): a live run of the id is refused, and what a rehearsal killed with SIGKILL
- * leaves (its record, rehearsal-record.ts), `cleanup` settles, recording the run's end in the lake
- * it was to be copied into.
+ * The rehearsal's folder and its run id, claimed in the local run root as a local run does.
+ * A live run of the id is refused.
+ * `cleanup` settles what a SIGKILL leaves and records the run's end in the lake.
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,14 +14,13 @@ import { makeRehearsalFolder } from './rehearsal-folder';
 import type { RehearsalOptions } from './rehearsal-options';
 
 export interface RunClaim {
-  /** The rehearsal's folder: every file it writes, removed at the end. */
+  /** Every file the rehearsal writes goes here, removed at the end. */
   readonly dir: string;
   /** The run's directory in the run root, removed once the folder is. */
   readonly runDir: string;
-  /** Where the run's lake is copied (RehearsalOptions.lakeDir, or a folder in `dir`). */
+  /** Where the run's lake is copied. */
   readonly lakeDir: string;
   readonly recorder: RehearsalRecorder;
-  /** Every process the rehearsal starts, recorded as it starts. */
   readonly tracker: ProcessTracker;
 }
 

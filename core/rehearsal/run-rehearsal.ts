@@ -1,24 +1,12 @@
 /**
- * `aurora-bench run SPEC --aws-rehearsal`: the AWS path of a run, executed on this machine. The
- * state machine as synthesized from the real stack runs through aws-local-stepfunctions with every
- * Task bound to its function's bundled asset, run in the Lambda sandbox (lambda-sandbox.ts), whose
- * SDK calls come back over IPC (sdk-bridge.ts) to the rehearsal's SDK clients, which go to a moto
- * server this rehearsal starts and stops. Between those clients and moto
- * sit the emulations of what moto does not do (this directory): RDS instances become real MariaDB
- * servers (rds-emulation.ts), client and self-managed server instances are Debian 12 roots that
- * boot the stack's user data and run the SSM commands (ssm-agent.ts, instance-root.ts), CloudWatch gets the servers'
- * metrics late (cloudwatch-publisher.ts). The backend and the handlers do not know they are rehearsing.
+ * `aurora-bench run SPEC --aws-rehearsal`: the AWS path of a run, executed on this machine.
+ * The synthesized state machine runs locally, each Task in the Lambda sandbox with its bundled asset.
+ * Their SDK calls go to a moto server, through emulations of what moto does not do.
+ * The backend and the handlers do not know they are rehearsing.
  *
- * Before anything starts, the spec goes through what the local backend refuses (instance classes
- * without a local shape, writes sent to a reader for write forwarding, which MariaDB replicas
- * cannot forward: those workloads are left out with the local plan's own message). Afterwards the
- * rehearsal checks that nothing is left: first what the workflow (and, for a run that did not
- * succeed, the safety net's teardownRun, as the stack's EventBridge rule would run it) left in moto,
- * then, after stopping everything itself, every process it started and its directory.
- *
- * Its phases, one module each: rehearsal-preflight.ts, run-claim.ts and exit-removal.ts,
- * control-plane.ts, start-emulations.ts, task-sandbox.ts, run-workflow.ts, safety-net.ts,
- * left-behind.ts, rehearsal-report.ts, teardown.ts.
+ * The spec first goes through what the local backend refuses.
+ * Afterwards the rehearsal checks that nothing is left in moto, in processes or on disk.
+ * Each phase has its own module in this directory.
  */
 import type { LocalExecutionResult } from '../workflow/local-runner';
 import { startControlPlane } from './control-plane';
@@ -42,11 +30,10 @@ export type { RehearsalOptions, RehearsalResult } from './rehearsal-options';
 
 interface Rehearsed {
   readonly result: LocalExecutionResult;
-  /** The results table of the run (RehearsalResult.results). */
   readonly results: string;
 }
 
-/** Everything between the claim and the teardown: each phase records in `state` what it started. */
+/** Everything between the claim and the teardown. Each phase records in `state` what it started. */
 async function rehearse(
   options: RehearsalOptions,
   pre: Preflight,
@@ -81,7 +68,7 @@ export async function runRehearsal(options: RehearsalOptions): Promise<Rehearsal
   try {
     rehearsed = await rehearse(options, pre, claim, state, lagS, log);
   } catch (e) {
-    // A dead moto server fails every later AWS call: the run FAILED with one line saying so, not the SDK's stack.
+    // A dead moto server fails every later AWS call. The run fails with one line saying so, not the SDK's stack.
     const died = await controlPlaneDied(state.moto, e, state.doing);
     if (died === undefined) throw e;
     rehearsed = {

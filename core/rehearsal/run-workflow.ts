@@ -1,7 +1,6 @@
 /**
- * The synthesized state machine run as a local run runs it (core/workflow/local-runner.ts), each
- * Task invoked as its function in the sandbox; the progress lines logged, and what the run was
- * doing kept for the error a dead moto server gives.
+ * The synthesized state machine run as a local run runs it, each Task as its function in the sandbox.
+ * What the run was doing is kept for the error a dead moto server gives.
  */
 import { join } from 'node:path';
 import { defaultCacheRoot } from '../backends/local/template';
@@ -17,19 +16,17 @@ import type { RehearsalState } from './rehearsal-state';
 import type { TaskSandbox } from './task-sandbox';
 
 /**
- * CheckCellReady's answer for a ready cluster with the values the emulated writer's MariaDB stand-in
- * was given (sizes scaled to this machine like the local backend's, spellings MariaDB's) as the
- * `requestedParameters` the prepare check compares the server with (effective-config.ts: "where the
- * backend had to translate them"). The parameter groups still answer the values set in them, as RDS
- * does, and the backend checks those against the spec; only the comparison with the running server
- * needs the stand-in's translation, and no RDS API carries a per-instance value.
+ * CheckCellReady's answer, with the values the emulated writer was given as `requestedParameters`.
+ * The parameter groups still answer their own values, as RDS does, and the backend checks those.
+ * Only the comparison with the running server needs the stand-in's translation.
+ * No RDS API carries a per-instance value.
  */
 function withEmulatedParameters(payload: unknown, rds: RdsEmulation): unknown {
   interface Member {
     readonly writer?: { readonly instanceId?: string };
     readonly backendState?: Record<string, string>;
   }
-  // The answer is a group's: every member cell's resources (core/workflow/tasks/group.ts).
+  // The answer is a group's, with every member cell's resources.
   const state = payload as { ready?: boolean; resources?: { members?: readonly Member[] } } | null;
   const members = state?.resources?.members;
   if (state?.ready !== true || members === undefined) return payload;
@@ -42,7 +39,7 @@ function withEmulatedParameters(payload: unknown, rds: RdsEmulation): unknown {
   return { ...state, resources: { ...state.resources, members: members.map(withApplied) } };
 }
 
-/** A Task as its function's invocation: a sandbox or runtime failure is logged with the function's last lines. */
+/** A Task as its function's invocation. A sandbox or runtime failure is logged with the function's last lines. */
 function invokeTask(sandbox: TaskSandbox, rds: RdsEmulation, log: (line: string) => void) {
   return async (task: TaskName, event: unknown): Promise<unknown> => {
     const fn = sandbox.byTask.get(task)!;
@@ -73,7 +70,7 @@ export async function runWorkflow(
     invokeTask: invokeTask(sandbox, rds, log),
     input: { spec, scripts: prepared.scripts, runId: plan.runId, notes: prepared.preparationNotes },
     resolvedDefinition: definition,
-    // As a local run: a definition asl-validator passed once is not validated again (core/workflow/local-runner.ts).
+    // As in a local run, a definition asl-validator passed once is not validated again.
     validatedDefinitionsDir: join(defaultCacheRoot(), 'validated-definitions'),
     pollMs: options.pollMs ?? 1000,
     retryMs: 200,

@@ -1,7 +1,6 @@
 /**
- * What happens after an execution that did not succeed: the CLI records the interrupted steps and
- * the run's end as a local run does, and the safety net's teardownRun deletes what is left, as the
- * stack's EventBridge rule would run it.
+ * After an execution that did not succeed, the CLI records the interrupted steps and the run's end.
+ * The safety net's teardownRun then deletes what is left, as the stack's EventBridge rule would.
  */
 import type { AwsBackendConfig } from '../backends/aws/config';
 import type { AwsClients } from '../backends/aws/clients';
@@ -13,7 +12,7 @@ import type { LocalExecutionResult } from '../workflow/local-runner';
 import type { TaskDeps } from '../workflow/tasks/types';
 import type { RehearsalOptions } from './rehearsal-options';
 
-/** The result, an aborted one with the signal that stopped it as its cause. */
+/** The result. An aborted one gets the signal that stopped it as its cause. */
 export async function settleUnsuccessful(
   options: RehearsalOptions,
   plan: Plan,
@@ -26,7 +25,7 @@ export async function settleUnsuccessful(
 ): Promise<LocalExecutionResult> {
   let result = executed;
   if (result.status === 'ABORTED') {
-    // Said as a local run says it (core/cli/stop-signals.ts): which signal stopped it.
+    // Said as a local run says which signal stopped it.
     const why = stopReason(options.signal?.reason);
     await recordInterruptedSteps(deps, result.events, `${why} while the step ran`, log);
     await markEnded(deps.backend, plan, 'aborted', `${why}; everything was torn down`);

@@ -1,15 +1,13 @@
 /**
- * The rehearsal's side of the SDK bridge (lambda-sandbox.ts SDK_BRIDGE): a call a synthesized
- * function made in its sandbox is sent again, as the same command with the same input, through the
- * rehearsal's own SDK client of that service, which carries the emulations (sdk-intercept.ts: RDS →
- * MariaDB/PostgreSQL, SSM → the client agent, Athena → DuckDB, Performance Insights) and goes on to
- * moto. Every service goes this way, those without an emulation too, so one path answers all of a
- * function's calls and the rehearsal's client adjustments (RehearsalOptions.adjustClients) see them.
+ * The rehearsal's side of the SDK bridge.
+ * A call a function made in its sandbox is sent again through the rehearsal's own client of that service.
+ * That client carries the emulations and goes on to moto.
+ * Every service takes this path, so the client adjustments of RehearsalOptions see every call.
  *
- * The answer keeps what the function would read: the output with its Dates and bytes (the IPC
- * channel is a structured clone), a streaming Body (S3 GetObject) read into bytes the bridge streams
- * again, and an error's name, message, $fault, $metadata and modelled fields, which the bridge
- * raises as the SDK package's own exception class of that name.
+ * The answer keeps what the function would read.
+ * The IPC channel is a structured clone, so Dates and bytes survive.
+ * A streaming Body is read into bytes that the bridge streams again.
+ * An error travels by name and fields, and the bridge raises the SDK's own class of that name.
  */
 import * as athena from '@aws-sdk/client-athena';
 import * as cloudwatch from '@aws-sdk/client-cloudwatch';
@@ -26,7 +24,7 @@ import * as ssm from '@aws-sdk/client-ssm';
 import type { AwsClients } from '../backends/aws/clients';
 import type { SdkAnswer, SdkCall } from './lambda-sandbox';
 
-/** Each client class the functions build (AwsClients), by class name, with the package that defines its commands. */
+/** Each client class the functions build, by name, with the package that defines its commands. */
 const PACKAGES: Readonly<
   Record<string, { readonly key: keyof AwsClients; readonly exports: Readonly<Record<string, unknown>> }>
 > = {
@@ -46,7 +44,7 @@ const PACKAGES: Readonly<
 
 type CommandClass = new (input: Record<string, unknown>) => unknown;
 
-/** Fields of an SDK error that travel: its modelled members (plain data), not the response, stack or cause. */
+/** Fields of an SDK error that travel: its modelled members, not the response, stack or cause. */
 function errorFields(e: Record<string, unknown>): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(e)) {
@@ -55,7 +53,7 @@ function errorFields(e: Record<string, unknown>): Record<string, unknown> {
     try {
       fields[k] = structuredClone(v);
     } catch {
-      // not plain data: left out
+      // Not plain data.
     }
   }
   return fields;

@@ -1,8 +1,7 @@
 /**
- * How the rehearsal's emulations sit between the AWS backend and moto: a middleware at the start
- * of an SDK client's stack (the "initialize" step) that sees each command's name and input and
- * either passes it on to moto (and may amend the answer) or answers it itself. Only the clients the
- * rehearsal builds get it; the backend and the handlers run unchanged on top.
+ * How the rehearsal's emulations sit between the AWS backend and moto.
+ * A middleware at the start of an SDK client's stack passes each command to moto or answers it itself.
+ * Only the rehearsal's own clients get it, so the backend and the handlers run unchanged.
  */
 import { RDSServiceException } from '@aws-sdk/client-rds';
 
@@ -11,7 +10,7 @@ export interface SdkResult {
   readonly response?: unknown;
 }
 
-/** Calls moto with the (possibly amended) input. */
+/** Calls moto with the input, possibly amended. */
 export type Forward = (input?: Record<string, unknown>) => Promise<SdkResult>;
 
 export type Interceptor = (command: string, input: Record<string, unknown>, forward: Forward) => Promise<SdkResult>;
@@ -36,7 +35,7 @@ export function answer(output: Record<string, unknown>): SdkResult {
   return { output: { $metadata: { httpStatusCode: 200 }, ...output }, response: {} };
 }
 
-/** An error as the SDK raises a service's error response (name = the error code, HTTP 400). */
+/** An error as the SDK raises a service's error response, named by the error code. */
 export function serviceError(
   code: string,
   message: string,

@@ -1,52 +1,26 @@
 /**
- * The SSM agent of every client instance the rehearsal's EC2 (moto) launches, on this machine.
- * moto records RunInstances and SendCommand but runs nothing; this emulation does what the agent on
- * an EC2 client does:
+ * The SSM agent of every client instance the rehearsal's EC2 launches, on this machine.
+ * moto records RunInstances and SendCommand but runs nothing, so this emulation does the agent's work.
  *
- * - boot: RunInstances gives each new instance its own home directory (AURORA_BENCH_HOME: every
- *   path the stack and the backend write for a client is ${AURORA_BENCH_HOME:-/opt/aurora-bench}/...)
- *   and runs the instance's boot commands there in the background, as its user data would; the
- *   agent counts as registered (DescribeInstanceInformation PingStatus Online) from launch on, as
- *   on EC2, where it registers long before the user data has finished.
- * - SendCommand (AWS-RunShellScript only): after moto recorded the command (it gives the
- *   CommandId), the commands are written to <orchestration dir>/_script.sh, one per line, and run as
- *   `sh -c _script.sh` in a process group of their own, stdout and stderr to files there (the agent:
- *   agent/plugins/runscript/runshellscript.go and runscript.go, executers/executers_unix.go).
- *   On a Debian machine that is the root's own sh (dash, as on Debian's AMI); an instance without
- *   a root runs it with this machine's bash in POSIX mode (this machine's sh may be either).
- *   executionTimeout is enforced; CancelCommand and a timeout SIGKILL the whole group, as the agent
- *   does (exit code 137, status Cancelled / TimedOut): a cancelled runner gets no chance to upload.
- * - the output: with OutputS3BucketName the agent uploads stdout and stderr (when not empty) to
- *   <OutputS3KeyPrefix>/<CommandId>/<InstanceId>/awsrunShellScript/0.awsrunShellScript/stdout|stderr
- *   (ssm service-2.json CommandPlugin.OutputS3KeyPrefix); GetCommandInvocation answers from the real
- *   process: Status, StatusDetails, ResponseCode (-1 while running), the first 24,000 characters of
- *   stdout and 8,000 of stderr once finished (ssm service-2.json GetCommandInvocationResult).
- * - TerminateInstances: the instance's processes are killed and its home removed.
- * - server instances (a self-managed variant's MariaDB: instance tag `<prefix>role` = `server`, as
- *   client instances carry `client`): the same boot and commands, so the real
- *   client/server-install.sh and server-setup.sh run here (the install finds this machine's
- *   mariadbd and installs nothing); their commands also get AURORA_BENCH_SERVER_HOST=127.0.0.1 and
- *   a free AURORA_BENCH_SERVER_PORT of the instance's own (on EC2 both are unset: the private IPv4
- *   and port 3306 of each instance), and TerminateInstances stops the instance's mariadbd (SIGTERM,
- *   as the instance's shutdown sends it, SIGKILL after a grace period) before its home goes.
+ * - Boot: each instance gets its own home and runs its boot commands there, as its user data would.
+ *   The agent counts as registered from launch on, as on EC2.
+ * - SendCommand runs AWS-RunShellScript as the agent does, in a process group of its own.
+ *   See the agent's runshellscript.go, runscript.go and executers_unix.go.
+ *   A Debian root runs it with its own dash. Elsewhere this machine's bash runs it in POSIX mode.
+ *   CancelCommand and a timeout SIGKILL the whole group, so a cancelled runner gets no chance to upload.
+ * - Output goes to OutputS3BucketName under the agent's key layout.
+ *   GetCommandInvocation answers from the real process. See ssm service-2.json.
+ * - TerminateInstances kills the instance's processes and removes its home.
+ * - Server instances run the real server scripts, which find this machine's mariadbd.
+ *   They get a local host and a free port of their own, where EC2 gives each its private IPv4 and 3306.
  *
- * Debian machines (option `machines`, what `run --aws-rehearsal` uses): an instance is then a
- * Debian 12 root of its own (instance-root.ts) in which the stack's user data itself runs, unmodified,
- * with chroot, as cloud-init runs it (from /var/lib/cloud/instance/scripts/), and so do the
- * commands, from the agent's orchestration directory under /var/lib/amazon/ssm/<instance-id>/. The
- * instance metadata (IMDSv2: token, instance-id, its tags, local-ipv4) is an HTTP server per
- * instance that curl in the root reaches (instance-root.ts writeStandIns). The instance counts as
- * registered only once the user data has installed and started the SSM agent package (the
- * rehearsal's, served by moto's S3 where AWS serves the real one): before that
- * DescribeInstanceInformation does not list it and SendCommand answers InvalidInstanceId, as for an
- * instance without an agent. Without `machines`, an instance runs `bootCommands` on this machine.
+ * With `machines`, an instance is a Debian 12 root of its own, and the stack's user data runs in it unmodified.
+ * It then counts as registered only once the user data has started the SSM agent package.
+ * Before that, SendCommand answers InvalidInstanceId, as for an instance without an agent.
  *
- * The commands run with the AWS CLI pointed at moto (AWS_ENDPOINT_URL and dummy keys in their
- * environment only, HOME inside the instance home so no profile of the user is read), so the
- * commands' `aws s3 cp` and the runner's S3 and Secrets Manager calls (its bundled SDK) go to the rehearsal's
- * moto (on this machine; a Debian machine's commands reach it through instance-root.ts's AWS CLI
- * stand-in). AWS_DEFAULT_REGION is set too: the AWS CLI v2 takes the region from the instance
- * metadata, which an instance on this machine does not have.
+ * The commands run with the AWS CLI pointed at moto, and HOME inside the instance home.
+ * So no profile of the user is read and no call reaches AWS.
+ * AWS_DEFAULT_REGION is set too, because the AWS CLI v2 takes the region from instance metadata.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
@@ -72,15 +46,15 @@ import {
 import type { ProcessTracker } from './process-tracker';
 import { answer, interceptClient, serviceError, type Forward, type SdkResult } from './sdk-intercept';
 
-/** GetCommandInvocation StandardOutputContent / StandardErrorContent limits (ssm service-2.json). */
+/** GetCommandInvocation output limits. See ssm service-2.json. */
 const STDOUT_LIMIT = 24_000;
 const STDERR_LIMIT = 8_000;
-/** The agent's exit code for a command it stopped (executers_unix.go CommandStoppedPreemptivelyExitCode). */
+/** The agent's exit code for a command it stopped. See executers_unix.go CommandStoppedPreemptivelyExitCode. */
 const STOPPED_EXIT_CODE = 137;
-/** AWS-RunShellScript's default executionTimeout (its document: 3600 s). */
+/** AWS-RunShellScript's default executionTimeout, per its document. */
 const DEFAULT_EXECUTION_TIMEOUT_S = 3600;
 const PLUGIN_DIR = join('awsrunShellScript', '0.awsrunShellScript');
-/** AURORA_BENCH_HOME on a Debian machine: the user data leaves it unset, so the scripts' default. */
+/** The user data leaves AURORA_BENCH_HOME unset on a Debian machine, so the scripts' default holds. */
 const MACHINE_HOME = '/opt/aurora-bench';
 
 type InvocationStatus = 'InProgress' | 'Success' | 'Failed' | 'Cancelled' | 'TimedOut';
@@ -107,9 +81,9 @@ interface Invocation {
 interface EmulatedInstance {
   readonly instanceId: string;
   readonly home: string;
-  /** A Debian machine: its root, and its instance metadata service. */
+  /** A Debian machine's root and its instance metadata service. */
   readonly machine?: { readonly root: InstanceRoot; readonly imds: Server };
-  /** A server instance: the port its MariaDB listens on (AURORA_BENCH_SERVER_PORT). */
+  /** The port a server instance's MariaDB listens on. */
   readonly server?: { readonly port: number };
   terminated: boolean;
   boot?: { child: ChildProcess; exit?: number | null; done: Promise<void> };
@@ -118,9 +92,7 @@ interface EmulatedInstance {
 
 export interface BootContext {
   readonly instanceId: string;
-  /** The instance's AURORA_BENCH_HOME. */
   readonly home: string;
-  /** A self-managed variant's server instance, or a client. */
   readonly role: 'client' | 'server';
 }
 
@@ -130,39 +102,38 @@ export interface SsmAgentOptions {
   readonly region: string;
   readonly motoEndpoint: string;
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
-  /** S3 on moto: where the agent uploads command output. */
+  /** Where the agent uploads command output. */
   readonly s3: S3Client;
   readonly tracker: ProcessTracker;
-  /** Directories put first on PATH (the AWS CLI's, when it is not on PATH). */
+  /** Directories put first on PATH, such as the AWS CLI's. */
   readonly extraPath?: readonly string[];
-  /** Shell commands an instance runs at boot on this machine (without `machines`). */
+  /** Shell commands an instance runs at boot on this machine, without `machines`. */
   readonly bootCommands: (ctx: BootContext) => readonly string[];
-  /** Instances are Debian machines booting the stack's user data (see the file comment). */
+  /** Instances are Debian machines booting the stack's user data. */
   readonly machines?: {
-    /** The cached layers of the instance's root, uppermost first (instance-root.ts). */
+    /** The cached layers of the instance's root, uppermost first. */
     readonly layers: (role: BootContext['role']) => readonly string[];
-    /** The user data of the role's launch template, as the stack renders it (a #! script). */
+    /** The user data of the role's launch template, as the stack renders it. */
     readonly userData: (role: BootContext['role']) => string;
     /**
-     * What else runs in the machine as it boots, started before its user data with the root's path
-     * on this machine: on an EC2 instance, Debian's apt-daily timers may hold the dpkg lock then.
+     * What else runs in the machine as it boots, started before its user data.
+     * On an EC2 instance, Debian's apt-daily timers may hold the dpkg lock then.
      */
     readonly beforeUserData?: (root: string) => Promise<void>;
   };
-  /** A server instance's mariadbd is up (client/server-setup.sh reported ready), or gone (undefined, at terminate). */
+  /** A server instance's mariadbd is up, or gone at terminate. */
   readonly onServerChanged?: (instanceId: string, server: ServerInfo | undefined) => Promise<void>;
   readonly log?: (line: string) => void;
 }
 
-/** What the agent does to stop a command: SIGKILL to its whole process group (executers_unix.go killProcess). */
-/** How long a terminated instance's killed processes (and their output uploads) are waited for. */
+/** What the agent does to stop a command. See executers_unix.go killProcess. */
+/** How long a terminated instance's killed processes and their uploads are waited for. */
 const TERMINATE_WAIT_MS = 20_000;
 
 /**
- * Waits for `promises` to settle, at most `ms`, keeping the event loop alive meanwhile. The
- * children are unref'd (a rehearsal must not wait on an instance's processes to exit), so their
- * `exit` events alone hold nothing: without a referenced handle Node would end the process with
- * the rehearsal's promise still pending, exit code 0, before those events arrive.
+ * Waits for `promises` to settle, at most `ms`, keeping the event loop alive meanwhile.
+ * The children are unref'd, so their `exit` events alone hold nothing.
+ * Without a referenced handle, Node would exit 0 with the rehearsal's promise still pending.
  */
 async function settledWithin(promises: readonly (Promise<unknown> | undefined)[], ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -180,13 +151,13 @@ function killGroup(pid: number): void {
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {
-    // the group is gone already
+    // The group is gone already.
   }
 }
 
 /**
- * Whether RunInstances launches server instances: an instance tag `<prefix>role` = `server` or `server-...`
- * (core/backends/aws/names.ts tagKeys; self-managed-servers.ts tags server-writer and server-replica).
+ * Whether RunInstances launches server instances.
+ * Their `<prefix>role` tag is `server` or starts with `server-`.
  */
 function launchesServers(input: Record<string, unknown>): boolean {
   const specs =
@@ -215,21 +186,19 @@ function instanceTags(input: Record<string, unknown>): ReadonlyMap<string, strin
 }
 
 /**
- * The name of the instance profile's role the metadata stand-in gives (the stack's role has a name
- * CloudFormation generates; the user data reads it from iam/security-credentials/, as on EC2).
+ * The role name the metadata stand-in gives.
+ * The stack's role has a generated name, and the user data reads it from iam/security-credentials/.
  */
 const REHEARSAL_INSTANCE_ROLE = 'aurora-bench-rehearsal-client-role';
 
 /**
- * An instance's metadata service on 127.0.0.1 (a free port): IMDSv2 as the user data and
- * client/server-setup.sh use it (EC2 User Guide, "Use the Instance Metadata Service to access
- * instance metadata": PUT /latest/api/token with X-aws-ec2-metadata-token-ttl-seconds, then GETs
- * with X-aws-ec2-metadata-token; a GET without a valid token is 401 under IMDSv2-only, which the
- * launch templates require). Answers instance-id, local-ipv4, tags/instance/<key> (the launch
- * templates set InstanceMetadataTags) and the instance profile's credentials: iam/security-credentials/
- * lists the role's name, iam/security-credentials/<role> gives its keys as EC2 does (EC2 User Guide,
- * "Retrieve security credentials from instance metadata": Code, LastUpdated, Type, AccessKeyId,
- * SecretAccessKey, Token, Expiration), here moto's keys. Anything else is 404.
+ * An instance's metadata service on a free local port, speaking IMDSv2 as the user data uses it.
+ * See EC2 User Guide, "Use the Instance Metadata Service to access instance metadata".
+ * A GET without a valid token is 401, since the launch templates require IMDSv2.
+ * It answers instance-id, local-ipv4, instance tags and the instance profile's credentials.
+ * The credentials take EC2's shape with moto's keys.
+ * See EC2 User Guide, "Retrieve security credentials from instance metadata".
+ * Anything else is 404.
  */
 async function startImds(
   instanceId: string,
@@ -277,7 +246,7 @@ async function startImds(
   return server;
 }
 
-/** A string field of an API input or answer; '' when absent. */
+/** A string field of an API input or answer, or '' when absent. */
 function text(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
@@ -305,7 +274,7 @@ export class SsmAgentEmulation {
     this.o.log?.(`[rehearsal ssm] ${line}`);
   }
 
-  /** The environment of everything an emulated instance runs (with `home` as its AURORA_BENCH_HOME). */
+  /** The environment of everything an emulated instance runs. */
   env(home: string, server?: { readonly port: number }): NodeJS.ProcessEnv {
     return {
       ...(server ? { AURORA_BENCH_SERVER_HOST: '127.0.0.1', AURORA_BENCH_SERVER_PORT: String(server.port) } : {}),
@@ -318,18 +287,17 @@ export class SsmAgentEmulation {
       AWS_ACCESS_KEY_ID: this.o.credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: this.o.credentials.secretAccessKey,
       AWS_DEFAULT_REGION: this.o.region,
-      // No instance metadata here: never let the CLI wait for it.
+      // No instance metadata here, so the CLI must never wait for it.
       AWS_EC2_METADATA_DISABLED: 'true',
     };
   }
 
   /**
-   * The environment of what runs in a Debian machine: the PATH cloud-init and the agent run with,
-   * root's HOME, the instance profile's stand-in (moto's keys), and no instance metadata for the AWS
-   * CLI (its IMDS client is not curl: it would wait for 169.254.169.254). The root's AWS CLI (2.9.19)
-   * predates AWS_ENDPOINT_URL (read from 2.13.0 on): its stand-in passes --endpoint-url
-   * (instance-root.ts writeStandIns). The runner's bundled AWS SDK v3 reads AWS_ENDPOINT_URL (AWS SDKs
-   * and Tools Reference Guide, "Service-specific endpoints"), so it is set for it here.
+   * The environment of what runs in a Debian machine, as cloud-init and the agent run it.
+   * The AWS CLI gets no instance metadata, since its IMDS client would wait for 169.254.169.254.
+   * The root's AWS CLI 2.9.19 predates AWS_ENDPOINT_URL, so its stand-in passes --endpoint-url.
+   * The runner's bundled SDK reads AWS_ENDPOINT_URL, so it is set here.
+   * See AWS SDKs and Tools Reference Guide, "Service-specific endpoints".
    */
   private machineEnv(server?: { readonly port: number }): NodeJS.ProcessEnv {
     return {
@@ -344,7 +312,7 @@ export class SsmAgentEmulation {
     };
   }
 
-  /** Whether the instance's agent has started (always, for an instance on this machine). */
+  /** Whether the instance's agent has started. It always has on this machine. */
   private registered(instance: EmulatedInstance): boolean {
     return instance.machine === undefined || existsSync(join(instance.machine.root.root, AGENT_STARTED_FILE));
   }
@@ -433,7 +401,7 @@ export class SsmAgentEmulation {
     );
   }
 
-  /** Boots a Debian machine: its root, its metadata service, then the user data in it (see the file comment). */
+  /** Boots a Debian machine: its root, its metadata service, then the user data in it. */
   private async bootMachine(
     instanceId: string,
     role: 'client' | 'server',
@@ -451,7 +419,7 @@ export class SsmAgentEmulation {
       throw e;
     }
     if (!this.exitHook) {
-      // A forced exit skips shutdown(): the machines' processes and mounts must not outlive the process.
+      // A forced exit skips shutdown(), and the machines' processes and mounts must not outlive the process.
       this.exitHook = () => {
         for (const i of this.instances.values()) if (i.machine) unmountUnder(i.machine.root.root);
       };
@@ -545,32 +513,32 @@ export class SsmAgentEmulation {
     this.log(`${instanceId}: terminated`);
   }
 
-  /** The mariadbd client/server-setup.sh started for a server instance (its pid file), if it still runs there. */
+  /** The mariadbd client/server-setup.sh started for a server instance, if it still runs there. */
   private serverPid(instance: EmulatedInstance): number | undefined {
     const pid = Number(readText(join(instance.home, 'server', 'mariadbd.pid')).trim());
     if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
-    // Only a process of this instance (a reused pid is not): in its root, or naming its option file.
+    // Only a process of this instance counts, never a reused pid.
     if (instance.machine) return processesInRoot(instance.machine.root.root).includes(pid) ? pid : undefined;
     return processCmdline(pid)?.some((a) => a.includes(instance.home)) ? pid : undefined;
   }
 
-  /** Tracks a server instance's mariadbd (it may run as the mysql user), so a crash of the rehearsal still kills it. */
+  /** Tracks a server's mariadbd, so a crash of the rehearsal still kills it. */
   private async trackServer(instance: EmulatedInstance, inv: Invocation): Promise<void> {
     const pid = this.serverPid(instance);
     if (pid === undefined) return;
-    // A machine's processes are stopped by their root (instance-root.ts unmountUnder), also at exit.
+    // A machine's processes are stopped by their root, also at exit.
     if (!instance.machine) this.o.tracker.add(pid, { group: false, marker: instance.home, owner: processUid(pid) });
-    // The setup's last line when it succeeded: {"ready":true,"role":...,"port":...,"serverId":...}.
+    // The setup's last line when it succeeded.
     let ready: { ready?: unknown; role?: unknown; port?: unknown; serverId?: unknown } | undefined;
     try {
       ready = JSON.parse(inv.stdout.trim().split('\n').pop() ?? '') as typeof ready;
     } catch {
-      return; // not a setup command, or a failed one
+      return; // Not a setup command, or a failed one.
     }
     if (ready?.ready !== true || typeof ready.port !== 'number' || !this.o.onServerChanged) return;
     const dir = join(instance.home, 'server');
-    // In a Debian root, the setup's client option file names the socket by its path inside the root:
-    // this machine's sampler reaches the server over its TCP port instead (instance-root.ts).
+    // In a Debian root the option file names the socket by its path inside the root.
+    // So this machine's sampler reaches the server over its TCP port instead.
     const clientDefaultsFile = instance.machine
       ? await hostClientOptionFile(instance.machine.root, join(MACHINE_HOME, 'server', 'client.cnf'), ready.port)
       : join(dir, 'client.cnf');
@@ -651,8 +619,7 @@ export class SsmAgentEmulation {
     commands: readonly string[],
     timeoutS: number,
   ): Promise<void> {
-    // In a machine, where the agent keeps a command's files
-    // (/var/lib/amazon/ssm/<instance>/document/orchestration/<command>/...).
+    // Where the agent keeps a command's files in a machine.
     const inRoot = join('/var/lib/amazon/ssm', instance.instanceId, 'document', 'orchestration', commandId, PLUGIN_DIR);
     const dir = instance.machine
       ? join(instance.machine.root.root, inRoot)

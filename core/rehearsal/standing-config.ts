@@ -1,7 +1,6 @@
 /**
- * The backend's configuration in the rehearsal: the standing infrastructure the stack would have
- * created (standing-infrastructure.ts), what the verdicts use, and the rehearsal's shorter timings.
- * A shared account creates it once per key (RehearsalAccount.standing).
+ * The backend's configuration in the rehearsal, with the rehearsal's shorter timings.
+ * A shared account creates it once per key.
  */
 import { AthenaClient, CreateWorkGroupCommand } from '@aws-sdk/client-athena';
 import { CreateTopicCommand, SNSClient } from '@aws-sdk/client-sns';
@@ -18,12 +17,12 @@ import {
   REHEARSAL_VOLUME_PERIOD_S,
 } from './rehearsal-timings';
 
-/** AZ letters a shared account has a subnet in (us-east-1 has six AZs), and any other a spec names. */
+/** AZ letters a shared account has a subnet in. us-east-1 has six AZs. */
 const ACCOUNT_AZ_LETTERS: readonly string[] = ['a', 'b', 'c', 'd', 'e', 'f'];
 
 /**
- * What the stack gives the ComputeVerdicts Task (lib/results-lake.ts, lib/alerts.ts), in moto: an
- * Athena work group over the lake and the regression topic (moto keeps what is published to it).
+ * What the stack gives the ComputeVerdicts Task, in moto.
+ * moto keeps what is published to the regression topic.
  */
 async function verdictInfrastructure(common: AwsClientOptions, config: AwsBackendConfig): Promise<AwsBackendConfig> {
   const clientConfig = sdkClientConfig(common);
@@ -59,8 +58,8 @@ export async function standingConfig(
   raw: MotoClients,
   lagS: number,
 ): Promise<AwsBackendConfig> {
-  // The backend collects a window again once its datapoints are due:
-  // the publisher's lag plus its 0.5 s tick and the sampler's 1 s.
+  // The backend collects a window again once its datapoints are due.
+  // That is the publisher's lag plus its 0.5 s tick and the sampler's 1 s.
   const createStanding = async (azLetters: readonly string[]): Promise<AwsBackendConfig> => ({
     ...(await verdictInfrastructure(
       common,
@@ -76,8 +75,8 @@ export async function standingConfig(
     metricsPeriodS: REHEARSAL_METRICS_PERIOD_S,
   });
   const specLetters = spec.variants.flatMap((v) => (v.az ? [v.az] : []));
-  // A shared account has a subnet in each of the Region's usual AZs, as a stack's VPC spans its AZs
-  // whatever the execution: the rehearsals then give the functions the same environment.
+  // A shared account has a subnet in each usual AZ, as a stack's VPC spans its AZs.
+  // So the functions get the same environment in every rehearsal.
   const accountLetters = [...new Set([...ACCOUNT_AZ_LETTERS, ...specLetters])].sort();
   const config = options.account
     ? await options.account.standing(`${plan.region} ${lagS} ${options.repoRoot} ${accountLetters.join('')}`, () =>

@@ -1,13 +1,7 @@
 /**
- * What the aurora-bench stack creates once per account (lib/network.ts, lib/clients.ts,
- * lib/results-lake.ts, lib/aurora-bench-stack.ts), created in the rehearsal's moto: a VPC with a
- * private subnet per AZ and their route to the outside as the default stack has it (a NAT gateway,
- * the S3 gateway endpoint, the SSM and Secrets Manager interface endpoints: what the account
- * preflight PlanRun runs checks the clients can reach), the DB subnet group, the DB and client security groups, one
- * client launch template per CPU architecture, the clients' instance profile (moto checks RunInstances'
- * IamInstanceProfile against IAM), the lake bucket with client/ copied under runner/ (the stack's
- * BucketDeployment), and the AwsBackendConfig naming all of it, with the values the stack gives
- * its handlers (lib/handler-environment.ts handlerBackendConfig).
+ * What the aurora-bench stack creates once per account, created in the rehearsal's moto.
+ * The network matches the default stack, so the account preflight checks what the clients can reach.
+ * It returns the AwsBackendConfig naming all of it, as the stack gives its handlers.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -33,28 +27,28 @@ import { CreateBucketCommand, PutObjectCommand, type S3Client } from '@aws-sdk/c
 import { AWS_CONFIG_DEFAULTS, type AwsBackendConfig } from '../backends/aws/config';
 import { runnerBundleDigest } from '../backends/aws/runner-command';
 
-/** Where the stack deploys client/ in the bucket (lib/handler-environment.ts RUNNER_PREFIX). */
+/** Where the stack deploys client/ in the bucket. */
 const RUNNER_PREFIX = 'runner/';
 
 export interface StandingInfrastructureOptions {
   readonly region: string;
-  /** The spec's AZ letters (and "a"): one subnet each. */
+  /** The spec's AZ letters and "a", one subnet each. */
   readonly azLetters: readonly string[];
   /** The checkout whose client/ directory is deployed. */
   readonly repoRoot: string;
   readonly bucket?: string;
-  /** What the stack's client user data downloads (AwsBackendConfig.clientSourceUrls), if known. */
+  /** What the stack's client user data downloads, if known. */
   readonly clientSourceUrls?: Readonly<Record<string, string>>;
-  /** AwsBackendConfig.metricsPublishDelayS: how late the rehearsal's CloudWatch datapoints may arrive. */
+  /** How late the rehearsal's CloudWatch datapoints may arrive. */
   readonly metricsPublishDelayS?: number;
   readonly lakePrefix?: string;
-  /** How the client subnets reach out; default: as the stack's default VPC (NAT gateway and every endpoint). */
+  /** How the client subnets reach out. The default is the stack's default VPC. */
   readonly network?: ClientNetworkOptions;
 }
 
 /** @internal test seam: the account preflight's tests build networks without some parts. */
 export interface ClientNetworkOptions {
-  /** A NAT gateway (in a public subnet with an internet gateway) as the subnets' default route. */
+  /** A NAT gateway in a public subnet as the subnets' default route. */
   readonly nat: boolean;
   /** An S3 gateway endpoint on the subnets' route table. */
   readonly s3Endpoint: boolean;
@@ -128,7 +122,7 @@ export async function createStandingInfrastructure(
     (launchTemplateIds as Record<string, string>)[arch] = lt.LaunchTemplate!.LaunchTemplateId!;
   }
   const profile = await raw.iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: 'aurora-bench-client' }));
-  // Self-managed servers (lib/servers.ts): their own launch templates, security group and profile.
+  // Self-managed servers have their own launch templates, security group and profile.
   const serverSg = await raw.ec2.send(
     new CreateSecurityGroupCommand({
       GroupName: 'aurora-bench-server',
@@ -188,10 +182,8 @@ export async function createStandingInfrastructure(
 }
 
 /**
- * lib/network.ts for subnets of one VPC (10.N.x.0/24): one route table associated with all of them;
- * with the default natGateways 1, a public subnet (10.N.200.0/24) with the internet gateway and the
- * NAT gateway as the default route; the S3 gateway endpoint and the SSM and Secrets Manager
- * interface endpoints. Each part optional, for the account preflight's tests of a network without it.
+ * lib/network.ts for subnets of one VPC.
+ * Each part is optional, so the account preflight's tests can build a network without it.
  * @internal test seam
  */
 export async function addClientNetwork(

@@ -1,7 +1,6 @@
 /**
- * What moto does not do, put between the handlers' SDK clients and moto: RDS instances as real
- * MariaDB (or PostgreSQL) servers, the instances and their SSM commands, CloudWatch's metrics,
- * Athena on Trino; Performance Insights answers with no data.
+ * What moto does not do, put between the handlers' SDK clients and moto.
+ * Performance Insights answers with no data.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,13 +26,13 @@ import { answer, interceptClient } from './sdk-intercept';
 import { SsmAgentEmulation } from './ssm-agent';
 
 export interface Emulations {
-  /** The handlers' clients, the emulations on them. */
+  /** The handlers' clients, with the emulations on them. */
   readonly clients: AwsClients;
   readonly rds: RdsEmulation;
   readonly agent: SsmAgentEmulation;
 }
 
-/** Performance Insights is not emulated: GetResourceMetrics answers as for an instance without PI data. */
+/** GetResourceMetrics answers as for an instance without PI data. */
 function answerNoPiData(pi: PIClient): void {
   interceptClient(pi, 'auroraBenchRehearsalPi', async (command, input, forward) =>
     command === 'GetResourceMetrics'
@@ -95,7 +94,7 @@ export async function startEmulations(
     tracker,
     extraPath: pre.cliPath,
     bootCommands: bootCommands(config),
-    // A self-managed server's EC2 metrics (AWS/EC2), from its mariadbd.
+    // A self-managed server's EC2 metrics come from its mariadbd.
     onServerChanged: (instanceId, server) => cw.ec2ServerChanged(instanceId, server),
     log,
   }));

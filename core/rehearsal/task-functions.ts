@@ -1,8 +1,8 @@
-/** The template's functions as the rehearsal runs them: one per Task, with the deployed stack's environment. */
+/** The template's functions as the rehearsal runs them, one per Task, with the deployed stack's environment. */
 import { TASK_NAMES, type TaskName } from '../workflow/task-names';
 import type { RehearsedFunction } from './rehearsal-options';
 
-/** The function of each Task in the synthesized template; a Task without one fails here. */
+/** The function of each Task in the synthesized template. A Task without one fails here. */
 export function taskFunctions(functions: readonly RehearsedFunction[]): Map<TaskName, RehearsedFunction> {
   const byTask = new Map<TaskName, RehearsedFunction>();
   for (const f of functions) if (f.task !== undefined) byTask.set(f.task, f);
@@ -13,11 +13,9 @@ export function taskFunctions(functions: readonly RehearsedFunction[]): Map<Task
 }
 
 /**
- * A function's environment as the deployed stack gives it: the template's Environment, each
- * CloudFormation reference (the bucket, subnets, launch templates, ...) resolved to the rehearsal's
- * resource of that variable, the rehearsal's values over the template's literal ones where it has
- * its own (shorter timings: the metrics delay, the parameter group settle time), and the variables
- * the rehearsal's configuration adds.
+ * A function's environment as the deployed stack gives it.
+ * Each CloudFormation reference resolves to the rehearsal's resource.
+ * The rehearsal's shorter timings replace the template's literal ones.
  */
 export function functionEnvironment(
   fn: RehearsedFunction,

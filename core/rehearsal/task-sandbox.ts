@@ -1,7 +1,7 @@
 /**
- * The Task functions' sandbox (lambda-sandbox.ts): each function's bundled asset with the deployed
- * stack's environment, its SDK calls authorized against its role (iam/) and answered by the
- * handlers' clients. A shared account keeps its sandbox warm across rehearsals.
+ * The Task functions' sandbox, with the deployed stack's environment.
+ * Each SDK call is authorized against the function's role and answered by the handlers' clients.
+ * A shared account keeps its sandbox warm across rehearsals.
  */
 import { join } from 'node:path';
 import type { AwsClients } from '../backends/aws/clients';
@@ -27,7 +27,7 @@ export interface TaskSandbox {
   readonly iam: RehearsalIam;
 }
 
-/** This rehearsal's invocations: a shared account's functions were invoked by earlier ones too. */
+/** This rehearsal's invocations, since a shared account's functions served earlier ones too. */
 function invocationsSince(
   lambda: LambdaSandbox,
   byTask: ReadonlyMap<TaskName, RehearsedFunction>,
@@ -72,7 +72,7 @@ export async function startTaskSandbox(
     memoryMb: fn.memoryMb,
     timeoutS: fn.timeoutS,
   }));
-  // IAM: each call is authorized against its function's role before it is answered (iam/iam-gate.ts).
+  // Each call is authorized against its function's role before it is answered.
   const iam = (state.gated = rehearsalIam({
     repoRoot: options.repoRoot,
     region: plan.region,
@@ -99,7 +99,7 @@ export async function startTaskSandbox(
       runtimeModules,
       node: functionNode.path,
       region: plan.region,
-      // Never used to sign (every SDK call goes through the bridge), but what Lambda gives a function's role.
+      // Never used to sign, since every SDK call goes through the bridge. Lambda gives a function's role these.
       extraEnvironment: {
         AWS_ACCESS_KEY_ID: MOTO_CREDENTIALS.accessKeyId,
         AWS_SECRET_ACCESS_KEY: MOTO_CREDENTIALS.secretAccessKey,

@@ -1,7 +1,6 @@
 /**
- * The end of every rehearsal, whatever phase it reached: everything it started stopped, the
- * functions first and moto last, then the check that nothing is left (runRehearsal's notCleaned):
- * its processes, the moto server and its log, its folder.
+ * The end of every rehearsal, whatever phase it reached.
+ * It stops the functions first and moto last, then checks that nothing is left.
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -12,7 +11,7 @@ import type { RehearsalAccount } from './rehearsal-account';
 import type { RehearsalState } from './rehearsal-state';
 import type { RunClaim } from './run-claim';
 
-/** Stops what the rehearsal started; the shared account is released once its sandbox is idle. */
+/** The shared account is released once its sandbox is idle. */
 async function stopAll(state: RehearsalState, account: RehearsalAccount | undefined): Promise<void> {
   const { notCleaned } = state;
   const ran = state.functionsOf();
@@ -39,8 +38,8 @@ export async function tearDown(
   const motoPid = moto?.pid;
   await moto?.stop();
   tracker.killAllSync();
-  // A killed process is gone only once it has finished exiting, which a loaded machine can take
-  // seconds over: wait for that before calling anything left behind.
+  // A killed process can take seconds to finish exiting on a loaded machine.
+  // Wait for that before calling anything left behind.
   const killed = [
     ...tracker.live(),
     ...processesMentioning(dir),

@@ -1,12 +1,11 @@
 /**
- * A statement on a Trino server over its client REST protocol (Trino documentation, "Client
- * protocol"): POST /v1/statement, then GET each nextUri until there is none; the columns come with
- * the first page that has data, every value as JSON. Used for the rehearsal's Athena (athena-on-trino.ts).
+ * A statement on a Trino server over its client REST protocol. See Trino documentation, "Client protocol".
+ * It POSTs the statement, then GETs each nextUri until there is none. Every value comes as JSON.
  */
 
 interface TrinoColumn {
   readonly name: string;
-  /** Trino's type signature: varchar, bigint, double, array(varchar), row(...), timestamp(3), ... */
+  /** Trino's type signature, such as varchar, array(varchar) or timestamp(3). */
   readonly type: string;
 }
 
@@ -18,7 +17,7 @@ export interface TrinoResult {
 export interface TrinoSession {
   readonly catalog?: string;
   readonly schema?: string;
-  /** Session properties (X-Trino-Session), e.g. { '<catalog>.compression_codec': 'ZSTD' }. */
+  /** Session properties sent as X-Trino-Session. */
   readonly properties?: Readonly<Record<string, string>>;
 }
 
@@ -29,7 +28,7 @@ interface StatementPage {
   readonly error?: { readonly message: string; readonly errorName?: string };
 }
 
-/** A statement Trino refused or failed: its own message, the statement's first line after it. */
+/** A statement Trino refused or failed, with its message and the statement's first line. */
 export class TrinoQueryError extends Error {
   override readonly name = 'TrinoQueryError';
   constructor(
@@ -61,7 +60,7 @@ export async function runTrino(endpoint: string, sql: string, session: TrinoSess
   }
 }
 
-/** The server's version (GET /v1/info nodeVersion.version), or undefined when nothing answers there. */
+/** The server's version from GET /v1/info, or undefined when nothing answers there. */
 export async function trinoVersion(endpoint: string): Promise<{ version: string; starting: boolean } | undefined> {
   try {
     const res = await fetch(`${endpoint}/v1/info`, { signal: AbortSignal.timeout(3_000) });

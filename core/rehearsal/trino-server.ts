@@ -1,7 +1,7 @@
 /**
- * The Trino server the rehearsal's Athena runs on (athena-on-trino.ts): one a test run or caller
- * started (its endpoint given), or one started here with scripts/trino.sh for this rehearsal and
- * stopped with it (about 40 s to start on two cores).
+ * The Trino server the rehearsal's Athena runs on.
+ * A caller may give one's endpoint. Otherwise scripts/trino.sh starts one for this rehearsal.
+ * Starting takes about 40 s on two cores.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ export interface TrinoServer {
   stop(): Promise<void>;
 }
 
-/** A server someone else started: waited for while it is still starting (up to 5 minutes); stop() leaves it. */
+/** A server someone else started. It is awaited for up to 5 minutes, and stop() leaves it. */
 export async function sharedTrinoServer(endpoint: string): Promise<TrinoServer> {
   const deadline = Date.now() + 300_000;
   for (;;) {
@@ -50,10 +50,10 @@ export async function startTrinoServer(repoRoot: string): Promise<TrinoServer> {
     try {
       process.kill(Number(pid), 'SIGKILL');
     } catch {
-      // already gone
+      // Already gone.
     }
   };
-  // A forced exit must not leave the server running: it was started with setsid.
+  // A forced exit must not leave the server running, since it was started with setsid.
   process.once('exit', stopSync);
   const { version } = (await trinoVersion(endpoint)) ?? { version: 'unknown' };
   return {

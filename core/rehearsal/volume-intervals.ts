@@ -1,16 +1,11 @@
 /**
- * An Aurora cluster volume's I/O as the rehearsal's CloudWatch publishes it (cloudwatch-publisher.ts).
- * Aurora publishes VolumeReadIOPs and VolumeWriteIOPs per cluster as "the number of billed read
- * [write] I/O operations from a cluster volume within a 5-minute interval" (Aurora User Guide,
- * "Cluster-level metrics for Amazon Aurora"): one datapoint per interval, which exists only once the
- * interval has closed. The rehearsal does the same on a shorter interval (its steps last seconds, and
- * AwsBackendConfig.volumeMetricsPeriodS tells the backend the interval): each interval's datapoint,
- * timestamped at its start, is published `lagS` after it closes, never before.
+ * An Aurora cluster volume's I/O as the rehearsal's CloudWatch publishes it.
+ * Aurora publishes billed I/O per 5-minute interval, once the interval has closed.
+ * See Aurora User Guide, "Cluster-level metrics for Amazon Aurora".
+ * The rehearsal does the same on a shorter interval, publishing each datapoint `lagS` after it closes.
  *
- * The counts are the cluster's servers' own: the sum over its instances of the samplers' ReadIOPS /
- * WriteIOPS (InnoDB's data file reads and writes, or PostgreSQL's blocks read and written, per
- * second) times the sampling interval. A rehearsal's servers each have their own files, not one
- * shared volume, so the figure says that the API path works, not what Aurora would bill.
+ * The counts sum the samplers' read and write IOPS over the cluster's instances.
+ * Each rehearsal server has its own files, so the figure proves the API path, not what Aurora would bill.
  */
 import type { MetricDatum } from '@aws-sdk/client-cloudwatch';
 import type { MetricSample } from '../backends/local/metrics';
@@ -34,7 +29,7 @@ export class VolumeIntervals {
     private readonly lagS: number,
   ) {}
 
-  /** Counts one sample of an instance of the cluster (other metrics are ignored). */
+  /** Counts one sample of an instance of the cluster. Other metrics are ignored. */
   add(clusterId: string, s: MetricSample, sampleIntervalS: number): void {
     const metric = VOLUME_METRIC_OF[s.metric];
     if (metric === undefined) return;

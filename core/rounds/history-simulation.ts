@@ -1,9 +1,7 @@
 /**
- * Seeded simulated nights of the history test (history-test.ts): each night every series gets a
- * history of `historyRuns` stable runs and tonight's rounds, all lognormal with the same sd, and
- * tonight shifted by `trueRatio` in the first `shiftedSeries` of them. A round runs every series;
- * the night stops when no series continues (or at the maximum). What a night costs and calls, for
- * the bench and the tests.
+ * Seeded simulated nights of the history test, for the bench and the tests.
+ * Every series gets a lognormal history and tonight's rounds, with the first `shiftedSeries` shifted by `trueRatio`.
+ * A night stops when no series continues, or at the maximum.
  */
 import { SeededRandom } from '../random';
 import { mean, sampleStddev } from '../stats/student-t';
@@ -11,13 +9,13 @@ import { historyTest, type HistoryLevel, type HistoryTestOptions } from './histo
 import { normalDraw } from './normal';
 
 export interface NightAssumption {
-  /** Series judged each night (variants x steps x metrics asked). */
+  /** Series judged each night. */
   readonly series: number;
   /** Tonight's true value over the history's in the shifted series. */
   readonly trueRatio: number;
-  /** How many of the series are shifted (the others stay at their history's level). Default all. */
+  /** How many of the series are shifted. Default all. */
   readonly shiftedSeries?: number;
-  /** sd of one run's (one round's) log value. */
+  /** sd of one round's log value. */
   readonly logSd: number;
   readonly historyRuns: number;
   readonly test: HistoryTestOptions;
@@ -29,15 +27,15 @@ export interface NightFigures {
   readonly expectedRounds: number;
   /** Share of nights that ran more than one round. */
   readonly moreThanOneRound: number;
-  /** Share of the shifted series called moved (a false alarm when trueRatio is 1, a detection otherwise). */
+  /** Share of the shifted series called moved. That is a false alarm when trueRatio is 1. */
   readonly movedShare: number;
-  /** Share of the shifted series called moved below their history (the side of a drop). */
+  /** Share of the shifted series called moved below their history. */
   readonly movedBelowShare: number;
-  /** Share of the series not shifted called moved: false alarms. NaN when every series is shifted. */
+  /** Share of unshifted series called moved, which are false alarms. NaN when every series is shifted. */
   readonly unshiftedMovedShare: number;
 }
 
-/** A history of n runs drawn from the same noise: its estimated level. */
+/** A history of n runs drawn from the same noise, as its estimated level. */
 function drawHistory(rng: SeededRandom, a: NightAssumption): HistoryLevel {
   const xs = Array.from({ length: a.historyRuns }, () => a.logSd * normalDraw(rng));
   return { logMean: mean(xs), logSd: sampleStddev(xs), df: a.historyRuns - 1, runs: a.historyRuns };

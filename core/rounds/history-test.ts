@@ -1,23 +1,20 @@
 /**
- * Tonight's rounds of one series (variant, step, metric) tested against the series' own stable
- * history, after every round: stop "quiet" as soon as tonight is clearly within the noise, "moved"
- * as soon as it is clearly beyond it, else run another round; the last look decides.
+ * Tonight's rounds of one series tested against the series' own stable history, after every round.
+ * It stops "quiet" once tonight is clearly within the noise, and "moved" once clearly beyond it.
+ * Otherwise it runs another round, and the last look decides.
  *
- * Method: a two-sided group-sequential test with futility stopping (Jennison and Turnbull, "Group
- * Sequential Methods with Applications to Clinical Trials", Chapman & Hall/CRC 2000, chapters 2 and
- * 5). After round k, z = (mean of tonight's log values - history log mean) / (sd · sqrt(1/k + 1/n)),
- * with the history's mean, sd and degrees of freedom over its n stable runs. Tonight's rounds are
- * independent of the history, so under no change each look's z is exactly Student's t with the
- * history's df. The alarm bound of look k is that t quantile at the alpha the look spends
- * (Pocock-type spending, interval.ts lookAlpha), so by the union bound all looks together alarm at
- * most alpha when nothing changed. The futility ("quiet") bound is non-binding: stopping early for
- * quiet only removes chances to alarm, so the type-I error stays at most alpha however it is set.
- * It sets the cost instead: a quiet night stops after one round unless |z| falls in the grey zone.
+ * The method is a two-sided group-sequential test with futility stopping.
+ * See Jennison and Turnbull, "Group Sequential Methods with Applications to Clinical Trials", chapters 2 and 5.
+ * After round k, z = (mean of tonight's log values - history log mean) / (sd · sqrt(1/k + 1/n)).
+ * Tonight is independent of the history, so under no change z is exactly Student's t with the history's df.
+ * Each look's alarm bound spends Pocock-type alpha, so by the union bound all looks alarm at most alpha.
+ * The futility bound is non-binding, so the type-I error stays at most alpha however it is set.
+ * It sets the cost instead. A quiet night stops after one round unless |z| falls in the grey zone.
  */
 import { mean, studentTQuantile } from '../stats/student-t';
 import { lookAlpha } from './interval';
 
-/** A series' stable history on the log scale: its mean, sd of one run's value, df and runs. */
+/** A series' stable history on the log scale. */
 export interface HistoryLevel {
   readonly logMean: number;
   readonly logSd: number;
@@ -34,9 +31,9 @@ export interface HistoryTestOptions {
 }
 
 /**
- * alpha 0.022 is today's compare's false-alarm rate (bench/rounds-goal.ts todaysCompare). futility
- * 0.03: |z| above about 2.2 at the first look (t with a month of runs) continues, so a quiet night
- * of the nightly's six series runs one round in about nine nights of ten (bench/rounds-goal.ts).
+ * alpha 0.022 is today's compare's false-alarm rate. See bench/rounds-goal.ts.
+ * With futility 0.03, a first look continues when |z| is above about 2.2.
+ * So a quiet nightly of six series runs one round in about nine nights of ten.
  */
 export const HISTORY_TEST_DEFAULTS = { alpha: 0.022, futility: 0.03 } as const;
 
@@ -44,21 +41,21 @@ type HistoryCall = 'quiet' | 'moved' | 'continue';
 
 export interface HistoryLook {
   readonly rounds: number;
-  /** Tonight's geometric mean over the history's: exp(mean log - history log mean). */
+  /** Tonight's geometric mean over the history's. */
   readonly ratio: number;
   readonly z: number;
   readonly futilityBound: number;
   readonly alarmBound: number;
   readonly call: HistoryCall;
-  /** The round whose look first alarmed, when one did: an alarm once sounded stands. */
+  /** The round whose look first alarmed. An alarm once sounded stands. */
   readonly movedAt?: number;
 }
 
-/** The bounds of the look after round k of maxRounds, on |z|. @internal exported for its tests (a test seam) */
+/** The bounds on |z| of the look after round k. @internal exported for its tests (a test seam) */
 export function historyBounds(k: number, df: number, options: HistoryTestOptions): { futility: number; alarm: number } {
   const alpha = options.alpha ?? HISTORY_TEST_DEFAULTS.alpha;
   const alarm = studentTQuantile(1 - lookAlpha(alpha, k, options.maxRounds, 1) / 2, df);
-  // At the last look nothing is left to wait for: what is not an alarm is quiet.
+  // At the last look nothing is left to wait for, so what is not an alarm is quiet.
   if (k >= options.maxRounds) return { futility: alarm, alarm };
   const futility = studentTQuantile(1 - (options.futility ?? HISTORY_TEST_DEFAULTS.futility) / 2, df);
   return { futility: Math.min(futility, alarm), alarm };
@@ -78,9 +75,8 @@ function look(logValues: readonly number[], history: HistoryLevel, options: Hist
 }
 
 /**
- * The test after tonight's rounds so far (their log values, one a round): the latest look, except
- * that a series that alarmed at an earlier look stays moved. Every look is recomputed from the
- * rounds, so the caller keeps no state; the union bound covers alarms at any look.
+ * The latest look after tonight's rounds, except that a series that alarmed earlier stays moved.
+ * Every look is recomputed from the rounds, so the caller keeps no state.
  */
 export function historyTest(
   logValues: readonly number[],

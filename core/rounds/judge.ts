@@ -1,6 +1,6 @@
 /**
- * The judge after every round: each question's ratio and repeated confidence interval
- * (interval.ts), which side of each horizon it lies on, and whether to run another round.
+ * The judge after every round: each question's ratio and repeated confidence interval.
+ * It says which side of each horizon the ratio lies on, and whether to run another round.
  */
 import { roundsInterval, type PriorNoise } from './interval';
 
@@ -11,7 +11,7 @@ export interface Question {
   baseline: string;
   candidate: string;
   metric: string;
-  /** Relative differences in percent, symmetric: [5] means ratios 95% and 105% (candidate/baseline). */
+  /** Symmetric relative differences in percent. So [5] means the ratios 95% and 105%. */
   horizons: number[];
   /** This question's own prior noise, when it differs from the input's. */
   priorNoise?: PriorNoise;
@@ -28,12 +28,12 @@ export interface JudgeInput {
   observations: Record<string, RoundValues[]>;
   minRounds: number;
   maxRounds: number;
-  /** E.g. 0.95. */
+  /** Such as 0.95. */
   confidence: number;
   spentUsd: number;
   nextRoundUsd: number;
   budgetUsd?: number;
-  /** Noise known from earlier runs (e.g. the nightly's history); lets one round resolve. */
+  /** Noise known from earlier runs, which lets one round resolve. */
   priorNoise?: PriorNoise;
 }
 type Side = 'above' | 'below' | 'unclear';
@@ -45,7 +45,7 @@ export interface QuestionState {
   lower: number;
   upper: number;
   resolved: boolean;
-  /** One entry a bound: horizon -h is the ratio 1 - h/100, +h the ratio 1 + h/100. */
+  /** One entry per bound. Horizon -h is the ratio 1 - h/100, and +h the ratio 1 + h/100. */
   sides: { horizon: number; side: Side }[];
 }
 export type StopReason = 'resolved' | 'max-rounds' | 'budget';
@@ -67,7 +67,7 @@ function judgeQuestion(q: Question, rounds: readonly RoundValues[], input: Judge
   const logs = rounds.map((r) => Math.log(r.candidate / r.baseline));
   const prior = q.priorNoise ?? input.priorNoise;
   const { ratio, lower, upper } = roundsInterval(logs, input.confidence, input.maxRounds, prior);
-  // Each horizon h gives two bounds, 1 - h and 1 + h; it is answered when both are clear.
+  // Each horizon h gives two bounds, and it is answered when both are clear.
   const sides = q.horizons.flatMap((h) => [
     { horizon: -h, side: sideOf(lower, upper, 1 - h / 100) },
     { horizon: h, side: sideOf(lower, upper, 1 + h / 100) },

@@ -1,6 +1,6 @@
 import type { SeededRandom } from '../random';
 
-/** A standard normal draw (Box and Muller 1958) from the seeded generator. */
+/** A standard normal draw from the seeded generator, after Box and Muller 1958. */
 export function normalDraw(rng: SeededRandom): number {
   const u = (rng.nextUint32() + 1) / 4294967297;
   const v = rng.nextUint32() / 4294967296;

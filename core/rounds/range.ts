@@ -13,7 +13,7 @@ export interface RangeAssumption {
   confidence: number;
   /** Coefficient of variation of one round's ratio candidate/baseline. */
   noiseCv: number;
-  /** The true (geometric mean) ratio candidate/baseline every question is assumed to have. */
+  /** The true geometric-mean ratio every question is assumed to have. */
   trueRatio: number;
   /** Noise known from earlier runs, as the judge would be given it. */
   priorNoise?: PriorNoise;

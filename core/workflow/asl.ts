@@ -1,9 +1,7 @@
 /**
- * The one loader of state-machines/benchmark.asl.json: reads it and substitutes its
- * `${<Pascal>FunctionArn}` placeholders (task-names.ts), for the stack at synth time (real function
- * ARNs, lib/workflow.ts) and for the local runner (fake ARNs naming the task, local-runner.ts), by
- * the same rules. Loading fails with a clear message when the file is missing or not JSON, when a
- * placeholder has no function, or when a function has no placeholder.
+ * The one loader of state-machines/benchmark.asl.json.
+ * The stack and the local runner both substitute its function placeholders by the same rules.
+ * Loading fails with a clear message when the file is unusable or a placeholder and a function do not pair up.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -11,7 +9,7 @@ import { AuroraBenchError } from '../errors';
 import { placeholderFor, TASK_NAMES, type TaskName } from './task-names';
 
 /**
- * The state machine definition cannot be used as it is: the message names the file and what to fix.
+ * The state machine definition cannot be used as it is. The message names the file and what to fix.
  * @internal exported for its tests (a test seam)
  */
 export class AslDefinitionError extends AuroraBenchError {
@@ -19,19 +17,17 @@ export class AslDefinitionError extends AuroraBenchError {
 }
 
 /**
- * "Maximum execution time: 1 year" for a Standard workflow (Step Functions Developer Guide, Quotas,
- * "Quotas related to state machine executions"); a longer TimeoutSeconds could never fire.
+ * A Standard workflow runs at most 1 year, so a longer TimeoutSeconds could never fire.
+ * See Step Functions Developer Guide, "Quotas related to state machine executions".
  * @internal exported for its tests (a test seam)
  */
 export const MAX_STANDARD_EXECUTION_SECONDS = 365 * 24 * 3600;
 
 /**
- * The definition's top-level TimeoutSeconds ("The maximum number of seconds an execution of the state
- * machine can run. If it runs longer than the specified time, the execution fails with a
- * States.Timeout Error Name": Developer Guide, "State Machine Structure"). Required here: CDK's
- * StateMachine `timeout` prop is applied only to a definition built from chained states
- * (aws-cdk-lib aws-stepfunctions/lib/state-machine.js sets graph.timeout for a ChainDefinitionBody
- * only), never to one given as text, so without it no execution would ever end TIMED_OUT.
+ * The definition's top-level TimeoutSeconds. See Developer Guide, "State Machine Structure".
+ * It is required here because CDK applies its `timeout` prop only to chained states, never to text.
+ * See aws-cdk-lib aws-stepfunctions/lib/state-machine.js.
+ * Without it no execution would ever end TIMED_OUT.
  */
 export function executionTimeoutSeconds(definition: string, source: string): number {
   const timeout = (JSON.parse(definition) as { TimeoutSeconds?: unknown }).TimeoutSeconds;
@@ -55,7 +51,7 @@ export function executionTimeoutSeconds(definition: string, source: string): num
   return timeout;
 }
 
-/** `${Name}` where Name is an identifier: what CloudFormation-style placeholders look like. */
+/** `${Name}` where Name is an identifier, as CloudFormation-style placeholders look. */
 const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 export function readAslFile(file: string): string {
@@ -79,8 +75,8 @@ function placeholdersIn(definition: string): string[] {
 }
 
 /**
- * Replace every placeholder with its value (the values may be CDK tokens, which CloudFormation
- * resolves through Fn::Join). Every placeholder must have a value and every value a placeholder.
+ * Replace every placeholder with its value. Values may be CDK tokens, which CloudFormation resolves.
+ * Every placeholder must have a value and every value a placeholder.
  */
 export function substitutePlaceholders(
   definition: string,
@@ -102,15 +98,15 @@ export function substitutePlaceholders(
         `be referenced by the definition`,
     );
   }
-  // Escape first: the values may be CDK tokens, whose string form itself contains `${Token[...]}`.
+  // Escape first, since a CDK token's string form itself contains `${Token[...]}`.
   return escapeLiteralDollarBraces(definition).replace(PLACEHOLDER, (_m, name: string) => values[name]!);
 }
 
 /**
- * A `${` that is not a placeholder is text (e.g. a Comment mentioning "${...FunctionArn}"). CloudFormation
- * linters read it as a parameter outside Fn::Sub (cfn-lint E1029), so write the `$` as the JSON
- * escape \u0024: the state machine parses exactly the same string. `$` only occurs inside JSON
- * strings, so the escape is always valid there.
+ * A `${` that is not a placeholder is text, such as a Comment.
+ * CloudFormation linters read it as a parameter outside Fn::Sub (cfn-lint E1029).
+ * So the `$` is written as the JSON escape \u0024, which parses to the same string.
+ * `$` only occurs inside JSON strings, so the escape is always valid.
  * @internal exported for its tests (a test seam)
  */
 export function escapeLiteralDollarBraces(definition: string): string {
@@ -124,7 +120,7 @@ export function taskPlaceholderValues(arnOf: (task: TaskName) => string): Record
 
 let benchmarkAsl: string | undefined;
 
-/** state-machines/benchmark.asl.json of the checkout, found from core/workflow or dist/core/workflow. */
+/** Found from core/workflow or dist/core/workflow. */
 function benchmarkAslPath(): string {
   if (benchmarkAsl !== undefined) return benchmarkAsl;
   for (let dir = __dirname; ; dir = dirname(dir)) {
@@ -135,7 +131,7 @@ function benchmarkAslPath(): string {
   }
 }
 
-/** state-machines/benchmark.asl.json with every Task placeholder replaced by arnFor(task), parsed. */
+/** The definition with every Task placeholder replaced by arnFor(task), parsed. */
 export function loadDefinition(arnFor: (task: TaskName) => string): Record<string, unknown> {
   const file = benchmarkAslPath();
   return JSON.parse(substitutePlaceholders(readAslFile(file), taskPlaceholderValues(arnFor), file)) as Record<
@@ -156,8 +152,8 @@ export interface AslState {
 }
 
 /**
- * Every state of the definition, nested Map and Parallel states included,
- * by name (unique: overrides and progress lines are keyed by it).
+ * Every state of the definition by name, nested Map and Parallel states included.
+ * Names are unique because overrides and progress lines are keyed by them.
  */
 export function allStates(definition: Record<string, unknown>): Map<string, AslState> {
   const found = new Map<string, AslState>();

@@ -1,10 +1,7 @@
 /**
- * What a cell really cost, recorded as the run goes: the TeardownCell Task asks the backend what
- * the cell has before and after each of its passes (Backend.observeCellResources: creation times
- * from the APIs) and keeps the lifetimes in the lake, closing each when the resource is gone and
- * the rest when the teardown completes; then it reads what CloudWatch measured over the cell's
- * steps (the ACUs and volume I/O in the steps' server_metrics). FinishRun prices it beside the
- * plan's estimate into the run manifest's `cells` (core/plan/bill.ts actualCellCost).
+ * What a cell really cost, recorded as the run goes.
+ * TeardownCell keeps the lifetimes of the cell's resources in the lake, and reads what CloudWatch measured.
+ * FinishRun prices it beside the plan's estimate in the run manifest.
  */
 import type { CellResources, RunContext } from '../backend';
 import {
@@ -22,16 +19,15 @@ import { ENGINES } from '../aurora/engines';
 import { lakeKeys } from '../lake/rows';
 import type { TaskDeps } from './tasks/types';
 
-/** What a cell's teardown recorded for its bill (CellOutcome.bill). */
+/** What a cell's teardown recorded for its bill. */
 export interface CellBillFacts {
   readonly resources: readonly ResourceLifetime[];
   readonly measured: MeasuredUsage;
 }
 
 /**
- * One more look at the cell's resources, merged into what earlier looks recorded (the lake keeps it
- * between the teardown's passes, which are separate Task invocations). `done`: the teardown
- * completed, so whatever is still open closes now. Nothing on a backend that bills nothing.
+ * One more look at the cell's resources, merged into what the lake kept from earlier passes.
+ * With `done` the teardown completed, so whatever is still open closes now.
  */
 export async function recordLifetimes(
   deps: TaskDeps,
@@ -45,14 +41,14 @@ export async function recordLifetimes(
   const key = lakeKeys.workflow.cellLifetimes(run.runId, cell.cellId);
   const text = await deps.backend.lake.get(key);
   const stored = text === undefined || text.trim() === '' ? [] : (JSON.parse(text) as ResourceLifetime[]);
-  // Once the teardown completed nothing is left to see: the resources close at that moment.
+  // Once the teardown completed, the resources close at that moment.
   const observed = done ? [] : await observe(run, cell, resources);
   const merged = mergeLifetimes(stored, observed, deps.now().toISOString(), done);
   await deps.backend.lake.put(key, JSON.stringify(merged));
   return merged;
 }
 
-/** The ACU-seconds and volume I/O requests CloudWatch measured over the cell's steps (their server_metrics). */
+/** The ACU-seconds and volume I/O requests CloudWatch measured over the cell's steps. */
 export async function measuredCellUsage(
   deps: TaskDeps,
   run: RunContext,

@@ -1,26 +1,17 @@
 /**
- * The configuration a cell really runs with, checked before anything is measured: the server's
- * global variables read at prepare (client/lua/server_config.lua, on the writer) against the
- * parameter values the experiment asked for, plus on AWS the parameter groups' apply status.
+ * The configuration a cell really runs with, checked before anything is measured.
+ * The writer's global variables at prepare are compared with the values the experiment asked for.
  *
- * - requested: each parameter of the variant (instance parameters over cluster ones, as in Aurora;
- *   the write-forwarding parameters its writeForwarding block stands for among the cluster ones),
- *   or, where the backend had to translate them (locally: sizes scaled to the local machine,
- *   booleans and enums in MariaDB's spelling), the values it applied (CellResources.backendState
- *   `requestedParameters`, JSON). Formula values ({DBInstanceClassMemory*3/4}) are shown, not
- *   compared: the instance's own memory decides them. A parameter the server does not report as a
- *   variable (rds.*, some aurora_* settings) is recorded with in_effect null.
- * - apply status (AWS, backendState `parameterApplyStatus`, JSON, set when the cell became ready):
- *   DescribeDBInstances DBInstance.DBParameterGroups[].ParameterApplyStatus and DescribeDBClusters
- *   DBCluster.DBClusterMembers[].DBClusterParameterGroupStatus (botocore rds service-2.json,
- *   DBParameterGroupStatus: "applying | failed-to-apply | in-sync | pending-database-upgrade |
- *   pending-reboot"). Anything but in-sync means the groups' values are not (all) what runs. On AWS
- *   the cell only becomes ready once every instance, readers included, is in-sync and its groups
- *   hold every value asked for (core/backends/aws/cluster.ts checkCellReady): this is the backstop.
- * - performance: a fixed list of variables that shape performance, recorded whether or not the
- *   experiment set them, so runs can be compared on them (`compare`).
- * A requested value that is not in effect fails the cell (ConfigurationNotInEffectError) with the
- * names and both values.
+ * - Requested values are the variant's parameters, instance ones over cluster ones as in Aurora.
+ *   Where the backend translated them, its applied values count instead.
+ *   Formula values are shown but not compared, since the instance's memory decides them.
+ *   A parameter the server does not report as a variable is recorded with in_effect null.
+ * - On AWS the parameter groups' apply status counts too. Anything but in-sync means other values may run.
+ *   See botocore rds service-2.json, DBParameterGroupStatus.
+ *   checkCellReady already waits for in-sync, so this is the backstop.
+ * - A fixed list of performance variables is recorded whether or not the experiment set them.
+ *   So `compare` can compare runs on them.
+ * A requested value that is not in effect fails the cell with the names and both values.
  */
 import type { CellResources } from '../backend';
 import type { ServerConfigRow } from '../lake/rows';
@@ -28,7 +19,7 @@ import { writeForwardingParameters } from '../experiment/write-forwarding';
 import type { CellPlan } from '../plan/types';
 import type { ServerVariables } from '../sysbench/server-variables';
 
-/** Variables that shape performance (buffer pool, flushing, binlog, threads, connections, caches, isolation). */
+/** Variables that shape performance. */
 const PERFORMANCE_VARIABLES = [
   'innodb_buffer_pool_size',
   'innodb_buffer_pool_instances',
@@ -57,10 +48,7 @@ const PERFORMANCE_VARIABLES = [
   'tx_isolation',
 ] as const;
 
-/**
- * PostgreSQL settings that shape performance (memory, WAL and checkpoints,
- * commit durability, planner costs, parallelism, connections, isolation).
- */
+/** PostgreSQL settings that shape performance. */
 const POSTGRES_PERFORMANCE_SETTINGS = [
   'shared_buffers',
   'effective_cache_size',
@@ -85,10 +73,10 @@ const POSTGRES_PERFORMANCE_SETTINGS = [
   'default_transaction_isolation',
 ] as const;
 
-/** The server's own version strings (aurora_version on Aurora MySQL; server_version on PostgreSQL). */
+/** The server's own version strings. Aurora MySQL has aurora_version, PostgreSQL server_version. */
 const VERSION_VARIABLES = ['version', 'version_comment', 'aurora_version', 'server_version'] as const;
 
-/** A PostgreSQL size unit (pg_settings.unit) in bytes: "8kB" is 8192. */
+/** A PostgreSQL size unit in bytes, so "8kB" is 8192. */
 function unitBytes(unit: string): number | undefined {
   const m = /^([0-9]+)?(B|kB|MB|GB|TB)$/.exec(unit);
   if (!m) return undefined;
@@ -104,7 +92,7 @@ const TIME_MS: Readonly<Record<string, number>> = {
   d: 86_400_000,
 };
 
-/** A time as PostgreSQL reads it in a configuration value ("30s", "5min", "200ms"), in ms. */
+/** A PostgreSQL time value such as "30s", "5min" or "200ms", in ms. */
 function timeMs(text: string): number | undefined {
   const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*(us|ms|s|min|h|d)\s*$/.exec(text);
   return m ? Number(m[1]) * TIME_MS[m[2]!]! : undefined;
@@ -119,11 +107,11 @@ export interface ApplyStatus {
 
 export interface EffectiveConfiguration {
   readonly rows: ServerConfigRow[];
-  /** "innodb_io_capacity: asked 400, runs with 300" / "instance x: parameter group g is pending-reboot". */
+  /** Lines such as "innodb_io_capacity: asked 400, runs with 300". */
   readonly notInEffect: string[];
-  /** The server version as reported (aurora_version over version), null when unread. */
+  /** The server version as reported, null when unread. */
   readonly serverVersion: string | null;
-  /** Why the server's variables could not be read; null when they were. */
+  /** Why the server's variables could not be read, or null. */
   readonly unread: string | null;
 }
 
@@ -131,7 +119,7 @@ type Literal = string | number | boolean;
 
 const isFormula = (v: Literal): boolean => typeof v === 'string' && /^\s*\{.*\}\s*$/.test(v);
 
-/** Sizes as parameter groups write them (512K, 64M, 12G). */
+/** Sizes as parameter groups write them, such as 512K, 64M or 12G. */
 function sizeBytes(text: string): number | undefined {
   const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGTkmgt])(?:i?[Bb])?\s*$/.exec(text);
   if (!m) return undefined;
@@ -142,13 +130,13 @@ const TRUE = new Set(['1', 'on', 'true', 'yes']);
 const FALSE = new Set(['0', 'off', 'false', 'no']);
 
 /**
- * Whether the server's value is the requested one: same text (any case), number, size or boolean.
+ * Whether the server's value is the requested one, as text, number, size or boolean.
  * @internal exported for its tests (a test seam)
  */
 export function sameSetting(requested: Literal, actual: string, unit?: string): boolean {
   const asked = String(requested).trim();
-  // PostgreSQL: the server's value is in the setting's base unit;
-  // a requested "64MB" or "30s" is compared in bytes or ms.
+  // PostgreSQL reports the setting in its base unit.
+  // So a requested "64MB" or "30s" is compared in bytes or ms.
   if (unit !== undefined && asked !== '' && !Number.isFinite(Number(asked)) && Number.isFinite(Number(actual))) {
     const bytes = unitBytes(unit);
     const askedBytes = sizeBytes(asked);
@@ -167,9 +155,7 @@ export function sameSetting(requested: Literal, actual: string, unit?: string): 
   return false;
 }
 
-/**
- * What the cell asked the writer to run with: the backend's applied values when it recorded them, else the variant's.
- */
+/** What the cell asked the writer to run with. The backend's applied values win when it recorded them. */
 export function requestedParameters(
   cell: Pick<CellPlan, 'variant'>,
   resources: Pick<CellResources, 'backendState'>,
@@ -178,9 +164,8 @@ export function requestedParameters(
   if (recorded !== undefined) return JSON.parse(recorded) as Record<string, Literal>;
   const out: Record<string, Literal> = {};
   for (const [k, v] of Object.entries(cell.variant.clusterParameters)) out[k.toLowerCase()] = v;
-  // The write-forwarding parameters the backend sets for the block (write-forwarding.ts): without
-  // aurora_replica_read_consistency in effect Aurora does not forward writes (Aurora User Guide,
-  // "Read consistency for write forwarding").
+  // Without aurora_replica_read_consistency in effect, Aurora does not forward writes.
+  // See Aurora User Guide, "Read consistency for write forwarding".
   for (const [k, v] of Object.entries(
     writeForwardingParameters(cell.variant.writeForwarding, cell.variant.engine?.kind ?? 'aurora-mysql'),
   ))

@@ -1,8 +1,7 @@
 /**
- * Runs state-machines/benchmark.asl.json locally with aws-local-stepfunctions: the same definition
- * the AWS stack deploys, its Task states bound to the same task functions the Lambda handlers run
- * (task-registry.ts) with the given deps, its Wait states (among them the waits between looks at a
- * step not done yet) shortened to a poll interval, its retries to a retry interval.
+ * Runs state-machines/benchmark.asl.json locally with aws-local-stepfunctions.
+ * It is the definition the stack deploys, its Tasks bound to the functions the Lambda handlers run.
+ * Waits shrink to a poll interval and retries to a retry interval.
  */
 import '../polyfills';
 import { createHash } from 'node:crypto';
@@ -18,7 +17,7 @@ import type { FinishRunOutput } from './tasks/finish-run';
 import type { PlanRunEvent } from './tasks/plan-run';
 import type { TaskDeps } from './tasks/types';
 
-/** The fake ARN a placeholder becomes locally; it names the task so bindings can be checked. */
+/** The fake ARN a placeholder becomes locally. It names the task so bindings can be checked. */
 export function localFunctionArn(task: TaskName): string {
   return `arn:aws:lambda:us-east-1:000000000000:function:aurora-bench-${task}`;
 }
@@ -44,40 +43,33 @@ export interface ExecutionEvent {
 export interface LocalExecutionOptions {
   readonly deps: TaskDeps;
   readonly input: PlanRunEvent;
-  /**
-   * Every Wait state (a step not done yet is looked at again after
-   * WaitForStep) becomes this many ms: the local backend's polls are cheap.
-   */
+  /** Every Wait state becomes this many ms, since the local backend's polls are cheap. */
   readonly pollMs?: number;
   /** Pause before a Retry, ms. */
   readonly retryMs?: number;
   readonly onEvent?: (event: ExecutionEvent) => void;
   readonly signal?: AbortSignal;
   /**
-   * A definition whose Task resources are already real ARNs (e.g. the DefinitionString of the
-   * synthesized CloudFormation template), with the task each ARN stands for. Default:
-   * state-machines/benchmark.asl.json, its placeholders replaced with localFunctionArn.
+   * A definition whose Task resources are already real ARNs, with the task each ARN stands for.
+   * The synthesized template's DefinitionString is one. By default the placeholders become localFunctionArn.
    */
   readonly resolvedDefinition?: {
     readonly definition: Record<string, unknown>;
     readonly taskByArn: ReadonlyMap<string, TaskName>;
   };
-  /**
-   * Replaces the definition's top-level TimeoutSeconds (whole seconds, at least 1): a short one
-   * rehearses what happens to a run that outlives it.
-   */
+  /** Replaces the top-level TimeoutSeconds, so a short one rehearses a run that outlives it. */
   readonly executionTimeoutS?: number;
   /**
-   * Runs a Task instead of its task function with `deps` (the AWS rehearsal: the synthesized
-   * function in its Lambda sandbox); a rejection with a name is the Task's error for Retry/Catch.
+   * Runs a Task instead of its task function, as the AWS rehearsal does in its Lambda sandbox.
+   * A rejection with a name is the Task's error for Retry and Catch.
    */
   readonly invokeTask?: (task: TaskName, event: unknown) => Promise<unknown>;
-  /** Where definitions that passed asl-validator are recorded, so that a later process skips validating them again. */
+  /** Where definitions that passed asl-validator are recorded, so a later process skips validating them. */
   readonly validatedDefinitionsDir?: string;
 }
 
 export interface LocalExecutionResult {
-  /** TIMED_OUT: the definition's TimeoutSeconds passed (aws-local-stepfunctions enforces it, as AWS does). */
+  /** TIMED_OUT means the definition's TimeoutSeconds passed, which aws-local-stepfunctions enforces as AWS does. */
   readonly status: 'SUCCEEDED' | 'FAILED' | 'ABORTED' | 'TIMED_OUT';
   readonly output?: FinishRunOutput;
   readonly error?: string;
@@ -87,22 +79,22 @@ export interface LocalExecutionResult {
   readonly runId?: string;
 }
 
-/** The longest delay a Node timer keeps (setTimeout: larger values become 1 ms). */
+/** The longest delay a Node timer keeps. setTimeout turns larger values into 1 ms. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** What a local execution reports when the definition's TimeoutSeconds passed: what AWS names it (States.Timeout). */
+/** The error AWS names an execution that outlived its TimeoutSeconds. */
 const EXECUTION_TIMEOUT_ERROR = 'States.Timeout';
 
 /**
- * A copy through JSON text (a definition is JSON): structuredClone's objects come from the outer
- * realm under a VM context (as in Jest), which the emulator's plain-object checks refuse.
+ * A copy through JSON text. Under a VM context, as in Jest, structuredClone's objects come from another realm.
+ * The emulator's plain-object checks refuse those.
  */
 const jsonCopy = (definition: Record<string, unknown>): unknown => JSON.parse(JSON.stringify(definition));
 
-/** Definitions (as JSON text) this process has seen pass asl-validator. */
+/** Definitions, as JSON text, this process has seen pass asl-validator. */
 const validDefinitions = new Set<string>();
 
-/** The asl-validator aws-local-stepfunctions validates with (its own dependency), by version. */
+/** The version of aws-local-stepfunctions' own asl-validator. */
 function aslValidatorVersion(): string {
   const requireFromEmulator = createRequire(require.resolve('aws-local-stepfunctions'));
   return (
@@ -111,10 +103,10 @@ function aslValidatorVersion(): string {
 }
 
 /**
- * aws-local-stepfunctions validates a definition with asl-validator in every StateMachine it
- * constructs, compiling the whole ASL JSON Schema anew each time (a new Ajv per call, about a second
- * of CPU): a definition this process, or one before it (a file named by the digest of the definition
- * and the validator's version under `validatedDir`), has seen pass is not validated again.
+ * aws-local-stepfunctions compiles the whole ASL JSON Schema anew for each StateMachine.
+ * That costs about a second of CPU each time.
+ * So a definition this process or an earlier one has seen pass is not validated again.
+ * Earlier processes leave a file named by the digests of definition and validator under `validatedDir`.
  */
 function validateOnce(definition: Record<string, unknown>, validatedDir: string | undefined): void {
   const text = JSON.stringify(definition);
@@ -124,7 +116,7 @@ function validateOnce(definition: Record<string, unknown>, validatedDir: string 
       ? undefined
       : join(validatedDir, createHash('sha256').update(`${aslValidatorVersion()}\n${text}`).digest('hex'));
   if (record === undefined || !existsSync(record)) {
-    // Constructed only to validate: it throws on an invalid definition, as the execution's own did.
+    // Constructed only to validate. It throws on an invalid definition, as the execution's own did.
     new StateMachine(jsonCopy(definition) as never, { validationOptions: { checkArn: true, checkPaths: true } });
     if (record !== undefined) {
       try {
@@ -148,9 +140,9 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
   }
   const withTimeout =
     options.executionTimeoutS === undefined ? loaded : { ...loaded, TimeoutSeconds: options.executionTimeoutS };
-  // aws-local-stepfunctions enforces TimeoutSeconds with one setTimeout; Node runs a delay above
-  // 2^31-1 ms (24.8 days) after 1 ms instead, which would end every local run at once. No local run
-  // lasts that long, so such a timeout is left to AWS.
+  // aws-local-stepfunctions enforces TimeoutSeconds with one setTimeout.
+  // Node runs a delay above 2^31-1 ms after 1 ms instead, which would end every local run at once.
+  // No local run lasts 24.8 days, so such a timeout is left to AWS.
   const { TimeoutSeconds: declared, ...withoutTimeout } = withTimeout as { TimeoutSeconds?: number } & Record<
     string,
     unknown
@@ -165,9 +157,9 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
         LocalHandler
       >)
     : (bindTasks(options.deps) as Record<TaskName, LocalHandler>);
-  // aws-local-stepfunctions settles an execution that timed out or was aborted at once, while a Task
-  // handler may still be running (starting a server, a job): the result waits for those, and no new
-  // Task starts once the execution has ended, so the caller's cleanup finds everything they made.
+  // aws-local-stepfunctions settles a timed-out or aborted execution at once, while a Task may still run.
+  // The result waits for those, and no new Task starts after the end.
+  // So the caller's cleanup finds everything they made.
   const inFlight = new Set<Promise<unknown>>();
   let ended: string | undefined;
   const handlers = Object.fromEntries(
@@ -203,8 +195,8 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
   }
 
   validateOnce(definition, options.validatedDefinitionsDir);
-  // Copies, here and in validateOnce: the validator and the emulator write into the definition they
-  // are given, and the caller's may be run (and looked up) again.
+  // The validator and the emulator write into the definition they get.
+  // The caller's may be run and looked up again, so each gets a copy.
   const machine = new StateMachine(jsonCopy(definition) as never, { validationOptions: { noValidate: true } });
   const execution = machine.run(options.input as never, {
     overrides: {
@@ -214,8 +206,8 @@ export async function executeLocally(options: LocalExecutionOptions): Promise<Lo
     },
     noThrowOnAbort: true,
   });
-  // Marked ended before the emulator is told: between the two, it may still start a queued Map
-  // iteration's Task (a ProvisionCell), which must not start anything once the user said stop.
+  // Marked ended before the emulator is told.
+  // In between it may still start a queued Map iteration's Task, which must not start anything after a stop.
   const onAbort = () => {
     ended ??= 'was aborted';
     execution.abort();

@@ -1,9 +1,8 @@
 /**
- * When a step's server metrics are all published, so that the cell's late collection
- * (collectLateMetricsTask) reads them then: the end of the last period any of its windows asked for,
- * plus the backend's publishing delay. A minute's datapoint comes after that minute; an Aurora
- * volume's I/O comes per 5-minute interval, only once the interval that covers the step's end has
- * closed (core/backends/aws/metrics.ts), which can be up to 5 minutes after the step.
+ * When a step's server metrics are all published, so the cell's late collection reads them then.
+ * A minute's datapoint comes after that minute.
+ * An Aurora volume's I/O comes per 5-minute interval, once the interval covering the step's end has closed.
+ * So it can come up to 5 minutes after the step.
  */
 import type { MetricsWindow, MetricWindowCount } from '../backend';
 

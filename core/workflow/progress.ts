@@ -1,8 +1,7 @@
 /**
- * The progress lines of a run: one line per thing a user cares about while it goes (cells, data,
- * steps, failures, teardown). One formatter for every way a run is followed: the local runner's
- * events (local runs, the AWS rehearsal) directly, an AWS execution's history events through
- * HistoryProgress, which turns them into the same shape.
+ * The progress lines of a run, one per thing a user cares about while it goes.
+ * One formatter serves every way a run is followed.
+ * HistoryProgress turns an AWS execution's history into the local runner's event shape.
  */
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { etaText, RunEta } from '../plan/eta';
@@ -14,13 +13,13 @@ import type { StepSummary } from './tasks/step-summary';
 import type { GroupHeader, MemberHeader } from './tasks/group';
 import type { RunStepOutput, StepOutcome } from './tasks/step-types';
 
-/** What the formatter reads of an event: the local runner's ExecutionEvent, or a history event made into one. */
+/** The local runner's ExecutionEvent, or a history event made into one. */
 export type ProgressEvent = Pick<ExecutionEvent, 'type' | 'state' | 'Error' | 'Cause' | 'retry'> & {
-  /** A Distributed Map run started (AWS only: its cells run as child executions). */
+  /** A Distributed Map run started. Only on AWS, where cells run as child executions. */
   readonly mapRunArn?: string;
 };
 
-/** The state input fields the lines use; on AWS they come from JSON, so each may be missing. */
+/** The state input fields the lines use. On AWS they come from JSON, so each may be missing. */
 interface StateInput {
   group?: Partial<Omit<GroupHeader, 'members'>> & {
     members?: readonly (Partial<Omit<MemberHeader, 'variant' | 'data'>> & {
@@ -30,16 +29,16 @@ interface StateInput {
   };
 }
 type GroupInState = StateInput['group'];
-/** RunStep's output as far as the lines use it (on AWS it comes from JSON). */
+/** RunStep's output as far as the lines use it. */
 type StepOutput = Partial<RunStepOutput>;
 
-/** A group of several cells (order "duet"): its lines name the members; a group of one speaks as its cell. */
+/** A duet's lines name the members. A group of one speaks as its cell. */
 const several = (group: GroupInState): boolean => (group?.members?.length ?? 0) > 1;
 
 /**
- * The first line of a failure's Cause. A Cause is a string in the ASL (States Language, "Fail":
- * Cause is a string), but a local Task's thrown value can carry any JSON, and a progress line must
- * never be what stops a run.
+ * The first line of a failure's Cause.
+ * States Language makes a Fail state's Cause a string. A local Task's thrown value can carry any JSON.
+ * A progress line must never be what stops a run.
  */
 function firstLine(cause: unknown): string {
   const text = typeof cause === 'string' ? cause : cause === undefined || cause === null ? '' : JSON.stringify(cause);
@@ -54,7 +53,7 @@ function fmt(n: number | null | undefined, digits = 1): string {
 
 const known = (v: string | number | undefined | null): string => (v === undefined || v === null ? '?' : `${v}`);
 
-/** What WaitForLateMetrics waits for (its input carries CollectLateMetrics' answer). */
+/** What WaitForLateMetrics waits for, from CollectLateMetrics' answer in its input. */
 function lateMetricsWait(input: unknown): string {
   const late = (input as { lateMetrics?: { waitS?: number; incompleteSteps?: number } } | undefined)?.lateMetrics;
   return (
@@ -64,8 +63,8 @@ function lateMetricsWait(input: unknown): string {
 }
 
 /**
- * A group's id as the lines show it: its state's, or (before provisioning, when the state names the
- * group only by its Map item's position) the plan's item at that position.
+ * A group's id as the lines show it.
+ * Before provisioning the state names the group only by position, so the plan's item at that position counts.
  */
 function groupIdOf(
   group: GroupInState,
@@ -76,8 +75,8 @@ function groupIdOf(
 }
 
 /**
- * The line an event prints, if any. itemId names the cell Map's item at a position (the plan's
- * cells, or its duets): the states before provisioning carry only the position.
+ * The line an event prints, if any.
+ * itemId names the cell Map's item at a position, since states before provisioning carry only that.
  */
 export function progressLine(
   ev: ProgressEvent,
@@ -94,7 +93,7 @@ export function progressLine(
   if (ev.type === 'StateEntered') {
     switch (name) {
       case STATE.ProvisionCell:
-        // The item is the cell's position; what is provisioned is said once it is read (below).
+        // What is provisioned is said once it is read below.
         return `${tag} provisioning`;
       case STATE.TeardownCell:
       case STATE.TeardownCellOnError:
@@ -117,7 +116,7 @@ export function progressLine(
         : `${tag} ${known(first?.variant?.instanceClass)} writer + ${known(first?.variant?.readers)} ` +
           `reader(s), ${known(g?.stepCount)} step(s)`,
     ];
-    // Notes are said once per variant (its first cell), not for every repeat.
+    // Notes are said once per variant, not for every repeat.
     const notes = out?.resources?.notes ?? [];
     if (first?.repeat === 1) lines.push(...notes.map((n) => `${tag} [${n.level}] ${n.path}: ${n.message}`));
     return lines.join('\n');
@@ -128,7 +127,7 @@ export function progressLine(
     const lines: string[] = [];
     for (const m of out.collected ?? [])
       lines.push(outcomeLine(several(group) ? `${tag} ${m.cellId}` : tag, m.outcome));
-    // A run that prepares first (data.reuse "step") says both, the prepare first.
+    // A run that prepares first says both, the prepare first.
     const data = group?.members?.[0]?.data;
     if (out.started?.phase === 'prepare' || out.started?.withPrepare === true)
       lines.push(
@@ -144,29 +143,27 @@ export function progressLine(
     return lines.length > 0 ? lines.join('\n') : undefined;
   }
   if (ev.type === 'StateExited' && name === STATE.ComputeVerdicts) return verdictsLine(ev.state?.output);
-  // After each round of a run with questions: what is resolved and what the next round costs.
+  // After each round: what is resolved and what the next round costs.
   if (ev.type === 'StateExited' && name === STATE.JudgeRound) {
     const summary = (ev.state?.output as { summary?: unknown } | undefined)?.summary;
     return typeof summary === 'string' ? `rounds: ${summary}` : undefined;
   }
-  // A look at a step still running is RunStep's value (done false, nothing started nor collected: no line above);
-  // a retry is a transient error, worth a line as any state's.
+  // A look at a step still running printed no line above.
+  // A retry is a transient error, worth a line as any state's.
   if (ev.type === 'StateRetried') return `${tag} ${name} failed, retrying (attempt ${ev.retry?.attempt ?? '?'})`;
   if (ev.type === 'StateFailed' && name !== undefined) {
     return `${tag} ${name} failed: ${ev.Error}: ${firstLine(ev.Cause)}`;
   }
-  // The cells' Map Run (their child executions, which the AWS follower
-  // reads too); a cell's steps' Map Run is said by its step lines.
+  // The cells' Map Run. A cell's steps' Map Run is said by its step lines.
   if (ev.type === 'MapRunStarted')
     return name === STATE.RunStepSegments ? undefined : `cells started as map run ${ev.mapRunArn ?? ''}`;
   return undefined;
 }
 
 /**
- * The progress lines of one run with its ETA (core/plan/eta.ts): progressLine for each event, and
- * on each line that starts a step the run's ETA from the plan; the ETA follows the cells through the
- * same events (provisioning started, steps collected, teardown done). One instance per run, fed the
- * events in order: the local runner's, or those of every execution of an AWS run.
+ * The progress lines of one run, with the run's ETA on each line that starts a step.
+ * The ETA follows the cells through the same events.
+ * Feed one instance every event of the run in order.
  */
 export class RunProgressLines {
   private readonly eta: RunEta;
@@ -178,12 +175,12 @@ export class RunProgressLines {
     this.eta = new RunEta(plan);
   }
 
-  /** The ETA as of now, e.g. before the run starts: "ETA 2 h 10 min (about 03:10 UTC), 0 of 12 steps done". */
+  /** The ETA as of now, such as "ETA 2 h 10 min (about 03:10 UTC), 0 of 12 steps done". */
   etaLine(): string {
     return etaText(this.eta, this.now());
   }
 
-  /** The id of the cell Map's item at a position (its group's: a duet's, or a cell's). */
+  /** The id of the cell Map's item at a position. */
   private readonly itemId = (index: number): string | undefined => (this.plan.duets ?? this.plan.cells)[index]?.cellId;
 
   line(ev: ProgressEvent): string | undefined {
@@ -208,7 +205,7 @@ export class RunProgressLines {
   }
 }
 
-/** What ComputeVerdicts found (its output is under the state's `verdicts`), or why it could not. */
+/** What ComputeVerdicts found, or why it could not. */
 function verdictsLine(output: unknown): string | undefined {
   const state = output as
     { verdicts?: Partial<ComputeVerdictsOutput>; verdictsError?: { Error?: string; Cause?: string } } | undefined;
@@ -249,15 +246,15 @@ function parsed(json: string | undefined): unknown {
   try {
     return JSON.parse(json) as unknown;
   } catch {
-    // Not JSON: the line is written without its fields rather than ending the follower.
+    // Not JSON. The line goes without its fields rather than ending the follower.
     return undefined;
   }
 }
 
 /**
- * Turns an AWS execution's history events (GetExecutionHistory, oldest first) into ProgressEvents.
- * A history's StateExited carries only the output, and a TaskFailed no state name: both are taken
- * from the state last entered, as the local runner's events carry them.
+ * Turns an AWS execution's history events, oldest first, into ProgressEvents.
+ * A history's StateExited lacks the input and a TaskFailed the state name.
+ * Both come from the state last entered, as the local runner's events carry them.
  */
 export class HistoryProgress {
   private readonly inputs = new Map<string, unknown>();
@@ -298,7 +295,7 @@ export class HistoryProgress {
       };
     }
     if (ev.mapRunStartedEventDetails) {
-      // Named by the Map state last entered (RunCells or RunStepSegments), as its MapStateEntered comes just before.
+      // Named by the Map state last entered, as its MapStateEntered comes just before.
       return {
         type: 'MapRunStarted',
         ...(this.lastEntered

@@ -1,7 +1,7 @@
 /**
- * Every state name of state-machines/benchmark.asl.json: code that looks for a state (progress
- * lines, the run id PlanRun returns, the sweeper reading an execution's history) names it through
- * this list, and test/unit/asl.test.ts fails when the list and the definition disagree.
+ * Every state name of state-machines/benchmark.asl.json.
+ * Code that looks for a state names it through this list.
+ * test/unit/asl.test.ts fails when the list and the definition disagree.
  */
 export const STATE = {
   PlanRun: 'PlanRun',

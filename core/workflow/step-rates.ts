@@ -1,18 +1,13 @@
 /**
- * A rate step's offered rate and whether it runs, decided when it starts from the cell's earlier
- * steps (their rows in the lake):
- *  - rateOfCapacity: the rate is that multiple of the achieved transactions/s of the cell's
- *    capacity probe (the same workload and threads at rate 0, run before it), split over the
- *    step's clients;
- *  - stopAtOverload: once a lower rate of the same workload and threads overloaded (sysbench's
- *    event queue filled, core/lake/step-rows.ts), the higher rates are skipped: past capacity they
- *    only measure the same plateau, and on AWS they would be paid for.
- * Starting and collecting a step (RunStep: startJobsTask, collectStepTask) both decide from the same
- * rows, so they agree on the rate recorded.
+ * A rate step's offered rate and whether it runs, decided from the cell's earlier steps when it starts.
+ *  - rateOfCapacity takes a multiple of the capacity probe's achieved transactions/s, split over the clients.
+ *  - stopAtOverload skips higher rates once a lower rate overloaded.
+ *    Past capacity they only measure the same plateau, and on AWS they would be paid for.
+ * Starting and collecting a step decide from the same rows, so they agree on the rate recorded.
  */
 import type { CellPlan, StepPlan } from '../plan/types';
 
-/** What a decision needs of an earlier step: its clients' rows (status, achieved tps, rate per client). */
+/** What a decision needs of an earlier step: its clients' rows. */
 export interface EarlierStepRows {
   readonly stepId: string;
   readonly rows: readonly { readonly status: string; readonly tps: number | null; readonly rate: number }[];
@@ -25,16 +20,16 @@ export type StepDecision =
 const sameSweep = (a: StepPlan, b: StepPlan): boolean =>
   a.workload === b.workload && a.threads === b.threads && a.target === b.target;
 
-/** The earlier steps whose rows a decision about `step` reads (none for a plain step). */
+/** The earlier steps whose rows a decision about `step` reads. */
 export function stepsToConsult(cell: Pick<CellPlan, 'steps'>, step: StepPlan): StepPlan[] {
   if (step.rateOfCapacity === undefined && step.stopAtOverload !== true) return [];
   return cell.steps.filter((s) => s.index < step.index && sameSweep(s, step));
 }
 
 /**
- * Decide `step` given the rows of the steps stepsToConsult named (a step missing from `earlier`
- * wrote no rows). A capacity probe that measured nothing leaves its multiples without a rate:
- * they are skipped, with the reason.
+ * Decide `step` given the rows of the steps stepsToConsult named.
+ * A step missing from `earlier` wrote no rows.
+ * When a capacity probe measured nothing, its multiples are skipped with the reason.
  */
 export function decideStep(
   cell: Pick<CellPlan, 'steps'>,

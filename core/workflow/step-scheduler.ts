@@ -1,16 +1,9 @@
 /**
- * Where a cell's steps are and what RunStep does next, as one pure function: the cursor (kept in the
- * lake, lakeKeys.workflow.stepCursor) and what the Task observed go in, the next cursor and the
- * commands to carry out come out (nextStepMove). It schedules a group (core/workflow/tasks/group.ts): every
- * member's jobs of a step are started in one call and the next phase starts only when every member's are
- * done (the barrier), which for a group of one is a cell's plain sequence.
- *
- * The RunStep Task (core/workflow/tasks/run-step.ts) is the shell around it: it reads the observation
- * (the jobs' states, what starting or collecting did), calls nextStepMove, carries out the commands
- * (stop, collect, start jobs; write the cursor) and feeds the result of the last one back, until a
- * move carries the reply the state machine's Choice reads ({ done, waitS }). Nothing here reads
- * the lake, a clock or a backend, so every transition is tested as a function
- * (test/unit/step-scheduler.test.ts).
+ * Where a cell's steps are and what RunStep does next, as one pure function.
+ * The cursor and what the Task observed go in, and the next cursor and commands come out.
+ * A group's next phase starts only when every member's jobs are done, so a group of one is a plain cell.
+ * RunStep is the shell that carries out the commands.
+ * Nothing here reads the lake, a clock or a backend, so every transition is tested as a function.
  */
 import type { CellResources, JobHandle, JobsState, RunContext } from '../backend';
 import { BACKEND_TIMES } from '../plan/plan';
@@ -20,23 +13,19 @@ import type { RunnerPhase } from '../sysbench/types';
 import { InvalidTaskInputError } from './errors';
 
 /**
- * A prepare's first look, seconds after it started; later looks back off (core/plan/step-looks.ts lookAgainAfterS).
+ * Seconds after a prepare starts before its first look. Later looks back off.
  * @internal exported for its tests (a test seam)
  */
 export const PREPARE_FIRST_LOOK_S = 10;
 
 /**
- * Seconds after a step's prepare ended at which the runs of its clients start (a run that prepares
- * first, on more than one client): more than an awaiting client takes to learn that the prepare
- * ended (a look a second; on AWS each look is an `aws s3 cp` of its result.json), so that every
- * client's run starts at the same moment, as when one call starts them all.
+ * Seconds after a step's prepare ended at which its clients' runs start.
+ * It is more than an awaiting client takes to learn that the prepare ended.
+ * So every client's run starts at the same moment, as when one call starts them all.
  */
 export const START_AFTER_PREPARE_S: Record<RunContext['backend'], number> = { local: 2, aws: 5 };
 
-/**
- * A member's jobs of the phase in flight, and the resources they
- * were started with (what a stop path needs to record the step).
- */
+/** A member's jobs of the phase in flight, and the resources a stop path needs to record the step. */
 interface MemberJobs {
   readonly cellId: string;
   readonly jobs: readonly JobHandle[];
@@ -44,8 +33,8 @@ interface MemberJobs {
 }
 
 /**
- * Why a step failed the cell, as a Catch's error payload (the teardown
- * reports it; on AWS the segment's Map error does not carry it).
+ * Why a step failed the cell, as a Catch's error payload.
+ * The teardown reports it, since on AWS the segment's Map error does not carry it.
  */
 interface StepFailure {
   readonly Error: string;
@@ -53,35 +42,30 @@ interface StepFailure {
 }
 
 /**
- * Where a cell's (or duet's) steps are, in the lake: the state machine's state stays the same size
- * whatever the step count, and a retried or repeated call finds the jobs it started.
+ * Kept in the lake, so the state machine's state stays the same size whatever the step count.
+ * A retried or repeated call finds the jobs it started.
  */
 export interface StepCursor {
-  /** The cell's id, or the duet's (DuetPlan.cellId). */
+  /** The cell's id, or the duet's. */
   readonly cellId: string;
   /** Index of the next step to start. */
   readonly next: number;
   readonly inflight?: {
     readonly stepIndex: number;
     readonly phase: RunnerPhase;
-    /** The run's jobs prepare the data first (preparesInRun on every member). */
+    /** The run's jobs prepare the data first on every member. */
     readonly withPrepare?: boolean;
-    /** Looks that found a member's jobs still running: the next wait backs off with them (lookAgainAfterS). */
+    /** Looks that found jobs still running. The next wait backs off with them. */
     readonly looks?: number;
-    /** Per member, in the duet's member order (one for a cell). */
+    /** Per member, in the duet's member order. */
     readonly members: readonly MemberJobs[];
   };
-  /**
-   * Seconds the slowest member's last prepare took (its result.json):
-   * the next step's prepare is expected to take as long.
-   */
+  /** Seconds the slowest member's last prepare took. The next step's prepare is expected to take as long. */
   readonly lastPrepareS?: number;
   readonly failure?: StepFailure;
 }
 
-/**
- * A cell's cursor as runs planned before cells and duets shared one scheduler wrote it: its jobs not yet per member.
- */
+/** A cell's cursor as written before cells and duets shared one scheduler, with jobs not yet per member. */
 interface CellCursorOfBefore {
   readonly cellId: string;
   readonly next: number;
@@ -93,7 +77,7 @@ interface CellCursorOfBefore {
   readonly failure?: StepFailure;
 }
 
-/** The cursor as the lake holds it, in the shape nextStepMove reads (a cell's older cursor has one member). */
+/** The cursor as the lake holds it, in the shape nextStepMove reads. */
 export function storedCursor(stored: StepCursor | CellCursorOfBefore): StepCursor {
   const inflight = stored.inflight;
   if (inflight === undefined || 'members' in inflight) return stored as StepCursor;
@@ -101,27 +85,23 @@ export function storedCursor(stored: StepCursor | CellCursorOfBefore): StepCurso
   return { ...stored, inflight: { ...rest, members: [{ cellId: stored.cellId, jobs, resources }] } };
 }
 
-/** What the scheduler knows of the cell or duet it schedules: plain data, read once per call. */
+/** What the scheduler knows of the cell or duet it schedules, read once per call. */
 export interface StepSchedule {
   readonly backend: RunContext['backend'];
-  /** The cell or duet's id: the cursor's. */
   readonly cellId: string;
-  /** The members' plans and resources, in the duet's member order; a cell is its one member. */
+  /** The members' plans and resources, in the duet's member order. */
   readonly members: readonly { readonly cell: CellPlan; readonly resources: CellResources }[];
   readonly segment: StepSegment;
-  /**
-   * What the backend does with writes sent to a reader
-   * (Backend.writeForwarding): whether a step's run jobs can prepare its data.
-   */
+  /** What the backend does with writes sent to a reader decides whether run jobs can prepare data. */
   readonly writeForwarding: WriteForwardingSupport;
 }
 
-/** A member's jobs once looked at: JobsState, and whether they were stopped at their deadline. */
+/** A member's jobs once looked at, and whether they were stopped at their deadline. */
 export interface MemberJobsState extends JobsState {
   readonly timedOut: boolean;
 }
 
-/** Stop a member's jobs of the phase in flight: they ran past their deadline (jobDeadlineS). */
+/** Stop a member's jobs that ran past their deadline. */
 interface StopCommand {
   readonly kind: 'stop';
   readonly cellId: string;
@@ -133,22 +113,20 @@ interface PersistCommand {
   readonly cursor: StepCursor;
 }
 /**
- * Collect a phase: judge every member's prepare first when the runs prepared first (a failed one
- * fails the cell before any member has rows of the step), then write each member's rows and
- * outcome. Answered by a 'collected' observation (or 'failed').
+ * Collect a phase, judging every member's prepare first when the runs prepared first.
+ * A failed prepare then fails the cell before any member has rows of the step.
+ * Answered by a 'collected' or 'failed' observation.
  */
 export interface CollectCommand {
   readonly kind: 'collect';
   readonly stepIndex: number;
   readonly phase: RunnerPhase;
   readonly withPrepare: boolean;
-  /**
-   * Every member started no job (a rate step decided not to run): the rows say skipped, and the call returns at once.
-   */
+  /** Every member started no job, so the rows say skipped and the call returns at once. */
   readonly skipped: boolean;
   readonly members: readonly (MemberJobs & { readonly jobsState: MemberJobsState })[];
 }
-/** Build and start every member's jobs of a phase in one call. Answered by a 'started' observation (or 'failed'). */
+/** Build and start every member's jobs of a phase in one call. Answered by 'started' or 'failed'. */
 export interface StartCommand {
   readonly kind: 'start';
   readonly stepIndex: number;
@@ -157,28 +135,28 @@ export interface StartCommand {
 }
 export type StepCommand = StopCommand | PersistCommand | CollectCommand | StartCommand;
 
-/** What RunStep returns once a move carries it (the Choice reads done, the Wait waitS). */
+/** What RunStep returns. The Choice reads done, and the Wait reads waitS. */
 export interface StepReply {
-  /** The segment's last step is collected: the segment's execution ends. */
+  /** The segment's last step is collected, so the segment's execution ends. */
   readonly done: boolean;
-  /** Seconds until the phase just started should be over, or until the next look at jobs still running. */
+  /** Seconds until the phase just started should be over, or until the next look. */
   readonly waitS: number;
   /** The phase this call started, if any. */
   readonly started: { readonly phase: RunnerPhase; readonly withPrepare?: boolean; readonly stepIndex: number } | null;
-  /** Jobs this look found still running (nothing collected nor started). */
+  /** Jobs this look found still running. */
   readonly running?: number;
-  /** Milliseconds between the first and the last job start of the phase just started (null: none started). */
+  /** Milliseconds between the first and last job start of the phase just started, or null. */
   readonly startSpreadMs: number | null;
 }
 
 export type StepObservation =
-  /** A RunStep call begins: the jobs in flight looked at (per member; absent when nothing is in flight). */
+  /** A RunStep call begins, with the jobs in flight looked at per member. */
   | { readonly kind: 'call'; readonly nowMs: number; readonly jobs?: readonly JobsState[] }
-  /** A collect command was carried out: per member, seconds its prepare took (a run that prepared first). */
+  /** A collect was carried out, with each member's prepare seconds. */
   | { readonly kind: 'collected'; readonly of: CollectCommand; readonly preparedS: readonly (number | undefined)[] }
-  /** A start command was carried out: per member, the jobs it started (none for a member that skips the step). */
+  /** A start was carried out, with the jobs each member started. */
   | { readonly kind: 'started'; readonly of: StartCommand; readonly jobs: readonly (readonly JobHandle[])[] }
-  /** A command threw. Transient: the state retries the call, nothing is recorded. */
+  /** A command threw. Transient means the state retries the call and nothing is recorded. */
   | {
       readonly kind: 'failed';
       readonly error: { readonly name: string; readonly message: string };
@@ -187,11 +165,11 @@ export type StepObservation =
 
 export interface StepMove {
   readonly cursor: StepCursor;
-  /** Carried out in order; a collect or start, which the next observation answers, comes last. */
+  /** Carried out in order. A collect or start, which the next observation answers, comes last. */
   readonly commands: readonly StepCommand[];
-  /** Present: the call ends with this reply once the commands are carried out. */
+  /** The call ends with this reply once the commands are carried out. */
   readonly reply?: StepReply;
-  /** The call ends by throwing the error the 'failed' observation reported, once the commands are carried out. */
+  /** The call ends by throwing the error the 'failed' observation reported. */
   readonly raise?: true;
 }
 
@@ -203,10 +181,9 @@ function stepOf(schedule: StepSchedule, member: number, index: number): StepPlan
 }
 
 /**
- * Seconds a step's prepare is expected to take, for the Wait before the first look at a run that
- * prepares first: the last prepare (every step prepares the same data), else the plan's estimate
- * (BACKEND_TIMES rowsPerS, what the run's ETA assumes). A prepare slower than this costs looks
- * (backing off, lookAgainAfterS), one faster only waiting time.
+ * Seconds a step's prepare is expected to take, for the Wait before the first look.
+ * Every step prepares the same data, so the last prepare is the best guess. Else the plan's estimate counts.
+ * A slower prepare costs looks, and a faster one only waiting time.
  * @internal exported for its tests (a test seam)
  */
 export function expectedPrepareS(
@@ -228,14 +205,14 @@ function startNext(schedule: StepSchedule, cursor: StepCursor, commands: StepCom
     return { cursor, commands, reply: { done: true, waitS: 0, started: null, startSpreadMs: null } };
   }
   const steps = schedule.members.map((_, m) => stepOf(schedule, m, next));
-  // One phase only when it is one for every member (a step some
-  // member must prepare by a job of its own keeps its prepare job).
+  // One phase only when it is one for every member.
+  // A member that must prepare by a job of its own keeps its prepare job.
   const withPrepare = schedule.members.every((m, i) => preparesInRun(m.cell, steps[i]!, schedule.writeForwarding));
   const phase: RunnerPhase = steps[0]!.prepare && !withPrepare ? 'prepare' : 'run';
   return { cursor, commands: [...commands, { kind: 'start', stepIndex: next, phase, withPrepare }] };
 }
 
-/** Each member's jobs as looked at: those past their deadline are stopped and count as done, lost. */
+/** Jobs past their deadline are stopped and count as done, lost. */
 function lookedAt(
   schedule: StepSchedule,
   inflight: NonNullable<StepCursor['inflight']>,
@@ -285,16 +262,12 @@ function spreadMs(jobs: readonly (readonly JobHandle[])[]): number | null {
 }
 
 /**
- * One move of a segment's step schedule. A call begins with a 'call' observation and ends at the
- * first move with a reply (or raise):
- * - jobs in flight still running (past their deadline: stopped, and done): the look is counted in
- *   the cursor and the reply waits lookAgainAfterS(looks);
- * - every member's jobs done: the phase is collected; a collected prepare starts its step's run, a
- *   collected run moves the cursor to the next step, which starts (its prepare, or its run: one
- *   phase when every member's run jobs prepare their data first), or the segment is done;
- * - a run phase that started no job on any member (rate steps decided not to run): its rows are
- *   written at once and the next call, after no wait, goes on (one progress line per step);
- * - a command that failed (not transiently) is recorded in the cursor, which the teardown reports.
+ * One move of a segment's step schedule. A call ends at the first move with a reply or raise.
+ * - Jobs still running are counted as a look, and the reply waits lookAgainAfterS(looks).
+ * - Once every member's jobs are done, the phase is collected.
+ *   A collected prepare starts its run. A collected run moves on to the next step or ends the segment.
+ * - A run phase that started no job writes its rows at once, and the next call goes on without a wait.
+ * - A command that failed for good is recorded in the cursor, which the teardown reports.
  */
 export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observation: StepObservation): StepMove {
   switch (observation.kind) {
@@ -306,7 +279,7 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
       const { states, stops } = lookedAt(schedule, inflight, observation.jobs, observation.nowMs);
       const running = states.filter((s) => !s.done);
       if (running.length > 0) {
-        // Not done yet: a value, not an error. The state waits (WaitForStep) longer after each such look.
+        // Not done yet is a value, not an error. The state waits longer after each such look.
         const looks = (inflight.looks ?? 0) + 1;
         const looked: StepCursor = { ...cursor, inflight: { ...inflight, looks } };
         const reply: StepReply = {
@@ -330,7 +303,7 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
     }
     case 'collected': {
       const { of } = observation;
-      // The data is there: the step's run starts now, in this call.
+      // The data is there, so the step's run starts now, in this call.
       if (of.phase === 'prepare')
         return { cursor, commands: [{ kind: 'start', stepIndex: of.stepIndex, phase: 'run', withPrepare: false }] };
       // The slowest member's prepare is what the next step's runs wait for.
@@ -389,8 +362,8 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
       let waitS = step.waitS;
       if (of.phase === 'prepare') waitS = PREPARE_FIRST_LOOK_S;
       else if (of.withPrepare) {
-        // Looked at when the slowest prepare, the start delay and the run should be over. Several
-        // clients' (or members') runs start together, a few seconds after the last prepare ended.
+        // Looked at when the slowest prepare, the start delay and the run should be over.
+        // Several clients' runs start together, a few seconds after the last prepare ended.
         const prepareS = Math.max(
           ...schedule.members.map((m) => expectedPrepareS(schedule.backend, m.cell, cursor.lastPrepareS)),
         );
@@ -406,7 +379,7 @@ export function nextStepMove(schedule: StepSchedule, cursor: StepCursor, observa
       return { cursor: started, commands: [{ kind: 'persist', cursor: started }], reply };
     }
     case 'failed': {
-      // Transient: the state's Retry calls again, and the cursor still finds the jobs in flight.
+      // The state's Retry calls again, and the cursor still finds the jobs in flight.
       if (observation.transient) return { cursor, commands: [], raise: true };
       const failed: StepCursor = {
         ...cursor,

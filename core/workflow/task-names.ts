@@ -1,8 +1,7 @@
 /**
- * The Lambda-backed Tasks of state-machines/benchmark.asl.json. Each has its function in
- * task-registry.ts, a Lambda entry at lambdas/<name>/handler.ts (export `handler`), and the ASL
- * names its function ARN with the placeholder `${<Pascal>FunctionArn}`: CDK substitutes real ARNs,
- * the local runner binds the same task functions in-process.
+ * The Lambda-backed Tasks of state-machines/benchmark.asl.json.
+ * Each has its function in task-registry.ts and a Lambda entry at lambdas/<name>/handler.ts.
+ * The ASL names its ARN with the placeholder `${<Pascal>FunctionArn}`.
  */
 export const TASK_NAMES = [
   'plan-run',

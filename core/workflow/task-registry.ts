@@ -1,9 +1,7 @@
 /**
- * Every Lambda-backed Task of state-machines/benchmark.asl.json, by name, with the function that
- * does its work: the one place a task is registered. The local runner binds these to local deps;
- * each Lambda handler (lambdas/<task>/handler.ts) binds its entry to AWS deps built once per
- * container. The `satisfies` clause makes the compiler check the map against TASK_NAMES: a task
- * missing here, or one here that the list does not name, does not compile.
+ * Every Lambda-backed Task by name, with the function that does its work.
+ * The local runner binds these to local deps, and each Lambda handler to AWS deps.
+ * The `satisfies` clause checks the map against TASK_NAMES at compile time.
  */
 import type { TaskName } from './task-names';
 import { computeVerdictsTask } from './tasks/compute-verdicts';
@@ -21,7 +19,6 @@ import { teardownCellTask } from './tasks/teardown-cell';
 
 export const TASKS = {
   'plan-run': planRunTask,
-  // A cell Map item is a group of one or more cells run together: core/workflow/tasks/group.ts.
   'provision-cell': provisionCellTask,
   'check-cell-ready': checkCellReadyTask,
   'start-clients': startClientsTask,
@@ -35,11 +32,11 @@ export const TASKS = {
   'judge-round': judgeRoundTask,
 } as const satisfies Record<TaskName, (deps: TaskDeps, event: never) => Promise<unknown>>;
 
-/** What the state machine passes to a task (its Parameters / input). */
+/** What the state machine passes to a task. */
 export type TaskEvent<T extends TaskName> = Parameters<(typeof TASKS)[T]>[1];
 /** What a task returns to the state machine. */
 export type TaskResult<T extends TaskName> = Awaited<ReturnType<(typeof TASKS)[T]>>;
-/** A task bound to its deps: what a Task state invokes. */
+/** A task bound to its deps, as a Task state invokes it. */
 export type BoundTask<T extends TaskName> = (event: TaskEvent<T>) => Promise<TaskResult<T>>;
 
 /**

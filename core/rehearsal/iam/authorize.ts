@@ -1,9 +1,9 @@
 /**
- * IAM's evaluation of identity-based policy statements for one request (IAM User Guide, "Policy
- * evaluation logic": an explicit Deny wins, else an Allow grants, else the request is implicitly
- * denied), with the statement elements of "IAM JSON policy element reference": Action / NotAction
- * (case-insensitive, * and ? wildcards), Resource / NotResource (case-sensitive, wildcards) and
- * Condition (every operator, and every key within it, must hold; a key's values are alternatives).
+ * IAM's evaluation of identity-based policy statements for one request.
+ * See IAM User Guide, "Policy evaluation logic".
+ * An explicit Deny wins, else an Allow grants, else the request is implicitly denied.
+ * The statement elements follow "IAM JSON policy element reference".
+ * Actions match case-insensitively and resources case-sensitively, both with wildcards.
  * Statements here are plain JSON with their CloudFormation references already resolved.
  */
 import { conditionHolds, type RequestContext } from './conditions';
@@ -43,8 +43,8 @@ function name(s: PolicyStatement, i: number): string {
 }
 
 /**
- * Whether the statements allow `action` on `resource` ('*' for an action that has no resource type)
- * given the request's condition keys.
+ * Whether the statements allow `action` on `resource` given the request's condition keys.
+ * Pass '*' for an action that has no resource type.
  */
 export function authorize(
   statements: readonly PolicyStatement[],

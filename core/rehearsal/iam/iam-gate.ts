@@ -1,8 +1,6 @@
 /**
- * IAM at the SDK bridge: each call a function makes is authorized against its execution role's
- * statements before the rehearsal answers it, and refused as AWS refuses it, with the error the
- * service's SDK raises for a denied request and AWS's message (naming the role session, which
- * Lambda names after the function, the action and the resource).
+ * IAM at the SDK bridge. Each call a function makes is authorized against its execution role first.
+ * A denied call gets the error the service's SDK raises and AWS's message.
  */
 import type { SdkAnswer, SdkCall } from '../lambda-sandbox';
 import { authorize, conditionKeysFor, type PolicyStatement } from './authorize';
@@ -11,10 +9,10 @@ import type { IamDefinition } from './definition';
 import { actionsOfOperation, SDK_PACKAGES } from './sdk-actions';
 
 /**
- * The error each service's SDK raises for a denied request: the code its protocol carries (EC2 API
- * Reference, "Error codes": UnauthorizedOperation; the query and REST-XML services S3, RDS, IAM and
- * STS: AccessDenied; SNS's model: AuthorizationError, raised as AuthorizationErrorException) and, for
- * the JSON services, AccessDeniedException.
+ * The error code each service's SDK raises for a denied request.
+ * EC2 uses UnauthorizedOperation. See EC2 API Reference, "Error codes".
+ * S3, RDS, IAM and STS use AccessDenied. SNS's model raises AuthorizationErrorException.
+ * The JSON services use AccessDeniedException.
  */
 const DENIED_ERROR: Readonly<Record<string, string>> = {
   ec2: 'UnauthorizedOperation',
@@ -26,7 +24,7 @@ const DENIED_ERROR: Readonly<Record<string, string>> = {
 };
 
 export interface FunctionRole {
-  /** The role's name in the template (its logical id stands for the physical name). */
+  /** The role's name in the template. Its logical id stands for the physical name. */
   readonly roleName: string;
   readonly statements: readonly PolicyStatement[];
 }
@@ -38,11 +36,11 @@ export interface IamGateOptions {
   readonly account: string;
   /** Each function's role, by function name. */
   readonly roles: ReadonlyMap<string, FunctionRole>;
-  /** A resource's tags, for the ResourceTag condition keys (undefined: the resource does not exist). */
+  /** A resource's tags, for the ResourceTag condition keys. Undefined means the resource does not exist. */
   readonly resourceTags: (arn: string) => Promise<Readonly<Record<string, string>> | undefined>;
 }
 
-/** What the gate saw: calls authorized, and the required resource types it could not derive, by action. */
+/** Calls authorized, and the required resource types it could not derive, by action. */
 export interface IamGateCounts {
   readonly calls: number;
   readonly denied: number;
@@ -53,7 +51,7 @@ export class IamGate {
   private calls = 0;
   private denied = 0;
   private readonly underived = new Map<string, Set<string>>();
-  /** The first call each function made of each action it was allowed, and the tags looked up: for replaying. */
+  /** The first call each function made of each allowed action, for replaying. */
   private readonly allowed = new Map<string, Map<string, SdkCall>>();
   private readonly tags = new Map<string, Readonly<Record<string, string>> | undefined>();
 
@@ -73,10 +71,10 @@ export class IamGate {
     return this.tags.get(arn);
   }
 
-  /** The error to answer the call with when IAM denies it; undefined when it is allowed. */
+  /** The error to answer the call with when IAM denies it, or undefined. */
   async check(functionName: string, call: SdkCall): Promise<SdkAnswer | undefined> {
     const pkg = Object.values(SDK_PACKAGES).find((p) => p.client === call.client);
-    // A client aurora-bench does not build: the bridge refuses it itself.
+    // A client aurora-bench does not build. The bridge refuses it itself.
     if (pkg === undefined) return undefined;
     const role = this.o.roles.get(functionName);
     if (role === undefined) return refusal('Error', `function ${functionName} has no role the rehearsal knows`);
@@ -114,7 +112,7 @@ export class IamGate {
     return undefined;
   }
 
-  /** The resource's tags under each ResourceTag key the role's statements test for this action and resource. */
+  /** The resource's tags under each ResourceTag key the role's statements test here. */
   private async resourceContext(role: FunctionRole, action: string, resource: string): Promise<Record<string, string>> {
     const keys = conditionKeysFor(role.statements, action, resource).filter((k) => /resourcetag\//i.test(k));
     if (keys.length === 0 || resource === '*') return {};

@@ -1,18 +1,17 @@
 /**
- * The rehearsal's IAM: one gate for the functions of a rehearsal, each with its role's statements
- * resolved to the rehearsal's account (moto's, 123456789012), Region and standing resources, and the
- * line the rehearsal prints about it.
+ * The rehearsal's IAM: one gate for its functions, and the line the rehearsal prints about it.
+ * Each role's statements resolve to moto's account, the Region and the standing resources.
  */
 import { iamDefinitionPath, loadIamDefinition } from './definition';
 import { IamGate, type FunctionRole } from './iam-gate';
 import { referencesOf, resolveStatements } from './role-statements';
 
-/** The account moto's resources are created in (moto's DEFAULT_ACCOUNT_ID). */
+/** moto's DEFAULT_ACCOUNT_ID, where its resources are created. */
 const MOTO_ACCOUNT = '123456789012';
 
 export interface GatedFunction {
   readonly name: string;
-  /** The template's Environment.Variables (with CloudFormation references). */
+  /** The template's Environment.Variables, with CloudFormation references. */
   readonly templateEnvironment: Readonly<Record<string, unknown>>;
   /** The values the rehearsal gives them. */
   readonly environment: Readonly<Record<string, string>>;

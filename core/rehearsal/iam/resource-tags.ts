@@ -1,6 +1,6 @@
 /**
- * A resource's tags as the rehearsal's moto holds them, for the ResourceTag condition keys IAM reads
- * from the resource a call names (IAM User Guide, "Controlling access to AWS resources using tags").
+ * A resource's tags as moto holds them, for the ResourceTag condition keys.
+ * See IAM User Guide, "Controlling access to AWS resources using tags".
  */
 import { DescribeInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { ListTagsForResourceCommand, type RDSClient } from '@aws-sdk/client-rds';
@@ -11,7 +11,7 @@ type Tags = Readonly<Record<string, string>>;
 const asRecord = (tags: readonly { Key?: string; Value?: string }[] | undefined): Tags =>
   Object.fromEntries((tags ?? []).flatMap((t) => (t.Key !== undefined ? [[t.Key, t.Value ?? '']] : [])));
 
-/** Tags of EC2 instances, RDS resources and secrets; undefined for a resource moto does not have or another kind. */
+/** Tags of EC2 instances, RDS resources and secrets. Undefined for anything moto lacks. */
 export function motoResourceTags(clients: {
   readonly ec2: EC2Client;
   readonly rds: RDSClient;
@@ -29,13 +29,13 @@ export function motoResourceTags(clients: {
         return asRecord((await clients.rds.send(new ListTagsForResourceCommand({ ResourceName: arn }))).TagList);
       const secret = /^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:(.+)$/.exec(arn);
       if (secret) {
-        // A secret named by name is authorized on <name>-??????: moto finds it by the name.
+        // A secret named by name is authorized on <name>-??????, and moto finds it by the name.
         const id = secret[1]!.endsWith('-??????') ? secret[1]!.slice(0, -7) : arn;
         return asRecord((await clients.secrets.send(new DescribeSecretCommand({ SecretId: id }))).Tags);
       }
       return undefined;
     } catch {
-      // No such resource: no tags, as IAM sees a request for a resource that does not exist.
+      // No such resource has no tags, as IAM sees it.
       return undefined;
     }
   };

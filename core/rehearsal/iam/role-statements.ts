@@ -1,20 +1,17 @@
 /**
- * A function's role statements as IAM would hold them once the stack is deployed: each CloudFormation
- * reference in them (Ref, Fn::GetAtt, Fn::Join, Fn::Sub's ${...}) resolved to the rehearsal's account,
- * Region and resources. The rehearsal's resource of a reference is the value the rehearsal gives the
- * environment variable the template sets from the same reference (referencesOf). A reference the
- * rehearsal has no value for stays an unresolved marker no request ARN matches: what depends on it
- * is denied, visibly.
+ * A function's role statements as IAM would hold them once the stack is deployed.
+ * Each CloudFormation reference resolves to the rehearsal's account, Region and resources.
+ * A reference's resource is what the rehearsal gives the variable the template sets from it.
+ * A reference without a value stays a marker no ARN matches, so what depends on it is visibly denied.
  */
 import type { PolicyStatement } from './authorize';
 
-/** Ref values by logical id (and pseudo parameter); Fn::GetAtt values by "<id>.<attribute>". */
+/** Ref values by logical id and pseudo parameter, and Fn::GetAtt values by "<id>.<attribute>". */
 export type References = ReadonlyMap<string, string>;
 
 /**
- * The references an environment's template values stand for, read off the values the rehearsal
- * gives those variables: a Ref or Fn::GetAtt is the whole value; a Fn::Join's references are what
- * stands between its literal parts.
+ * The references an environment's template values stand for, read off the rehearsal's values.
+ * A Ref or Fn::GetAtt is the whole value. A Fn::Join's references stand between its literal parts.
  */
 export function referencesOf(
   template: Readonly<Record<string, unknown>>,
@@ -36,14 +33,13 @@ export function referencesOf(
   return refs;
 }
 
-// Stands around a reference's name in the rendered text: JSON allows it in a string, no name holds it.
+// JSON allows it in a string, and no name holds it.
 const MARK = '~~';
 
 /**
- * The references of a Fn::Join read off its value. Its Fn::Select of Fn::GetAZs is the Region's AZ of
- * that index (CloudFormation: Fn::GetAZs lists the AZs in alphabetical order). A JSON object value
- * (the subnets by AZ) is read key by key, as the rehearsal may give more entries than the stack has;
- * any other value as the literal parts with the references between them.
+ * The references of a Fn::Join read off its value.
+ * Its Fn::Select of Fn::GetAZs is the Region's AZ of that index, since Fn::GetAZs sorts them alphabetically.
+ * A JSON object value is read key by key, as the rehearsal may give more entries than the stack has.
  */
 function joinReferences([sep, parts]: [string, unknown[]], got: string, region: string): Map<string, string> {
   const refs = new Map<string, string>();
@@ -64,7 +60,7 @@ function joinReferences([sep, parts]: [string, unknown[]], got: string, region: 
     }
     return refs;
   } catch {
-    // Not JSON: matched as text below.
+    // Not JSON, so matched as text below.
   }
   const names: string[] = [];
   const pattern = text

@@ -1,6 +1,6 @@
-/** IAM's wildcards in Action, Resource and the *Like condition operators (IAM JSON policy element reference). */
+/** IAM's wildcards in Action, Resource and the *Like condition operators. See IAM JSON policy element reference. */
 
-/** A policy pattern with * (any run of characters) and ? (any one character) against a value. */
+/** Matches a policy pattern, where * is any run of characters and ? any one character. */
 export function wildcardMatch(pattern: string, value: string, ignoreCase: boolean): boolean {
   const body = pattern
     .split('*')

@@ -4,11 +4,11 @@ import type { CellPlan } from '../../plan/types';
 import { InvalidTaskInputError } from '../errors';
 import type { TaskDeps } from './types';
 
-/** Cell plans read by this process, by lake, run and cell: a plan never changes once PlanRun wrote it. */
+/** Cell plans read by this process. A plan never changes once PlanRun wrote it. */
 const cellPlans = new Map<string, CellPlan>();
 const CELL_PLANS_KEPT = 64;
 
-/** A cell's plan with its steps, from the lake (the state machine carries only a reference or header). */
+/** A cell's plan with its steps, from the lake. The state machine carries only a reference. */
 export async function loadCellPlan(deps: TaskDeps, run: RunContext, cellId: string): Promise<CellPlan> {
   const key = lakeKeys.workflow.cellPlan(run.runId, cellId);
   const cacheKey = `${deps.backend.lake.describe()}|${key}`;

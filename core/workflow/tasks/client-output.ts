@@ -1,4 +1,4 @@
-/** What a runner job left in the lake (output.log, result.json, client_cpu.jsonl), read and parsed. */
+/** What a runner job left in the lake, read and parsed. */
 import type { JobHandle } from '../../backend';
 import type { ClientStepOutput } from '../../lake/step-rows';
 import type { StepPlan } from '../../plan/types';
@@ -40,8 +40,8 @@ export async function readClientOutput(
     if (result === undefined && parsed.status === 'ok') {
       parsed = { ...parsed, status: 'failed', error: lostDetail ?? 'runner did not finish (no result.json)' };
     } else if (result !== undefined && lostDetail !== undefined) {
-      // A job stopped for a reason (its deadline, a hung server) still writes result.json: the
-      // reason comes first, what sysbench said of being stopped after it.
+      // A job stopped for a reason still writes result.json.
+      // The reason comes first, and what sysbench said of being stopped after it.
       parsed = {
         ...parsed,
         status: 'failed',
@@ -59,7 +59,7 @@ export async function readClientOutput(
   };
 }
 
-/** Seconds a prepare took, from its result.json; undefined when it has none or its times do not read. */
+/** Seconds a prepare took, from its result.json, or undefined when that does not read. */
 export async function preparedSeconds(deps: TaskDeps, outputPrefix: string): Promise<number | undefined> {
   const result = await readJson<RunnerResult>(deps, outputPrefix + 'result.json');
   const seconds = result ? (Date.parse(result.endedAt) - Date.parse(result.startedAt)) / 1000 : NaN;

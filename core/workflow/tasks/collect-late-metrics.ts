@@ -8,29 +8,28 @@ import type { StepMetricsState, StepOutcome } from './step-types';
 import type { TaskDeps } from './types';
 
 export interface LateMetricsOutput {
-  /** false: nothing collected yet, ask again after waitS. */
+  /** False means nothing is collected yet, so ask again after waitS. */
   readonly done: boolean;
   readonly waitS: number;
   /** Steps whose windows were collected again. */
   readonly recollected: number;
-  /** Steps whose windows are still incomplete after waiting (the first few by id). */
+  /** Steps whose windows are still incomplete after waiting. */
   readonly incompleteSteps: number;
   readonly incompleteStepIds: readonly string[];
 }
 
-/** How many incomplete step ids a LateMetricsOutput names (state data stays small). */
+/** State data stays small. */
 const MAX_INCOMPLETE_STEP_IDS = 10;
 
 /**
- * After a group's last step: the steps whose server metrics were incomplete when collected are
- * collected again once their datapoints are published (StepMetricsState.dueAt). One wait for the
- * whole group, not one per step: the state machine waits waitS and calls again while done is false.
+ * Collects again the steps whose server metrics were incomplete, once their datapoints are published.
+ * It waits once for the whole group, not once per step.
  */
 export async function collectLateMetricsTask(deps: TaskDeps, event: GroupResourcesEvent): Promise<LateMetricsOutput> {
   need(event, ['run', 'group', 'resources'], 'collect-late-metrics');
   const outputs = await forEachMember(deps, event, (m) => collectMemberLateMetrics(deps, m));
   const waiting = outputs.filter((o) => !o.done);
-  // A step id names its member where the group has several (every member runs the same steps).
+  // Every member runs the same steps, so a step id names its member in a group of several.
   const named = (i: number, id: string) => (outputs.length > 1 ? `${event.group.members[i]!.cellId}/${id}` : id);
   return {
     done: waiting.length === 0,

@@ -1,4 +1,4 @@
-/** A step's phase collected (RunStep's second half): a prepare judged, a run's rows and metrics written. */
+/** RunStep's second half: a prepare judged, or a run's rows and metrics written. */
 import type { CellResources, JobHandle, MetricsWindow, RunContext } from '../../backend';
 import { lakeKeys, toJsonLines } from '../../lake/rows';
 import { skippedStepRow, stepRowsOf, stepTotals } from '../../lake/step-rows';
@@ -27,9 +27,8 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
     await checkPrepared(deps, event, outputs);
     return null;
   }
-  // A run that prepared first: the prepare's own output is judged first, as a prepare job's is (a
-  // failed prepare fails the cell, DataPrepareFailedError; the runs that then did not run are not
-  // rows), and the configuration check that follows a prepare is made before any row is written.
+  // A run that prepared first has its prepare judged first, as a prepare job's is.
+  // The configuration check that follows a prepare comes before any row is written.
   if (event.withPrepare === true) await checkRunPrepare(deps, event);
 
   const decision = await decide(deps, run, cell, event.step);
@@ -74,11 +73,11 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
       ? measured
       : { ...measured, steps: await withReplicationHealth(deps, run, cell, resources, step, measured.steps) };
   const { startedAt, endedAt } = rows;
-  // The measured window: the warm-up is excluded, as it is from sysbench's own summary.
+  // The warm-up is excluded, as it is from sysbench's own summary.
   const measuredStart = new Date(Date.parse(startedAt) + step.warmupS * 1000).toISOString();
   const window: MetricsWindow = { stepId: step.stepId, start: measuredStart, end: endedAt };
-  // Collected now, so a cell that fails later still has them; on AWS the last minutes are usually not
-  // published yet: the window is marked incomplete and CollectLateMetrics collects it again.
+  // Collected now, so a cell that fails later still has them.
+  // On AWS the last minutes are usually not published yet, so CollectLateMetrics collects the window again.
   const collection = await deps.backend.collectServerMetrics(run, cell, resources, window);
   const lake = deps.backend.lake;
   await Promise.all([
@@ -96,10 +95,9 @@ export async function collectStepTask(deps: TaskDeps, event: CollectStepEvent): 
 }
 
 /**
- * The prepare of a run that prepared first (its first job's, under prepareOutputPrefix), judged as
- * a prepare job's output is: DataPrepareFailedError if it failed, then the configuration check.
- * Nothing for an interrupted step or one that started no jobs. A group judges every member's before
- * collecting any member's run (run-step.ts).
+ * The prepare of a run that prepared first, judged as a prepare job's output is.
+ * Nothing for an interrupted step or one that started no jobs.
+ * A group judges every member's before collecting any member's run.
  */
 export async function checkRunPrepare(deps: TaskDeps, event: CollectStepEvent): Promise<void> {
   if (event.abortedReason !== undefined || event.jobs.length === 0) return;
@@ -121,7 +119,7 @@ export async function checkRunPrepare(deps: TaskDeps, event: CollectStepEvent): 
   ]);
 }
 
-/** A prepare's output judged: DataPrepareFailedError if it failed, then the configuration the writer runs with. */
+/** Fails on a failed prepare, then checks the configuration the writer runs with. */
 async function checkPrepared(deps: TaskDeps, event: CollectStepEvent, outputs: readonly ClientOutput[]): Promise<void> {
   const failed = outputs.filter((o) => o.parsed.status === 'failed' || (o.result?.exitCode ?? 1) !== 0);
   if (failed.length > 0) {
@@ -135,9 +133,8 @@ async function checkPrepared(deps: TaskDeps, event: CollectStepEvent, outputs: r
 }
 
 /**
- * After prepare, before anything is measured: the configuration the writer really runs with
- * (core/workflow/effective-config.ts) into the server_config table; a requested value that is not
- * in effect fails the cell with the names and both values.
+ * Records the configuration the writer really runs with, before anything is measured.
+ * A requested value that is not in effect fails the cell with the names and both values.
  */
 async function checkEffectiveConfiguration(
   deps: TaskDeps,
@@ -167,8 +164,8 @@ async function checkEffectiveConfiguration(
 }
 
 /**
- * A step that read from readers is failed when a reader's replication broke during it (its writer
- * killed, a replication thread stopped): the reads succeeded, but on data that had stopped changing.
+ * Fails a step that read from readers whose replication broke during it.
+ * The reads succeeded, but on data that had stopped changing.
  */
 async function withReplicationHealth<R extends { status: string; error: string | null }>(
   deps: TaskDeps,

@@ -10,7 +10,7 @@ export interface ComputeVerdictsEvent {
   readonly run: RunContext;
 }
 
-/** Small (state data): the counts, the first regressions, where the rows are and what was sent. */
+/** Small, since it is state data. */
 export interface ComputeVerdictsOutput {
   readonly runId: string;
   readonly verdicts: number;
@@ -19,7 +19,7 @@ export interface ComputeVerdictsOutput {
   readonly withinNoise: number;
   readonly unknown: number;
   readonly notJudged: number;
-  /** The first few regressions, "<variant> <workload> t<threads> <metric> <ratio>". */
+  /** The first few regressions, as "<variant> <workload> t<threads> <metric> <ratio>". */
   readonly regressions: readonly string[];
   readonly lakeKey: string;
   readonly published: VerdictPublication;
@@ -28,15 +28,14 @@ export interface ComputeVerdictsOutput {
 const MAX_REGRESSIONS_LISTED = 5;
 
 /**
- * After FinishRun: the run judged against its experiment's history (deps.judgeRun), the verdicts
- * written to the lake's verdicts table (one file per run, rewritten if the Task runs again), then
- * published (Backend.publishVerdicts: metrics, and on a regression an event and a notification).
- * Its failure changes neither the run's status nor its teardown (the ASL catches it).
+ * After FinishRun, the run is judged against its experiment's history and the verdicts are published.
+ * The verdicts file is rewritten if the Task runs again.
+ * The ASL catches its failure, so it changes neither the run's status nor its teardown.
  */
 export async function computeVerdictsTask(deps: TaskDeps, event: ComputeVerdictsEvent): Promise<ComputeVerdictsOutput> {
   need(event, ['run'], 'compute-verdicts');
   const { run } = event;
-  // A run judged against its history after each round keeps those calls (round-verdicts.ts).
+  // A run judged against its history after each round keeps those calls.
   const judged = await readJson<RoundsJudged>(deps, lakeKeys.workflow.roundsJudged(run.runId));
   const verdicts = withRoundCalls(await deps.judgeRun(run), judged);
   const lakeKey = lakeKeys.verdicts(run.dt, run.runId);

@@ -1,4 +1,4 @@
-/** FinishRun: every cell's outcome read from the lake into the run's row, then the run compacted. */
+/** FinishRun reads every cell's outcome from the lake into the run's row, then compacts the run. */
 import type { RunContext } from '../../backend';
 import { lakeKeys, toJsonLines, type RunRow, type ServerConfigRow } from '../../lake/rows';
 import type { ActualCellCost } from '../../plan/bill';
@@ -16,9 +16,8 @@ import type { TaskDeps, TaskError } from './types';
 export interface FinishRunEvent {
   readonly run: RunContext;
   /**
-   * The Map's items of an execution planned before the items became positions (ids, or earlier
-   * references); read only when the run's cell list is not in the lake (a run planned before PlanRun
-   * wrote it).
+   * The Map's items of an execution planned before items became positions.
+   * Read only when the run's cell list is not in the lake.
    */
   readonly cells?: readonly (string | { readonly cellId: string; readonly members?: readonly string[] })[];
   readonly error?: TaskError;
@@ -32,13 +31,13 @@ export interface FinishRunOutput {
   readonly steps: number;
   readonly failedSteps: number;
   /**
-   * What compaction did, or why it did not (the JSON Lines rows then stay
-   * and are read as they are); absent when the deps compact nothing.
+   * What compaction did, or why it did not. Absent when the deps compact nothing.
+   * Uncompacted JSON Lines rows are read as they are.
    */
   readonly compaction?: string;
 }
 
-/** The manifest's view of the server_config table: per cell, the writer's version and the values read at prepare. */
+/** Per cell, the writer's version and the values read at prepare. */
 async function serverConfigSummary(deps: TaskDeps, run: RunContext): Promise<string | null> {
   const keys = (await deps.backend.lake.list(lakeKeys.runTablePrefix('server_config', run.dt, run.runId))).filter((k) =>
     k.endsWith('.jsonl'),
@@ -70,7 +69,7 @@ async function readRunRow(deps: TaskDeps, run: RunContext): Promise<RunRow | und
   return JSON.parse(text.trim().split('\n')[0]!) as RunRow;
 }
 
-/** Plan notes plus each cell's backend notes, once each (cells of one variant repeat them). */
+/** Plan notes plus each cell's backend notes, once each, since cells of one variant repeat them. */
 function mergeNotes(planNotes: readonly PlanNote[], cellNotes: readonly PlanNote[]): PlanNote[] {
   const seen = new Set<string>();
   return [...planNotes, ...cellNotes].filter((n) => {
@@ -82,8 +81,8 @@ function mergeNotes(planNotes: readonly PlanNote[], cellNotes: readonly PlanNote
 }
 
 /**
- * The run's cells in plan order, from the list PlanRun wrote; for a run planned before that list
- * existed, from the Map's items (a duet's reference names its members).
+ * The run's cells in plan order, from the list PlanRun wrote.
+ * Older runs lack the list, so the Map's items name them.
  */
 async function runCellIds(deps: TaskDeps, event: FinishRunEvent): Promise<string[]> {
   const listed = await readJson<string[]>(deps, lakeKeys.workflow.cellList(event.run.runId));
@@ -91,23 +90,23 @@ async function runCellIds(deps: TaskDeps, event: FinishRunEvent): Promise<string
   return (event.cells ?? []).flatMap((item) => (typeof item === 'string' ? [item] : (item.members ?? [item.cellId])));
 }
 
-/** Each cell's cost from what really ran, priced with the bundled price table (the manifest's `cells[].cost`). */
+/** Each cell's cost from what really ran, priced with the bundled price table. */
 function runCosts(row: RunRow, results: readonly CellOutcome[]): Map<string, ActualCellCost> {
   const facts = new Map(results.flatMap((r) => (r.bill !== undefined ? [[r.cellId, r.bill] as const] : [])));
   if (facts.size === 0) return new Map();
   try {
     return runCellCosts(JSON.parse(row.plan) as Plan, bundledPrices(), facts);
   } catch {
-    // Pricing is a view of the facts, which the manifest keeps (cells[].resources, cells[].measured):
-    // a plan or price table it cannot read leaves the cost out, not the run failed.
+    // Pricing is a view of the facts, which the manifest keeps.
+    // So an unreadable plan or price table leaves the cost out instead of failing the run.
     return new Map();
   }
 }
 
-/** A cell id is `${variant}-r${repeat}` (core/plan/plan.ts). */
+/** A cell id is `${variant}-r${repeat}`. */
 const cellRound = (cellId: string): number => Number(/-r(\d+)$/.exec(cellId)?.[1] ?? 1);
 
-/** The manifest's record of the rounds: how many ran of the range, and why they stopped. */
+/** How many rounds of the range ran, and why they stopped. */
 function roundsNote(j: RoundsJudged): PlanNote {
   const why = stopText(j);
   return {
@@ -121,10 +120,9 @@ function roundsNote(j: RoundsJudged): PlanNote {
 
 export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Promise<FinishRunOutput> {
   need(event, ['run'], 'finish-run');
-  // The run's cells and each cell's outcome are in the lake (a group's members each wrote their own,
-  // a teardown that failed wrote that): nothing of them travels in the state.
+  // The run's cells and outcomes are in the lake, so nothing of them travels in the state.
   const judged = await readJson<RoundsJudged>(deps, lakeKeys.workflow.roundsJudged(event.run.runId));
-  // Cells of rounds the judge did not start were never meant to run: not "did not report".
+  // Cells of rounds the judge did not start were never meant to run, so they did not fail to report.
   const cells = (await runCellIds(deps, event)).filter((id) => judged === undefined || cellRound(id) <= judged.rounds);
   const results: CellOutcome[] = [];
   const missing: string[] = [];
@@ -188,8 +186,8 @@ export async function finishRunTask(deps: TaskDeps, event: FinishRunEvent): Prom
     event.error === undefined &&
     missing.length === 0 &&
     failedCells.every((c) => c.status === 'failed' && c.failedSteps.length > 0);
-  // Every row of the run is written (late metrics were collected before each cell's teardown). A
-  // compaction that fails leaves the JSON Lines rows, which the lake reads as before: not a run failure.
+  // Every row of the run is written, late metrics included.
+  // A failed compaction leaves the JSON Lines rows, which the lake reads as before.
   let compaction: string | undefined;
   if (deps.compactRun) {
     try {

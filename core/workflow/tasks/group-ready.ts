@@ -11,7 +11,7 @@ export interface GroupReadyState {
   readonly detail: string;
 }
 
-/** CheckCellReady and CheckClientsReady: a group is ready when every member is; a member past its deadline fails it. */
+/** A group is ready when every member is. A member past its deadline fails it. */
 export async function checkGroupReady(
   deps: TaskDeps,
   event: GroupResourcesEvent,
@@ -26,7 +26,7 @@ export async function checkGroupReady(
     return state;
   });
   const pending = states.filter((s) => !s.ready);
-  // What is pending, or what every member said once all are ready; a member names itself where there are several.
+  // A member names itself where there are several.
   const said = (pending.length > 0 ? pending : states).map((s) =>
     states.length > 1 ? `${s.resources.cellId}: ${s.detail}` : s.detail,
   );

@@ -1,8 +1,4 @@
-/**
- * A group: what one item of the cell Map runs, one or more cells provisioned together whose steps start
- * together (order "duet" groups a round's variants; every other order makes each cell a group of one).
- * Every cell Task works on a group, so a plain cell and a duet take the same code path.
- */
+/** Every cell Task works on a group, so a plain cell and a duet take the same code path. */
 import type { CellResources, RunContext } from '../../backend';
 import { lakeKeys } from '../../lake/rows';
 import type { CellPlan, PlanNote, StepSegment } from '../../plan/types';
@@ -11,35 +7,35 @@ import { loadCellPlan } from './cell-plans';
 import { readJson } from './lake-json';
 import type { TaskDeps } from './types';
 
-/** The cell Map's item as a child execution receives it: only its position (RunCells' ItemSelector). */
+/** The cell Map's item as a child execution receives it: only its position. */
 export interface GroupItem {
   readonly index: number;
 }
 
-/** A group named: PlanRun writes one per Map item (lakeKeys.workflow.item). */
+/** PlanRun writes one per Map item. */
 export interface GroupRef {
-  /** A group of one is its cell's id; a duet's is DuetPlan.cellId. Cursor keys use it. */
+  /** A group of one uses its cell's id, and a duet its DuetPlan.cellId. Cursor keys use it. */
   readonly groupId: string;
   readonly index: number;
   readonly members: readonly { readonly cellId: string }[];
 }
 
-/** A member as the state carries it: its plan without the steps (they stay in the lake). */
+/** A member as the state carries it. Its steps stay in the lake. */
 export type MemberHeader = Omit<CellPlan, 'steps'>;
 
 /** What the state carries of a group after provisioning. */
 export interface GroupHeader extends GroupRef {
   readonly members: readonly MemberHeader[];
-  /** Steps per member: every member runs the same steps (the plan refuses a duet whose members differ). */
+  /** Steps per member. The plan refuses a duet whose members differ. */
   readonly stepCount: number;
   readonly segments: readonly StepSegment[];
 }
 
-/** What the state carries of a group's resources: each member's, as the backend returned them. */
+/** Each member's resources, as the backend returned them. */
 export interface GroupResources {
   readonly groupId: string;
   readonly members: readonly CellResources[];
-  /** The members' notes without repeats, for the progress lines (each member's outcome keeps its own). */
+  /** The members' notes without repeats, for the progress lines. */
   readonly notes: readonly PlanNote[];
 }
 
@@ -48,7 +44,7 @@ export interface GroupEvent {
   readonly group: GroupRef;
 }
 
-/** A Task's event as the cell Map's child starts it: the group may be only the item's position. */
+/** A Task's event as the cell Map's child starts it. The group may be only the item's position. */
 export type GroupItemEvent<E extends GroupEvent = GroupEvent> = Omit<E, 'group'> & {
   readonly group: GroupItem | GroupRef;
 };
@@ -58,9 +54,8 @@ export interface GroupResourcesEvent extends GroupEvent {
 }
 
 /**
- * The group a Map item names. The Tasks that see it before provisioning (ProvisionCell, a teardown
- * after provisioning failed) receive only the position and read the group PlanRun wrote for it;
- * a state that already names its group is returned as it is.
+ * The group a Map item names.
+ * Tasks before provisioning receive only the position, so they read the group PlanRun wrote for it.
  */
 export async function namedGroup(deps: TaskDeps, run: RunContext, group: GroupItem | GroupRef): Promise<GroupRef> {
   if (typeof (group as Partial<GroupRef>).groupId === 'string') return group as GroupRef;
@@ -88,7 +83,7 @@ export function memberPlans(deps: TaskDeps, run: RunContext, group: GroupRef): P
   return Promise.all(group.members.map((m) => loadCellPlan(deps, run, m.cellId)));
 }
 
-/** Every member's call settled before the first failure is thrown: none is left running unseen. */
+/** Every member's call settles before the first failure is thrown, so none is left running unseen. */
 export async function allMembers<T>(calls: readonly Promise<T>[]): Promise<T[]> {
   const settled = await Promise.allSettled(calls);
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');

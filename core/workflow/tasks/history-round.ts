@@ -1,8 +1,6 @@
 /**
- * A round judged against history (questions `against: "history"`): every (variant, step) series a
- * question covers, tonight's rounds tested against the series' stable runs before tonight
- * (core/rounds/history-test.ts). A series without a stable history yet cannot be judged early, so it
- * keeps the run going to the maximum, which is said.
+ * A round judged against history: every series a question covers, tested against its stable runs.
+ * A series without a stable history cannot be judged early, so it keeps the run going to the maximum.
  */
 import type { NamedHistoryQuestion } from '../../experiment/rounds';
 import type { StepRow } from '../../lake/rows';
@@ -12,14 +10,14 @@ import type { HistorySeriesState, SeriesLevel } from './round-types';
 const keyOf = (r: Pick<StepRow, 'variant' | 'workload' | 'threads' | 'rate' | 'target'>): string =>
   [r.variant, r.workload, r.threads, r.rate, r.target].join('\u0000');
 
-/** "read-write t16 [r7g-large]", as the history labels a step. */
+/** As the history labels a step, such as "read-write t16 [r7g-large]". */
 const labelOf = (r: Pick<StepRow, 'variant' | 'workload' | 'threads' | 'rate' | 'target'>): string =>
   `${r.workload} t${r.threads}${r.rate > 0 ? ` @${r.rate}/s` : ''}${r.target !== 'writer' ? ` → ${r.target}` : ''} ` +
   `[${r.variant}]`;
 
-/** A cell step's value from its clients' rows, as step_summary totals it (throughput summed, latency the worst). */
+/** A cell step's value as step_summary totals it: throughput summed, latency the worst. */
 function stepValue(clients: readonly StepRow[], metric: SeriesLevel['metric']): number | null {
-  // As the history judges: a failed or client-bound step's numbers do not count.
+  // As the history judges, a failed or client-bound step's numbers do not count.
   if (clients.some((r) => r.status !== 'ok' || r.client_saturated)) return null;
   const vs = clients.map((r) => (metric === 'tps' ? r.tps : metric === 'qps' ? r.qps : r.lat_pct_ms));
   if (vs.some((v) => typeof v !== 'number' || !(v > 0))) return null;
@@ -27,7 +25,7 @@ function stepValue(clients: readonly StepRow[], metric: SeriesLevel['metric']): 
   return metric === 'latency' ? Math.max(...xs) : xs.reduce((a, b) => a + b, 0);
 }
 
-/** Each round's value of the series (the mean over its cell steps of that round), rounds without one left out. */
+/** Each round's mean over its cell steps. Rounds without one are left out. */
 function roundLogs(rows: readonly StepRow[], metric: SeriesLevel['metric'], rounds: number): number[] {
   const out: number[] = [];
   for (let round = 1; round <= rounds; round++) {

@@ -7,9 +7,8 @@ import type { CollectStepEvent } from './step-types';
 import type { TaskDeps } from './types';
 
 /**
- * The steps a stopped run left running (a run phase in flight in a group's cursor), as the
- * CollectStep events that record them as failed with the reason, one per member cell; the cursors
- * say which.
+ * The steps a stopped run left running, as CollectStep events that record them as failed.
+ * There is one per member cell, and the cursors say which.
  */
 export async function interruptedSteps(deps: TaskDeps, run: RunContext, reason: string): Promise<CollectStepEvent[]> {
   const lake = deps.backend.lake;

@@ -1,4 +1,4 @@
-/** JudgeRound: after each round, the questions judged on the run's step rows in the lake; another round or stop. */
+/** JudgeRound judges the questions on the run's step rows after each round, then runs another round or stops. */
 import type { RunContext } from '../../backend';
 import {
   isHistoryQuestion,
@@ -15,23 +15,23 @@ import { roundValues } from './round-values';
 import type { TaskDeps } from './types';
 import { roundsSpan } from '../../experiment/rounds';
 
-/** What PlanRun writes for a run with questions (lakeKeys.workflow.rounds). */
+/** What PlanRun writes for a run with questions. */
 export interface RoundsConfig {
   readonly questions: readonly NamedQuestion[];
   readonly minRounds: number;
   readonly maxRounds: number;
   readonly confidence: number;
-  /** budget.maxUsd, on AWS only: a local run costs nothing. */
+  /** budget.maxUsd, on AWS only, since a local run costs nothing. */
   readonly budgetUsd?: number;
-  /** Each round's estimated cost, priced as the plan prices (core/plan/cost.ts). */
+  /** Each round's estimated cost, priced as the plan prices. */
   readonly roundUsd: readonly number[];
-  /** Each round's cell Map items (positions), in plan order. */
+  /** Each round's cell Map items, in plan order. */
   readonly items: readonly (readonly number[])[];
   /** Each variant's $/h, for the *_per_usd metrics. */
   readonly hourlyUsd: Readonly<Record<string, number>>;
 }
 
-/** What JudgeRound last decided (lakeKeys.workflow.roundsJudged): FinishRun and the report read it. */
+/** What JudgeRound last decided. FinishRun and the report read it. */
 export interface RoundsJudged {
   readonly rounds: number;
   readonly minRounds: number;
@@ -41,7 +41,7 @@ export interface RoundsJudged {
   readonly spentUsd: number;
   readonly nextRoundUsd: number;
   readonly questions: readonly QuestionState[];
-  /** Questions against history: each series' call (history-round.ts). */
+  /** Questions against history: each series' call. */
   readonly history?: readonly HistorySeriesState[];
 }
 
@@ -62,7 +62,7 @@ export interface JudgeRoundOutput {
   readonly summary: string;
 }
 
-/** The judge's answer for questions between variants (core/rounds/judge.ts, injected). */
+/** The injected judge's answer for questions between variants. */
 function judgeHorizons(
   deps: TaskDeps,
   config: RoundsConfig,
@@ -165,7 +165,7 @@ function roundsSummary(j: RoundsJudged): string {
   return `round ${j.rounds} of ${roundsSpan(j.minRounds, j.maxRounds)}: ${questions}; ${next}`;
 }
 
-/** Why the rounds stopped, in words: the round line's and the manifest's `rounds` note. */
+/** Why the rounds stopped, in words, for the round line and the manifest. */
 export function stopText(j: RoundsJudged): string {
   if (j.reason === undefined) return 'stopped before the judge decided';
   return j.history !== undefined ? historyStopText(j) : STOP_TEXT[j.reason];
@@ -181,7 +181,7 @@ function historyStopText(j: RoundsJudged): string {
     : 'at the maximum rounds, the last look decided';
 }
 
-/** The questions' states of a history round: a question is resolved when none of its series is open. */
+/** A history question is resolved when none of its series is open. */
 function historyQuestionStates(
   questions: readonly NamedHistoryQuestion[],
   states: readonly HistorySeriesState[],
@@ -199,7 +199,7 @@ function historyQuestionStates(
   });
 }
 
-/** The judge's answer for questions against history: stop when no series is open, at the minimum at least. */
+/** Questions against history stop when no series is open, at the minimum at least. */
 async function judgeHistory(
   deps: TaskDeps,
   run: RunContext,
@@ -213,7 +213,7 @@ async function judgeHistory(
   questions: QuestionState[];
   history: HistorySeriesState[];
 }> {
-  // Without a reader (a function built without one) every series is without history: run the maximum.
+  // Without a reader every series lacks history, so the run goes to the maximum.
   const levels = deps.historyLevels === undefined ? [] : await deps.historyLevels(run);
   const history = historyRound(questions, rows, levels, round, config.maxRounds).map((s) =>
     deps.historyLevels === undefined && s.call === 'no-history' ? { ...s, why: 'this function reads no history' } : s,
@@ -238,9 +238,9 @@ export async function judgeRoundTask(deps: TaskDeps, event: JudgeRoundEvent): Pr
       ? await judgeHistory(deps, run, config, against, rows, round)
       : judgeHorizons(deps, config, rows, round, spentUsd, nextRoundUsd);
   const history = 'history' in judged ? (judged.history as HistorySeriesState[]) : undefined;
-  // A round whose rows are missing (its cells failed) counts as run: the loop is bounded by maxRounds.
+  // A round whose rows are missing counts as run, so maxRounds bounds the loop.
   const atMax = round >= config.maxRounds;
-  // No round starts that would pass budget.maxUsd (the horizons' judge says so itself; a history run here).
+  // No round starts that would pass budget.maxUsd.
   const overBudget = config.budgetUsd !== undefined && spentUsd + nextRoundUsd > config.budgetUsd;
   const decision = atMax || overBudget ? 'stop' : judged.decision;
   const reason = decision === 'stop' ? (judged.reason ?? (atMax ? 'max-rounds' : 'budget')) : undefined;

@@ -1,4 +1,4 @@
-/** PlanRun: the spec validated and planned, the plan and the Map's items written to the lake. */
+/** PlanRun validates and plans the spec, then writes the plan and the Map's items to the lake. */
 import type { RunContext } from '../../backend';
 import { lakeKeys, toJsonLines, type RunRow } from '../../lake/rows';
 import { PlanError } from '../../plan/plan';
@@ -18,22 +18,20 @@ export interface PlanRunEvent {
   readonly spec: unknown;
   readonly scripts?: Record<string, string>;
   readonly runId?: string;
-  /** Notes the caller made before the workflow (e.g. what --scale small changed), kept in the manifest. */
+  /** Notes the caller made before the workflow, kept in the manifest. */
   readonly notes?: readonly PlanNote[];
 }
 
 export interface PlanRunOutput {
   readonly run: RunContext;
   /**
-   * The cell Map's items: their positions 0..n-1 in the plan's cells (its duets with order "duet"),
-   * nothing of their names, so the parent execution's state grows by a few bytes per cell whatever
-   * the variant names: RunCells' ItemSelector makes each the child's {group: {index}}. Which group is
-   * at a position (lakeKeys.workflow.item), each cell's plan with its steps
-   * (lakeKeys.workflow.cellPlan) and the list of cells (lakeKeys.workflow.cellList) are in the lake.
+   * The cell Map's items are positions only, so the parent's state grows a few bytes per cell.
+   * RunCells' ItemSelector makes each the child's {group: {index}}.
+   * The groups, cell plans and cell list are in the lake.
    */
   readonly items: readonly number[];
   readonly maxConcurrency: number;
-  /** A run with questions: the round the items are (1 first); JudgeRound follows RunCells. Absent: one pass. */
+  /** The round the items are, first being 1. JudgeRound follows RunCells. Absent for one pass. */
   readonly round?: number;
 }
 
@@ -54,8 +52,8 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
   let plan: Plan;
   try {
     const spec = validateSpec(event.spec, 'execution input "spec"');
-    // The input's spec is already scaled (the CLI prepared it); the
-    // backend's own checks need the plan: deps.preflight below.
+    // The CLI already scaled the input's spec.
+    // The backend's own checks need the plan, so deps.preflight runs below.
     ({ plan } = preparePlan(
       { spec, scripts: event.scripts ?? {} },
       {
@@ -65,13 +63,13 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
         now: deps.now(),
       },
     ));
-    // The backend's checks: refusals stop the run; what they warn about or could not check stays in its manifest.
+    // Refusals stop the run. Warnings and unchecked items stay in its manifest.
     const checked = deps.preflight ? await deps.preflight(plan, spec) : [];
     const refusals = checked.filter((n) => n.level === 'refused');
     if (refusals.length > 0) throw new PlanError(refusals);
     for (const [name, body] of Object.entries(plan.scripts))
       await deps.backend.lake.put(lakeKeys.script(plan.runId, name), body);
-    // Each cell's plan with its steps: the state carries references, the Tasks read the plan here.
+    // The state carries references, so the Tasks read each cell's plan here.
     for (let i = 0; i < plan.cells.length; i += 16) {
       await Promise.all(
         plan.cells
@@ -86,8 +84,7 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
       lakeKeys.workflow.cellList(plan.runId),
       JSON.stringify(plan.cells.map((c) => c.cellId)),
     );
-    // Which group each Map item is (a round's cells with order "duet", otherwise one cell): the state
-    // carries only the item's position.
+    // Which group each Map item is, since the state carries only the item's position.
     const groups = mapGroups(plan);
     for (let i = 0; i < groups.length; i += 16) {
       await Promise.all(
@@ -122,14 +119,14 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
     };
     await deps.backend.lake.put(lakeKeys.run(plan.dt, plan.runId), toJsonLines([row]));
   } catch (e) {
-    // Under the name the ASL's Catch reports; the message is what crosses the state machine.
+    // Under the name the ASL's Catch reports. The message is what crosses the state machine.
     if (e instanceof SpecError || e instanceof PlanError) throw new InvalidSpecError(e.message, { cause: e });
     throw e;
   }
-  // Positions only (a group's index is its position: groups are in plan order).
+  // Positions only. Groups are in plan order, so a group's index is its position.
   const groups = mapGroups(plan);
   if (plan.rounds !== undefined) {
-    // Round by round: the first round's items now, JudgeRound gives each next round's.
+    // Round by round. JudgeRound gives each next round's items.
     const first = groups.filter((g) => groupRound(plan, g) === 1).map((g) => g.index);
     return { run: runContext(plan), items: first, maxConcurrency: plan.maxConcurrency, round: 1 };
   }
@@ -137,7 +134,7 @@ export async function planRunTask(deps: TaskDeps, event: PlanRunEvent): Promise<
   return { run: runContext(plan), items, maxConcurrency: plan.maxConcurrency };
 }
 
-/** The round (repeat) of a Map item: its first member's. */
+/** The round of a Map item is its first member's. */
 function groupRound(plan: Plan, group: GroupRef): number {
   const cellId = group.members[0]!.cellId;
   return plan.cells.find((c) => c.cellId === cellId)!.repeat;

@@ -1,6 +1,6 @@
 /**
- * The judge's input and output as the workflow sees them: the shape of core/rounds/judge.ts, which
- * sits above the workflow (it uses the report's statistics) and is injected as TaskDeps.judgeRounds.
+ * The judge's input and output as the workflow sees them.
+ * core/rounds/judge.ts sits above the workflow, so it is injected as TaskDeps.judgeRounds.
  */
 export interface RoundValues {
   round: number;
@@ -37,7 +37,7 @@ export interface RoundsJudgeOutput {
   questions: QuestionState[];
 }
 
-/** A series' stable history (core/rounds/history-test.ts HistoryLevel), as TaskDeps.historyLevels reads it. */
+/** A series' stable history, as TaskDeps.historyLevels reads it. */
 export interface SeriesLevel {
   readonly variant: string;
   readonly workload: string;
@@ -45,7 +45,7 @@ export interface SeriesLevel {
   readonly rate: number;
   readonly target: string;
   readonly metric: 'tps' | 'qps' | 'latency';
-  /** Absent when the series has too few stable runs to test against; `why` says so. */
+  /** Absent when the series has too few stable runs to test against. `why` says so. */
   readonly level?: { readonly logMean: number; readonly logSd: number; readonly df: number; readonly runs: number };
   readonly why?: string;
 }
@@ -53,7 +53,7 @@ export interface SeriesLevel {
 /** One series of a history question after a round: the test's call, or why it has none. */
 export interface HistorySeriesState {
   readonly question: string;
-  /** "read-write t16 [r7g-large]" */
+  /** Such as "read-write t16 [r7g-large]". */
   readonly series: string;
   /** The series' step and metric, as the verdicts table keys them. */
   readonly key?: {
@@ -65,7 +65,7 @@ export interface HistorySeriesState {
     readonly metric: SeriesLevel['metric'];
   };
   readonly rounds: number;
-  /** Tonight over the history (geometric means); NaN without a history. */
+  /** Tonight over the history, as geometric means. NaN without a history. */
   readonly ratio: number;
   readonly z: number;
   readonly call: 'quiet' | 'moved' | 'continue' | 'no-history';

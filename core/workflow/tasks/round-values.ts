@@ -1,13 +1,12 @@
 /**
- * One round's value of a question's metric for each of its two variants, from the steps table's rows.
- * A round's value is the geometric mean over the steps both variants ran, so its ratio is the
- * geometric mean of the per-step ratios.
+ * One round's value of a question's metric for each of its two variants.
+ * It is the geometric mean over the steps both variants ran, so its ratio is the mean of per-step ratios.
  */
 import { lowerIsBetter, type NamedHorizonQuestion } from '../../experiment/rounds';
 import type { StepRow } from '../../lake/rows';
 import type { RoundValues } from './round-types';
 
-/** A step's value of the metric, summed over its clients (latency: the worst client's). */
+/** A step's value of the metric, summed over its clients. Latency takes the worst client's. */
 function stepValue(rows: readonly StepRow[], q: NamedHorizonQuestion, hourlyUsd: number | undefined): number | null {
   const metric = q.metric.replace(/_per_usd$/, '');
   if (lowerIsBetter(q.metric)) {
@@ -25,8 +24,8 @@ function stepValue(rows: readonly StepRow[], q: NamedHorizonQuestion, hourlyUsd:
 const geomean = (xs: readonly number[]): number => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
 
 /**
- * Each round's values, in round order; a round where no step of the pair measured (both ok) is
- * left out. hourlyUsd: each variant's $/h, for the *_per_usd metrics.
+ * Each round's values, in round order. A round where no step of the pair measured is left out.
+ * hourlyUsd gives each variant's $/h for the *_per_usd metrics.
  */
 export function roundValues(
   rows: readonly StepRow[],

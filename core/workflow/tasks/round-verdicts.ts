@@ -1,6 +1,6 @@
 /**
- * A series the rounds judged against its history gets that call as its verdict. The run line said
- * quiet or moved after each round; the verdicts table and the report must say the same.
+ * A series the rounds judged against its history gets that call as its verdict.
+ * The run line said quiet or moved after each round, so the verdicts table and the report must agree.
  */
 import type { VerdictsRow } from '../../lake/rows';
 import type { RoundsJudged } from './judge-round';
@@ -35,7 +35,7 @@ export function withRoundCalls(verdicts: readonly VerdictsRow[], judged: RoundsJ
     const s = calls.get(keyText(v));
     const verdict = s === undefined ? undefined : verdictOf(s, s.key!.metric);
     if (s === undefined || verdict === undefined) return v;
-    // The history's prediction interval is another method's: left out so no figure disagrees with the call.
+    // The history's prediction interval is another method's. It is left out so no figure disagrees with the call.
     return { ...v, verdict, ratio: s.ratio, interval_low: null, interval_high: null, reason: reasonOf(s) };
   });
 }

@@ -1,11 +1,4 @@
-/**
- * The RunStep Task (state-machines/benchmark.asl.json RunStep): the shell around the step scheduler
- * (core/workflow/step-scheduler.ts nextStepMove) for a group of one or more cells. It reads the
- * cursor and the observation (the jobs' states, what starting or collecting did), carries out the
- * moves' commands (stop jobs, collect a phase, start jobs, write the cursor) and returns the reply
- * the Choice state reads. Which step comes next, when to wait, when a phase is done or past its
- * deadline: all in nextStepMove.
- */
+/** The RunStep Task: the shell that carries out nextStepMove's commands for a group. */
 import { TransientBackendError, type JobHandle, type JobsState } from '../../backend';
 import { lakeKeys } from '../../lake/rows';
 import {
@@ -30,12 +23,9 @@ import type { CollectedStep, CollectStepEvent, RunStepEvent, RunStepOutput } fro
 import type { TaskDeps } from './types';
 
 /**
- * One step of a group's segment forward: collect the phase in flight once every
- * member's jobs are done, then start the next phase or step on every member in this one call.
- * Where the group is lives in the lake (StepCursor), so the state stays small and a repeated call
- * neither starts jobs twice nor loses them. Every member's jobs are decided and built before any is
- * started, so the members' starts are as close as the backend's start calls (a process spawn locally,
- * an SSM SendCommand on AWS).
+ * One step of a group's segment forward.
+ * The cursor lives in the lake, so a repeated call neither starts jobs twice nor loses them.
+ * Every member's jobs are built before any starts, so the members' starts are as close as the backend allows.
  */
 export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<RunStepOutput> {
   need(event, ['run', 'group', 'resources', 'segment'], 'run-step');
@@ -53,7 +43,6 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<
   const cursorKey = lakeKeys.workflow.stepCursor(run.runId, groupId);
   const stored = await readJson<StepCursor>(deps, cursorKey);
   let cursor: StepCursor = stored !== undefined ? storedCursor(stored) : { cellId: groupId, next: segment.from };
-  /** What this call collected, in order, per member. */
   const collected: CollectedStep[] = [];
 
   const cellOf = (cellId: string) => {
@@ -74,7 +63,7 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<
         jobsState: m.jobsState,
       };
     });
-    // Every member's prepare judged before any run is collected: a failed one leaves no member with rows of the step.
+    // Every member's prepare is judged first, so a failed one leaves no member with rows of the step.
     if (command.withPrepare) await allMembers(events.map((e) => checkRunPrepare(deps, e)));
     const outcomes = await allMembers(events.map((e) => collectStepTask(deps, e)));
     const written = events.flatMap((e, i) => (outcomes[i] ? [{ cellId: e.cell.cellId, outcome: outcomes[i] }] : []));
@@ -109,7 +98,7 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<
     );
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
-      // A step that cannot start on every member runs on none: a lone member's intervals pair with nothing.
+      // A step that cannot start on every member runs on none, since a lone member's intervals pair with nothing.
       const started = settled.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
       if (started.length > 0) await deps.backend.stopJobs(run, started).catch(() => undefined);
       throw failed.reason;
@@ -180,8 +169,8 @@ export async function runStepTask(deps: TaskDeps, event: RunStepEvent): Promise<
   } catch (e) {
     failure = e;
   }
-  // Not a transient error the state retries: the cell fails, and its teardown reports why (the lake
-  // keeps it in the cursor; on AWS the segment Map's own error does not).
+  // Not transient, so the cell fails and its teardown reports why.
+  // The cursor keeps the reason, because on AWS the segment Map's own error does not.
   const err = failure as Error;
   const move = nextStepMove(schedule, cursor, {
     kind: 'failed',

@@ -26,9 +26,8 @@ export function metricsState(
 }
 
 /**
- * The step's server_metrics (the server's rows next to the runner's client rows) and its
- * metric_windows. Written again by a later collection: the server rows and window counts are
- * replaced, the client rows kept.
+ * The step's server_metrics and metric_windows.
+ * A later collection replaces the server rows and window counts, and keeps the client rows.
  */
 export async function writeServerMetrics(
   deps: TaskDeps,

@@ -4,7 +4,7 @@ import type { CellPlan, StepPlan } from '../../plan/types';
 import { decideStep, stepsToConsult, type EarlierStepRows, type StepDecision } from '../step-rates';
 import type { TaskDeps } from './types';
 
-/** The rows of the cell's earlier steps a rate decision reads (core/workflow/step-rates.ts), from the lake. */
+/** Decides a rate step from the lake's rows of the cell's earlier steps. */
 export async function decide(deps: TaskDeps, run: RunContext, cell: CellPlan, step: StepPlan): Promise<StepDecision> {
   const consult = stepsToConsult(cell, step);
   if (consult.length === 0) return { run: true, step };

@@ -13,23 +13,21 @@ import { decide } from './step-decision';
 import type { StartJobsEvent } from './step-types';
 import type { TaskDeps } from './types';
 
-/** The cell's sysbench driver: its engine's (a plan from before engines were a dimension ran Aurora MySQL). */
+/** The cell's sysbench driver. A plan from before engines were a dimension ran Aurora MySQL. */
 function cellDriver(cell: CellPlan): 'mysql' | 'pgsql' {
   return ENGINES[cell.variant.engine?.kind ?? 'aurora-mysql'].driver;
 }
 
-/** The prepare's output of a step whose run jobs prepare (the first client's, as a prepare job writes it). */
+/** Where the first client writes the prepare of a step whose run jobs prepare. */
 export function prepareOutputPrefix(run: RunContext, cell: CellPlan, step: StepPlan, clientId: string): string {
   return lakeKeys.raw(run.dt, run.runId, cell.cellId, step.stepId, 'prepare', clientId);
 }
 
 /**
- * A duet's step whose members' run jobs prepare their data first (each member's jobs as buildJobs
- * makes them with withPrepare, a member's list empty when it skips the step): every job of every
- * member also awaits the other members' prepares, and every run starts START_AFTER_PREPARE_S after
- * the last of them ended. So each member's data is prepared on its own writer by its own first
- * client, and still every member's run starts at the same moment, as when one call started them
- * all after a prepare phase; and one member's failed prepare leaves every member's run unrun.
+ * A duet's step whose members' run jobs prepare their data first.
+ * Every job awaits every member's prepare, and every run starts START_AFTER_PREPARE_S after the last ended.
+ * So each member prepares on its own writer, yet all runs start at the same moment.
+ * One member's failed prepare leaves every member's run unrun.
  */
 export function preparingTogether(run: RunContext, members: readonly (readonly RunnerJob[])[]): RunnerJob[][] {
   const prepares = members.flatMap((jobs) =>
@@ -61,7 +59,7 @@ function buildJobs(
   if (resources.clients.length === 0) throw new InvalidTaskInputError(`cell ${cell.cellId} has no clients`);
   const workload = step.script?.name ?? step.test;
   if (workload === undefined) throw new InvalidTaskInputError(`step ${step.stepId} has neither test nor script`);
-  // Data is prepared once, by the first client, on the writer; a run uses step.clients clients.
+  // The first client prepares the data once on the writer. A run uses step.clients clients.
   const count = phase === 'prepare' ? 1 : Math.min(step.clients, resources.clients.length);
   const prepareStep: StepPlan = { ...step, target: 'writer' };
   const forwarded = phase === 'run' ? forwardedWritesOf(step, writeForwarding) : undefined;
@@ -97,8 +95,8 @@ function buildJobs(
 }
 
 /**
- * The write forwarding a run job asks of the backend: none for a backend that forwards natively (the
- * job runs as it is), the step's consistency level for one that emulates it (it adapts the job).
+ * The write forwarding a run job asks of the backend.
+ * A backend that forwards natively gets none. One that emulates it gets the step's consistency level.
  */
 function forwardedWritesOf(step: StepPlan, support: WriteForwardingSupport): RunnerJob['writeForwarding'] {
   if (step.forwardedWrites === undefined || support === 'native') return undefined;
@@ -109,7 +107,7 @@ function forwardedWritesOf(step: StepPlan, support: WriteForwardingSupport): Run
   return { consistency: step.forwardedWrites.consistency };
 }
 
-/** The runner jobs of a step's phase; none for a rate step decided to be skipped. Nothing is started yet. */
+/** The runner jobs of a step's phase, none for a skipped rate step. Nothing is started yet. */
 export async function jobsToStart(deps: TaskDeps, event: StartJobsEvent): Promise<RunnerJob[]> {
   need(event, ['run', 'cell', 'resources', 'step', 'phase'], 'start-jobs');
   const decision =

@@ -1,4 +1,4 @@
-/** The events and results of a step's phases: what RunStep, its collection and the progress lines share. */
+/** The events and results that RunStep, its collection and the progress lines share. */
 import type { CellResources, JobHandle, RunContext } from '../../backend';
 import type { CellPlan, StepPlan, StepSegment } from '../../plan/types';
 import type { RunnerPhase } from '../../sysbench/types';
@@ -6,7 +6,7 @@ import type { MemberJobsState } from '../step-scheduler';
 import type { StepSummary } from './step-summary';
 import type { GroupHeader, GroupResourcesEvent } from './group';
 
-/** The calls RunStep makes for one phase of a step (and the run-local/rehearsal stop paths). */
+/** The calls RunStep and the stop paths make for one phase of a step. */
 interface PlannedCellEvent {
   readonly run: RunContext;
   readonly cell: CellPlan;
@@ -17,9 +17,8 @@ export interface StartJobsEvent extends PlannedCellEvent {
   readonly step: StepPlan;
   readonly phase: RunnerPhase;
   /**
-   * A run whose jobs prepare the step's data first (preparesInRun): the first client's job drops and
-   * prepares the tables, the others wait for it, then all run; one job per client and step instead
-   * of a prepare job and then the run's.
+   * The first client's job prepares the tables, and the others wait for it before all run.
+   * So each client runs one job per step instead of a prepare job and then the run's.
    */
   readonly withPrepare?: boolean;
 }
@@ -38,33 +37,33 @@ export interface CollectedStep {
 export interface RunStepOutput {
   /** The segment's last step is collected: the segment's execution ends. */
   readonly done: boolean;
-  /** Seconds until the phase just started should be over (the Wait before the next call). */
+  /** Seconds until the phase just started should be over. */
   readonly waitS: number;
-  /** The phase this call started, if any; withPrepare: a run whose jobs prepare the data first. */
+  /** The phase this call started, if any. */
   readonly started: { readonly phase: RunnerPhase; readonly withPrepare?: boolean; readonly step: StepSummary } | null;
-  /** The steps this call collected, in order: each member's of the run it collected (none: it collected no run). */
+  /** Each member's step of the run this call collected, in order. */
   readonly collected: readonly CollectedStep[];
-  /** Milliseconds between the first and last member's runner start of the phase just started (null: none started). */
+  /** Milliseconds between the first and last member's runner start of the phase just started, or null. */
   readonly startSpreadMs: number | null;
-  /** Jobs this call found still running (it collected and started nothing): the step is not done yet. */
+  /** Jobs this call found still running, so the step is not done yet. */
   readonly running?: number;
 }
 
 export interface CollectStepEvent extends StartJobsEvent {
   readonly jobs: readonly JobHandle[];
   readonly jobsState: MemberJobsState;
-  /** Set when the run was stopped during the step: every client's row is failed with this reason. */
+  /** Set when the run was stopped during the step. Every client's row fails with this reason. */
   readonly abortedReason?: string;
 }
 
 /** The server metrics window of a step, as collected at its end. */
 export interface StepMetricsState {
-  /** The measured window (warm-up excluded), what a later collection asks for again. */
+  /** The measured window's start, without warm-up. A later collection asks for it again. */
   readonly start: string;
   readonly end: string;
-  /** Every instance's metric had all its datapoints (metric_windows). */
+  /** Every instance's metric had all its datapoints. */
   readonly complete: boolean;
-  /** When every datapoint of the window is published: its last period's end + metricsPublishDelayS. */
+  /** When every datapoint of the window is published. */
   readonly dueAt: string;
 }
 
@@ -72,14 +71,12 @@ export interface StepOutcome {
   readonly stepId: string;
   /** The step's position in its cell. */
   readonly index: number;
-  /**
-   * overloaded: the rate outran the server (a measurement); skipped: not run (stopAtOverload, no capacity measured).
-   */
+  /** Overloaded means the rate outran the server, which is a measurement. Skipped means not run. */
   readonly status: 'ok' | 'overloaded' | 'failed' | 'skipped';
   readonly error: string | null;
   readonly tps: number | null;
   readonly qps: number | null;
   readonly sysbenchVersion: string | null;
-  /** null when the step never got a window (a prepare). */
+  /** Null when the step never got a window, as for a prepare. */
   readonly metrics: StepMetricsState | null;
 }

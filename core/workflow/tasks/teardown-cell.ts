@@ -1,4 +1,4 @@
-/** TeardownCell: each member's resources removed, its bill recorded and its outcome written to the lake. */
+/** TeardownCell removes each member's resources, records its bill and writes its outcome to the lake. */
 import type { CellResources } from '../../backend';
 import { lakeKeys } from '../../lake/rows';
 import type { CellPlan, PlanNote } from '../../plan/types';
@@ -23,33 +23,30 @@ export interface TeardownEvent extends GroupEvent {
   /** Absent when provisioning failed. */
   readonly resources?: GroupResources;
   readonly error?: TaskError;
-  /** CollectLateMetrics' last answer, or why it failed (the step results stand; the windows stay marked). */
+  /** CollectLateMetrics' last answer, or why it failed. The step results stand either way. */
   readonly lateMetrics?: LateMetricsOutput;
   readonly lateMetricsError?: TaskError;
 }
 
-/** Kept small: a Distributed Map's collected output must stay under 256 KB for hundreds of cells. */
+/** Kept small, since a Distributed Map's collected output must stay under 256 KB for hundreds of cells. */
 export interface CellOutcome {
   readonly cellId: string;
   readonly status: 'succeeded' | 'failed' | 'teardown-failed';
   readonly error: string | null;
   readonly steps: number;
   readonly failedStepCount: number;
-  /** The first few failed steps with their reasons (all of them are in the lake's steps table). */
+  /** The first few failed steps with their reasons. The lake's steps table has all of them. */
   readonly failedSteps: readonly { readonly stepId: string; readonly error: string | null }[];
   readonly sysbenchVersion: string | null;
-  /** What the backend could not apply (parameters not applicable locally...), for the manifest. */
+  /** What the backend could not apply, for the manifest. */
   readonly notes: readonly PlanNote[];
-  /**
-   * The cell's resources with their lifetimes and what CloudWatch
-   * measured (a backend that bills: core/workflow/cell-bill.ts).
-   */
+  /** The cell's resources with their lifetimes and what CloudWatch measured. */
   readonly bill?: CellBillFacts;
 }
 
 const MAX_FAILED_STEPS_REPORTED = 10;
 
-/** What TeardownCell returns: the worst of its members' outcomes (the child's output is only the status). */
+/** The worst of its members' outcomes, since the child's output is only the status. */
 export interface GroupOutcome {
   readonly groupId: string;
   readonly status: CellOutcome['status'];
@@ -64,7 +61,7 @@ export async function teardownCellTask(deps: TaskDeps, event: GroupItemEvent<Tea
   const group = await namedGroup(deps, event.run, event.group);
   const cells = await memberPlans(deps, event.run, group);
   const cursor = await readJson<StepCursor>(deps, lakeKeys.workflow.stepCursor(event.run.runId, group.groupId));
-  // The step's own error where the group's is only its segment Map's (on AWS: States.ExceedToleratedFailureThreshold).
+  // The step's own error, where the group's is only its segment Map's.
   const error = event.error === undefined ? null : causeText(cursor?.failure ?? event.error);
   const outcomes = await allMembers(
     cells.map((cell) =>
@@ -116,8 +113,8 @@ async function teardownMember(
     await deps.backend.teardownCell(event.run, cell, resources);
   } catch (e) {
     await recordBill(false);
-    // The Map discards the cells' results: FinishRun learns of a teardown that failed from here (a
-    // retry that succeeds replaces it with the cell's outcome).
+    // The Map discards the cells' results, so FinishRun learns of a failed teardown from here.
+    // A retry that succeeds replaces it with the cell's outcome.
     const failed: CellOutcome = {
       cellId: cell.cellId,
       status: 'teardown-failed',
@@ -137,7 +134,7 @@ async function teardownMember(
     lifetimes === undefined
       ? undefined
       : { resources: lifetimes, measured: await measuredCellUsage(deps, event.run, cell.cellId, steps) };
-  // Overloaded (a measurement) and skipped (by the spec's choice) steps are results, not failures.
+  // Overloaded and skipped steps are results, not failures.
   const failedSteps = steps.filter((s) => s.status === 'failed');
   const outcome: CellOutcome = {
     cellId: cell.cellId,
