@@ -1,5 +1,3 @@
-/** Number formatting shared by the results table and the reports (terminal and HTML). */
-
 /** A number with thousands separators and at most `digits` decimals. '-' for null or NaN. */
 export function num(value: number | null | undefined, digits = 2): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '-';

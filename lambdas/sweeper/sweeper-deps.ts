@@ -1,4 +1,3 @@
-/** What the sweeper needs from the world, the AWS backend's sweeping. */
 import type { SweepReport } from '../../core/backends/aws/sweeper';
 
 export type { SweepReport };
