@@ -133,7 +133,7 @@ export function runStartDelayMs(
  * RDS passwords are 8 to 41 printable characters without '"'. See botocore rds service-2.json, MasterUserPassword.
  * So '"' always works for them.
  *
- * 2. Otherwise MYSQL_PWD goes in sysbench's own environment.
+ * 2. Otherwise, as with both quotes, a newline or a long password, MYSQL_PWD goes in sysbench's environment.
  * Without --mysql-password, MariaDB Connector/C reads MYSQL_PWD. See mthd_my_real_connect in libmariadb/mariadb_lib.c.
  * /proc/<pid>/environ is readable only by the process's own user and root, like the config file.
  *
