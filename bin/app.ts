@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** The CDK app (cdk.json "app"): wires the app from its context; see lib/app.ts. */
+/** The CDK app. It wires the app from its context, as lib/app.ts builds it. */
 import '../core/polyfills';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { buildAuroraBenchApp } from '../lib/app';
 
-/** The repository root: the nearest folder above this file holding cdk.json (works from dist/ too). */
+/** The repository root, the nearest folder above this file holding cdk.json. It works from dist/ too. */
 function findProjectRoot(start: string): string {
   for (let dir = start; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'cdk.json'))) return dir;
@@ -15,7 +15,7 @@ function findProjectRoot(start: string): string {
   }
 }
 
-/** The checked-out commit, or undefined outside a git work tree (a release tarball). */
+/** The checked-out commit, or undefined outside a git work tree. */
 function gitSha(cwd: string): string | undefined {
   try {
     return (

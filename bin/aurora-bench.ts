@@ -1,7 +1,5 @@
 #!/usr/bin/env node
-/**
- * The aurora-bench CLI. It only wires: every command's work is in core/ (and lib/ for the stack).
- */
+/** The aurora-bench CLI. It only wires, and every command's work is in core/ and lib/. */
 import '../core/polyfills';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -23,22 +21,19 @@ import type { ImportCommandFlags } from '../core/cli/import-command';
 const repoRoot = findRepoRoot(__dirname);
 const builtinWorkloads = join(repoRoot, 'client', 'workloads');
 const defaultLake = process.env['AURORA_BENCH_LAKE'] ?? join(process.cwd(), '.aurora-bench', 'lake');
-/** Where local runs keep datadirs, sockets and their registry (default: <tmpdir>/aurora-bench-runs). */
+/** Where local runs keep datadirs, sockets and their registry. */
 const localRunRoot = process.env['AURORA_BENCH_RUN_ROOT'];
 
 const context: CliContext = { repoRoot, builtinWorkloads, runRoot: localRunRoot };
 
-/** cdk.json's nightly schedule (lib/config.ts), for `plan --aws`: read here, as core does not import lib. */
+/** cdk.json's nightly schedule, for `plan --aws`. It is read here, since core does not import lib. */
 async function nightlyConfig() {
   const { CONFIG_CONTEXT_KEY, parseAppConfig } = await import('../lib/config');
   const cdkJson = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
   return parseAppConfig(cdkJson.context?.[CONFIG_CONTEXT_KEY]).nightly;
 }
 
-/**
- * Every error ends here: a user-facing one as its message and causes,
- * anything else with its stack (core/errors.ts); exit code 1.
- */
+/** Every error ends here with exit code 1. A user-facing one prints its message and causes, anything else its stack. */
 function fail(error: unknown): never {
   printErr(`aurora-bench: ${formatError(error)}\n`);
   process.exit(1);
@@ -54,7 +49,7 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void) {
   };
 }
 
-/** --scale: the experiment as written, or shrunk for a local rehearsal (core/experiment/scale.ts). */
+/** --scale gives the experiment as written, or shrunk for a local rehearsal. */
 function scaleOption(): Option {
   return new Option(
     '--scale <scale>',

@@ -1,10 +1,7 @@
 /**
- * What `aurora-bench run --aws-rehearsal` is made of, put together where core/ may not: the stack
- * synthesized with its Lambda bundling (lib/), whose state machine runs each Task in its function's
- * bundle (core/rehearsal/lambda-sandbox.ts, on the runtime's packages cached here); the environment
- * the stack gives those functions, from the rehearsal's AwsBackendConfig (awsConfigToEnv, parsed back
- * by the handler code); and the same deps built in process for what the CLI does after an execution
- * (core/task-deps/aws-task-deps.ts). The CLI and the rehearsal tests use this one wiring.
+ * What `aurora-bench run --aws-rehearsal` is made of, put together where core/ may not.
+ * It joins the bundled stack, the environment it gives the functions, and the in-process deps.
+ * The CLI and the rehearsal tests share this one wiring.
  */
 import type { RehearsalOptions } from '../core/rehearsal/run-rehearsal';
 import { awsConfigToEnv, GIT_SHA_ENV, TOOL_VERSION_ENV, type AwsBackendConfig } from '../core/backends/aws/config';
@@ -17,16 +14,15 @@ import { lambdaRuntimeModules } from '../core/rehearsal/lambda-sandbox';
 import { synthesizeBundledCached, synthesizeTemplateCached } from '../lib/synthesized-workflow';
 import { renderedBootUserData } from '../lib/client-user-data';
 
-/** Where syntheses are kept between processes: $XDG_CACHE_HOME/aurora-bench, else ~/.cache/aurora-bench. */
+/** Where syntheses are kept between processes. */
 export function synthesisCacheDir(): string {
   const base = process.env['XDG_CACHE_HOME'];
   return join(base !== undefined && base !== '' ? base : join(homedir(), '.cache'), 'aurora-bench');
 }
 
 /**
- * CDK's bundling writes its progress ("Bundling asset <path>...", aws-cdk-lib core/lib/asset-staging.js
- * AssetStaging.bundle) to stderr, which the rehearsal keeps for what went wrong: on a synthesis that
- * is not cached yet, that progress goes to stdout with the rehearsal's own lines.
+ * CDK's bundling writes its progress to stderr, which the rehearsal keeps for failures.
+ * So on a synthesis not cached yet, that progress goes to stdout with the rehearsal's own lines.
  */
 function stderrToStdout<T>(synthesize: () => T): T {
   const { stderr, stdout } = process;
@@ -46,9 +42,8 @@ export function rehearsalWiring(
   'synthesize' | 'buildTaskDeps' | 'boot' | 'taskEnvironment' | 'lambdaRuntimeModules' | 'trinoEndpoint'
 > {
   const info = toolInfo(repoRoot);
-  // One synthesis per region (tens of seconds with the bundling): a process that rehearses several
-  // runs reuses it, and the next process finds it on disk while nothing it depends on has changed
-  // (synthesizeBundledCached).
+  // One synthesis per region takes tens of seconds with the bundling.
+  // A process that rehearses several runs reuses it, and the next process finds it on disk.
   const synthesized = new Map<string, ReturnType<RehearsalOptions['synthesize']>>();
   const cacheDir = synthesisCacheDir();
   const taskEnvironment = (config: AwsBackendConfig) => ({
@@ -56,7 +51,7 @@ export function rehearsalWiring(
     [TOOL_VERSION_ENV]: info.version,
     ...(info.gitSha ? { [GIT_SHA_ENV]: info.gitSha } : {}),
   });
-  // A test run's one Trino (scripts/test.sh), when there is one; otherwise each rehearsal starts its own.
+  // A test run's one Trino, when there is one. Otherwise each rehearsal starts its own.
   const trino = process.env['AURORA_BENCH_TRINO'];
   return {
     ...(trino ? { trinoEndpoint: trino } : {}),

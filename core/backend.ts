@@ -1,8 +1,6 @@
 /**
- * The Backend port: everything the workflow's logic needs from the world, implemented once for AWS
- * (RDS, EC2, SSM, CloudWatch, PI, S3) and once locally (mariadbd processes, the runner as a process,
- * a directory lake). Every value crossing it is plain JSON, because it travels through the state
- * machine's data between Tasks.
+ * The Backend port: everything the workflow's logic needs from the world.
+ * Every value crossing it is plain JSON, because it travels in the state machine's data between Tasks.
  */
 import type { BackendKind, CellPlan, PlanNote, WriteForwardingSupport } from './plan/types';
 import type { ObservedResource } from './plan/bill';
@@ -18,13 +16,13 @@ export interface RunContext {
   readonly backend: BackendKind;
   readonly region: string;
   readonly engineVersion: string;
-  /** Lake partition date (YYYY-MM-DD) for every row and raw object of the run. */
+  /** Lake partition date for every row and raw object of the run. */
   readonly dt: string;
   readonly ttlHours: number;
 }
 
 export interface Endpoint {
-  /** Writer or reader instance id (AWS DBInstanceIdentifier; locally `${clusterId}-w` / `-r1`...). */
+  /** Writer or reader instance id. On AWS it is the DBInstanceIdentifier. */
   readonly instanceId: string;
   readonly role: 'writer' | 'reader';
   readonly host: string;
@@ -33,15 +31,15 @@ export interface Endpoint {
 }
 
 export interface ClientRef {
-  /** EC2 instance id on AWS; `client-N` locally. */
+  /** EC2 instance id on AWS, `client-N` locally. */
   readonly clientId: string;
   readonly az?: string;
 }
 
-/** Where the database user's password lives; the password itself never crosses this port. */
+/** Where the database user's password lives. The password itself never crosses this port. */
 interface CredentialRef {
   readonly user: string;
-  /** Secrets Manager ARN on AWS; a local key the local backend resolves. */
+  /** Secrets Manager ARN on AWS, a key the local backend resolves locally. */
   readonly secretRef: string;
 }
 
@@ -53,9 +51,9 @@ export interface CellResources {
   readonly readers: readonly Endpoint[];
   readonly clients: readonly ClientRef[];
   readonly credentials: CredentialRef;
-  /** Parameters not applicable on this backend, versions, and anything else worth reporting. */
+  /** Parameters that do not apply on this backend, versions, and anything else worth reporting. */
   readonly notes: readonly PlanNote[];
-  /** Backend-specific identifiers teardown needs (parameter group names, pids, ...). */
+  /** Backend-specific identifiers that teardown needs. */
   readonly backendState: Readonly<Record<string, string>>;
 }
 
@@ -68,33 +66,28 @@ export interface ReadyState {
 
 /** One invocation of client/runner.js on one client. */
 export interface RunnerJob {
-  /** `${cellId}/${stepId}/${phase}/${clientId}`: unique within a run. */
+  /** `${cellId}/${stepId}/${phase}/${clientId}`, unique within a run. */
   readonly jobId: string;
   readonly phase: RunnerPhase;
   readonly clientId: string;
   readonly endpoint: Endpoint;
-  /** Stock test name (oltp_read_only) or the file name of a custom Lua script (fullscan_1kb.lua). */
+  /** Stock test name, or the file name of a custom Lua script. */
   readonly workload: string;
-  /**
-   * sysbench options from core/sysbench/command.ts, without connection options: the runner adds
-   * --mysql-host/--mysql-port/--mysql-user/--mysql-password from the job and the credential.
-   */
+  /** sysbench options without connection options. The runner adds those from the job and the credential. */
   readonly sysbenchArgs: readonly string[];
-  /** sysbench's database driver for the cell's engine (client/runner.js --driver); absent: mysql. */
+  /** sysbench's database driver for the cell's engine. Absent means mysql. */
   readonly driver?: 'mysql' | 'pgsql';
-  /** Lake key prefix, ending in '/', the runner writes output.log, client_cpu.jsonl, result.json under. */
+  /** Lake key prefix, ending in '/', that the runner writes its files under. */
   readonly outputPrefix: string;
   /**
-   * The job sends writes to a reader of a variant that forwards writes, at this read consistency
-   * level (StepPlan.forwardedWrites): set for a backend whose writeForwarding is "emulated",
-   * which adapts the job itself.
+   * The job sends writes to a reader of a write-forwarding variant, at this consistency level.
+   * Set only for a backend whose writeForwarding is "emulated", which adapts the job itself.
    */
   readonly writeForwarding?: { readonly consistency: string };
   /**
-   * A step whose data is prepared afresh (data.reuse "step"), the first client's job: it drops and
-   * prepares the tables on this endpoint with these sysbench options, its files under this prefix
-   * as a prepare job writes them, and runs only if that prepare succeeded (client/runner.js
-   * --prepare-out): one job per step instead of a prepare job and a run job.
+   * The first client's job of a step whose data is prepared afresh.
+   * It drops and prepares the tables first, and runs only if that prepare succeeded.
+   * So a step takes one job instead of a prepare job and a run job.
    */
   readonly prepareFirst?: {
     readonly outputPrefix: string;
@@ -102,16 +95,12 @@ export interface RunnerJob {
     readonly sysbenchArgs: readonly string[];
   };
   /**
-   * The prepares the job waits for (their files under these prefixes), running only if every one
-   * succeeded (client/runner.js --await-prepare, one per prefix): a cell's other clients await its
-   * first client's; in a duet every job of every member awaits every member's prepare but the one
-   * it runs itself (a member's first job also prepares first), so that all members' runs start together.
+   * The prepares the job waits for. It runs only if every one succeeded.
+   * A cell's other clients await its first client's prepare.
+   * In a duet every job awaits every other member's prepare, so all members' runs start together.
    */
   readonly awaitPrepareOf?: readonly string[];
-  /**
-   * With either: the run starts this many seconds after the last of the prepares ended,
-   * on every client of the step at once (client/runner.js --start-after-prepare).
-   */
+  /** With either, the run starts this many seconds after the last prepare ended, on every client at once. */
   readonly startAfterPrepareS?: number;
 }
 
@@ -120,7 +109,7 @@ export interface JobHandle {
   readonly clientId: string;
   readonly phase: RunnerPhase;
   readonly outputPrefix: string;
-  /** pid locally; SSM CommandId on AWS. */
+  /** pid locally, SSM CommandId on AWS. */
   readonly ref: string;
   readonly startedAt: string;
 }
@@ -128,7 +117,7 @@ export interface JobHandle {
 export interface JobsState {
   readonly done: boolean;
   readonly running: number;
-  /** Per job: the runner's own end state, where the backend can tell without reading the output. */
+  /** Per job, the runner's own end state, where the backend can tell without reading the output. */
   readonly jobs: readonly {
     readonly jobId: string;
     readonly state: 'running' | 'exited' | 'lost';
@@ -142,14 +131,14 @@ export interface MetricsWindow {
   readonly end: string;
 }
 
-/** For one instance and server metric of a window: how many datapoints it should have, how many came. */
+/** How many datapoints one instance's metric should have in a window, and how many came. */
 export interface MetricWindowCount {
   readonly instanceId: string;
-  /** A cluster-level metric (an Aurora volume's I/O) has the cluster's id and role cluster. */
+  /** A cluster-level metric, such as an Aurora volume's I/O, has the cluster's id and role cluster. */
   readonly role: 'writer' | 'reader' | 'cluster';
   readonly metric: string;
   readonly source: MetricSource;
-  /** The window as asked for (a backend may align it, e.g. to whole minutes). */
+  /** The window as asked for. A backend may align it to whole minutes. */
   readonly start: string;
   readonly end: string;
   readonly periodS: number;
@@ -159,25 +148,25 @@ export interface MetricWindowCount {
 
 export interface ServerMetricsCollection {
   readonly rows: readonly ServerMetricRow[];
-  /** One per instance and metric the backend asked for, also when nothing came back. */
+  /** One per instance and metric asked for, also when nothing came back. */
   readonly windows: readonly MetricWindowCount[];
 }
 
 export interface TeardownReport {
   readonly deleted: readonly string[];
-  /** Resources that were already gone: teardown is idempotent, not-found is success. */
+  /** Resources that were already gone. Teardown is idempotent, so not-found is success. */
   readonly alreadyGone: readonly string[];
 }
 
-/** A key-value store of objects: a directory locally, an S3 bucket (and prefix) on AWS. */
+/** A key-value store of objects. It is a directory locally and an S3 bucket on AWS. */
 export interface LakeStore {
   put(key: string, body: string | Uint8Array): Promise<void>;
   /** undefined when the key does not exist. */
   get(key: string): Promise<string | undefined>;
   list(prefix: string): Promise<string[]>;
   /**
-   * Writes `key` only if nothing is there, atomically: false when it exists. A run id is claimed so
-   * (lakeKeys.runClaim): of two runs claiming one id, exactly one gets it.
+   * Writes `key` atomically, only if nothing is there. False when it exists.
+   * Run ids are claimed so, and of two runs claiming one id exactly one gets it.
    */
   createOnce?(key: string, body: string): Promise<boolean>;
   /** Human-readable location, e.g. file:///home/me/.aurora-bench/lake or s3://bucket/prefix. */
@@ -188,21 +177,21 @@ export interface Backend {
   readonly kind: BackendKind;
   readonly lake: LakeStore;
   /**
-   * Seconds after a window ends until its server metrics are all published (CloudWatch and
-   * Performance Insights on AWS publish a minute's datapoint after it is over; the local sampler
-   * has them at once: 0). Windows collected earlier are re-collected once this has passed.
+   * Seconds after a window ends until its server metrics are all published.
+   * On AWS a minute's datapoint comes after the minute is over. The local sampler has them at once.
+   * Windows collected earlier are collected again once this has passed.
    */
   readonly metricsPublishDelayS: number;
-  /** What it does with a job whose writes go to a reader of a write-forwarding variant (RunnerJob.writeForwarding). */
+  /** What it does with a job whose writes go to a reader of a write-forwarding variant. */
   readonly writeForwarding: WriteForwardingSupport;
 
-  /** Create (or find, on retry) the cell's parameter groups, cluster and instances. Idempotent. */
+  /** Create the cell's parameter groups, cluster and instances, or find them on retry. Idempotent. */
   provisionCell(run: RunContext, cell: CellPlan): Promise<CellResources>;
   checkCellReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState>;
-  /** Start the cell's client machines (locally: nothing to start, they are processes). Idempotent. */
+  /** Start the cell's client machines. Locally they are processes, so nothing starts. Idempotent. */
   startClients(run: RunContext, cell: CellPlan, resources: CellResources): Promise<CellResources>;
   checkClientsReady(run: RunContext, cell: CellPlan, resources: CellResources): Promise<ReadyState>;
-  /** Start the runner for each job; for the run phase also start sampling server metrics locally. */
+  /** Start the runner for each job. Locally the run phase also starts sampling server metrics. */
   startJobs(
     run: RunContext,
     cell: CellPlan,
@@ -210,12 +199,9 @@ export interface Backend {
     jobs: readonly RunnerJob[],
   ): Promise<JobHandle[]>;
   checkJobs(run: RunContext, handles: readonly JobHandle[]): Promise<JobsState>;
-  /** Stop any job still running (step timed out, execution failing). Idempotent. */
+  /** Stop any job still running, after a timeout or a failing execution. Idempotent. */
   stopJobs(run: RunContext, handles: readonly JobHandle[]): Promise<void>;
-  /**
-   * Server-side metrics over the step's window (CloudWatch + PI on AWS, the local sampler locally),
-   * with how complete each instance's metric is. Safe to call again for the same window.
-   */
+  /** Server-side metrics over the step's window, with how complete each one is. Safe to call again. */
   collectServerMetrics(
     run: RunContext,
     cell: CellPlan,
@@ -223,68 +209,68 @@ export interface Backend {
     window: MetricsWindow,
   ): Promise<ServerMetricsCollection>;
   /**
-   * After a step that read from readers: whether each reader still replicates from the writer. A
-   * reader whose replication broke during the step served stale data however well sysbench did.
-   * Optional: a backend that cannot tell (AWS, where Aurora replicas share the cluster volume) omits it.
+   * After a step that read from readers, whether each reader still replicates from the writer.
+   * A reader whose replication broke served stale data however well sysbench did.
+   * A backend that cannot tell omits it. On AWS, Aurora replicas share the cluster volume.
    */
   replicationHealth?(run: RunContext, cell: CellPlan, resources: CellResources): Promise<readonly ReplicaHealth[]>;
   /**
-   * The cell's resources as the cloud lists them now, with their creation times (the bill of what
-   * really ran, core/plan/bill.ts). Optional: a local backend bills nothing.
+   * The cell's resources as the cloud lists them now, with creation times, for the bill.
+   * A local backend bills nothing, so it is optional.
    */
   observeCellResources?(
     run: RunContext,
     cell: CellPlan,
     resources: CellResources | undefined,
   ): Promise<readonly ObservedResource[]>;
-  /** Delete everything of the cell in dependency order (clients, instances, cluster, parameter groups). */
+  /** Delete everything of the cell in dependency order. */
   teardownCell(run: RunContext, cell: CellPlan, resources: CellResources | undefined): Promise<TeardownReport>;
   /**
-   * Tell the people who watch the runs what a finished run's verdicts are (the rows written to the
-   * lake's verdicts table). On AWS: a CloudWatch datapoint per verdict (and the run's count of
-   * regressions, which an alarm watches), and on a regression an EventBridge event and an SNS
-   * notification. Locally the lake and the run's own output are the only channel: nothing is sent.
+   * Tell the people who watch the runs what a finished run's verdicts are.
+   * On AWS that is a CloudWatch datapoint per verdict and the run's count of regressions, which an alarm watches.
+   * A regression also sends an EventBridge event and an SNS notification.
+   * Locally the lake and the run's output are the only channel, so nothing is sent.
    */
   publishVerdicts(run: RunContext, verdicts: readonly VerdictsRow[]): Promise<VerdictPublication>;
 }
 
 /** What publishVerdicts sent. */
 export interface VerdictPublication {
-  /** Where: "aws" (CloudWatch, EventBridge, SNS) or "none" (the local backend has no channel). */
+  /** "aws" when it went to CloudWatch, EventBridge and SNS, or "none" for the local backend. */
   readonly channel: 'aws' | 'none';
   /** CloudWatch datapoints put. */
   readonly metricDatapoints: number;
-  /** The EventBridge event's id, when one was put (only on a regression). */
+  /** The EventBridge event's id, only on a regression. */
   readonly eventId: string | null;
-  /** The SNS message id, when a notification was published (only on a regression, with a topic). */
+  /** The SNS message id, only on a regression with a topic. */
   readonly notificationId: string | null;
 }
 
 export interface ReplicaHealth {
   readonly instanceId: string;
   readonly healthy: boolean;
-  /** Why not (a stopped thread and its error, a writer that is gone); empty when healthy. */
+  /** Why not, such as a stopped thread or a writer that is gone. Empty when healthy. */
   readonly detail: string;
 }
 
-/** Errors a Retry clause retries: the backend throws these for throttling and transient API failures. */
+/** Errors a Retry clause retries. The backend throws them for throttling and transient API failures. */
 export class TransientBackendError extends AuroraBenchError {
   override readonly name = 'TransientBackendError';
 }
 
-/** The spec asks for something this backend cannot do (unknown instance class, missing AZ...). */
+/** The spec asks for something this backend cannot do, such as an unknown instance class. */
 export class UnsupportedOnBackendError extends AuroraBenchError {
   override readonly name = 'UnsupportedOnBackendError';
 }
 
-/** A required program (mariadbd, sysbench) or service is missing; the message says how to install it. */
+/** A required program or service is missing. The message says how to install it. */
 export class MissingDependencyError extends AuroraBenchError {
   override readonly name = 'MissingDependencyError';
 }
 
 /**
- * Teardown made every call it could, but something is still deleting (an RDS cluster waits for its
- * instances, a parameter group for its cluster). The ASL's TeardownCell Retry waits and calls again.
+ * Teardown made every call it could, but something is still deleting.
+ * The TeardownCell Retry waits and calls again.
  */
 export class ResourceStillInUseError extends AuroraBenchError {
   override readonly name = 'ResourceStillInUseError';

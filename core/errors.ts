@@ -1,23 +1,20 @@
 /**
- * The error model. An `AuroraBenchError` is one the user can act on: its message says what is wrong
- * and how to fix it (naming the file and JSON path, or the account setting), so it is printed
- * without a stack. Anything else reaching the CLI is a defect and is printed with its stack.
- *
- * `name` is what the state machine's Retry/Catch match (a Lambda's errorType is error.name) and
- * what scripts and tests see, so every subclass sets its own and keeps it (see
- * core/workflow/errors.ts for the names the ASL matches). `cause` is the lower-level error this one
- * explains (ES2022 Error cause); `source` the file or input it is about; `jsonPath` where in it.
+ * The error model.
+ * An `AuroraBenchError` is one the user can act on, so it prints without a stack.
+ * Its message says what is wrong and how to fix it.
+ * Anything else reaching the CLI is a defect and prints with its stack.
+ * `name` is what the state machine's Retry and Catch match, so every subclass sets and keeps its own.
  */
 
 export interface AuroraBenchErrorOptions {
   readonly cause?: unknown;
-  /** The file (or execution input) the error is about. */
+  /** The file or execution input the error is about. */
   readonly source?: string;
-  /** Where in that file, as a JSON path (`variants[0].parameters`). */
+  /** Where in that file, as a JSON path. */
   readonly jsonPath?: string;
 }
 
-/** Marks user-facing errors also across copies of this module (a bundled Lambda, a second require). */
+/** Marks user-facing errors also across copies of this module, such as a bundled Lambda. */
 const USER_FACING = Symbol.for('aurora-bench.user-facing-error');
 
 export class AuroraBenchError extends Error {
@@ -33,12 +30,12 @@ export class AuroraBenchError extends Error {
   }
 }
 
-/** A command line that cannot work as given (conflicting or missing options). */
+/** A command line that cannot work as given. */
 export class UsageError extends AuroraBenchError {
   override readonly name = 'UsageError';
 }
 
-/** @internal exported for its tests (a test seam) */
+/** @internal Exported for its tests. */
 export function isUserFacingError(error: unknown): error is AuroraBenchError {
   return (
     error instanceof AuroraBenchError ||
@@ -46,7 +43,7 @@ export function isUserFacingError(error: unknown): error is AuroraBenchError {
   );
 }
 
-/** How deep a cause chain is followed (a cycle must not hang the printer). */
+/** How deep a cause chain is followed. A cycle must not hang the printer. */
 const MAX_CAUSES = 10;
 
 const messageOf = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
@@ -58,10 +55,10 @@ function causeLine(cause: unknown): string {
 }
 
 /**
- * The text for any error: a user-facing one as its message and then its cause chain, one
- * "caused by:" line each, no stack; an unexpected one as its stack (what is needed to fix it) and
- * then its cause chain. Each text is printed once: a wrapper that carries its cause's message in its
- * own (an error crossing a Lambda keeps only name and message) gets no line repeating it.
+ * The text for any error, followed by its cause chain with one "caused by:" line each.
+ * A user-facing error shows its message. An unexpected one shows its stack, which is what fixing it needs.
+ * A Lambda keeps only name and message, so a wrapper may already carry its cause's message.
+ * Such a cause gets no line repeating it.
  */
 export function formatError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);

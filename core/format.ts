@@ -1,6 +1,4 @@
-/** Number formatting shared by the results table and the reports (terminal and HTML). */
-
-/** A number with thousands separators and at most `digits` decimals; '-' for null/NaN. */
+/** A number with thousands separators and at most `digits` decimals. '-' for null or NaN. */
 export function num(value: number | null | undefined, digits = 2): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '-';
   return value.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: digits });
@@ -20,25 +18,24 @@ export function clip(text: string | null | undefined, max = 60): string {
 }
 
 /**
- * A probability level as a percentage with the digits it has: 0.99 is "99%", 0.999 "99.9%" (rounding to
- * a whole percent would print 0.999 as "100%", an interval that covers everything).
+ * A probability level as a percentage with the digits it has, e.g. 0.999 is "99.9%".
+ * Rounding to a whole percent would print 0.999 as "100%", an interval that covers everything.
  */
 export function levelPercent(level: number): string {
   return `${Number((level * 100).toPrecision(6))}%`;
 }
 
-/** A number with exactly `digits` decimals and thousands separators (aligned table columns). */
+/** A number with exactly `digits` decimals and thousands separators, for aligned columns. */
 export function fixed(value: number | null | undefined, digits = 2): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '-';
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 /**
- * The kind of error behind a failed step's message or an error count, in a few words: what a reader
- * needs to tell a connection limit from deadlocks. A step that ran with errors but no message
- * counted sysbench's ignored errors: by default 1213 (deadlock), 1020 (record changed) and 1205
- * (lock wait timeout) (sysbench 1.0.20 src/drivers/mysql/drv_mysql.c, --mysql-ignore-errors
- * default "1213,1020,1205").
+ * The kind of error behind a failed step's message or an error count, in a few words.
+ * A reader needs to tell a connection limit from deadlocks.
+ * A step with errors but no message counted sysbench's ignored errors, by default 1213, 1020 and 1205.
+ * See --mysql-ignore-errors in sysbench 1.0.20 src/drivers/mysql/drv_mysql.c.
  */
 export function errorKind(error: string | null | undefined): string {
   if (error === null || error === undefined || error.trim() === '')
@@ -60,19 +57,14 @@ export function errorKind(error: string | null | undefined): string {
 }
 
 /**
- * Text made safe to print on a terminal: every control character that is not a line break or a tab
- * (C0 but \n and \t, DEL, and the C1 range, whose U+009B is a one-character CSI to some terminals)
- * becomes a visible escape (`\x1b`, `\x9b`), so text from an experiment file, a lake row or a file
- * name cannot set the window title (ESC ] 0 ; ... BEL), clear the screen (ESC [ 2 J) or move the
- * cursor (ECMA-48, "Control Functions for Coded Character Sets", 5th ed. 1991, sections 5.3-5.4: C0
- * is 0x00-0x1F, C1 0x80-0x9F). With `field`, line breaks, carriage returns and tabs are escaped too
- * (`\n`, `\r`, `\t`): one value (a file name) then stays on its line and cannot forge another.
- * The bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069:
- * Unicode Standard Annex #9, "Unicode Bidirectional Algorithm", section 2) become `\u202e` and the
- * like too: they reorder what a terminal shows, so a description could make a line read other than
- * it is (CVE-2021-42574, "Trojan Source").
- * Every terminal writer of the CLI prints through it (core/cli/terminal.ts); JSON output needs no
- * escaping, JSON.stringify already writes control characters as \uXXXX.
+ * Text made safe to print on a terminal.
+ * Control characters other than line breaks and tabs become visible escapes.
+ * So text from a spec, a lake row or a file name cannot retitle the window, clear the screen or move the cursor.
+ * See ECMA-48, "Control Functions for Coded Character Sets", sections 5.3-5.4, for the C0 and C1 ranges.
+ * With `field`, line breaks, carriage returns and tabs are escaped too, so one value cannot forge another line.
+ * Bidirectional formatting characters are escaped as well, since they reorder what a terminal shows.
+ * See Unicode Standard Annex #9, section 2, and CVE-2021-42574, "Trojan Source".
+ * Every terminal writer of the CLI prints through it. JSON output needs no escaping.
  */
 export function escapeControls(text: string, options: { readonly field?: boolean } = {}): string {
   const pattern = options.field ? FIELD_CONTROLS : TEXT_CONTROLS;
@@ -90,16 +82,14 @@ const TEXT_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const FIELD_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-/** Columns a cell takes on a terminal: its code points (the plan's and results' cells are names and numbers). */
+/** Columns a cell takes on a terminal, counted in code points. Cells are names and numbers. */
 const cellWidth = (text: string): number => Array.from(text).length;
 
 /**
- * A boxed text table in two passes over its rows (the widths, then the lines), so its time is
- * linear in the number of rows. cli-table3 lays a table out by checking every cell against every
- * earlier row for row spans (layout-manager.js fillInTable/conflictExists: quadratic in the rows;
- * cli-table/cli-table3 issue #68, open), which made `plan` of 10,000 steps take 20-35 s. No spans,
- * no wrapping; cells are single-line (escapeControls with `field` is applied to each).
- * `measure` is how wide a cell is (a seam to count the work: each cell is measured exactly once).
+ * A boxed text table in two passes over its rows, so its time is linear in the rows.
+ * cli-table3's span check is quadratic in the rows, which made `plan` of 10,000 steps take 20-35 s.
+ * See cli-table3 issue #68. There are no spans and no wrapping, and each cell is escaped as a field.
+ * `measure` is a seam that counts the work. Each cell is measured exactly once.
  */
 export function textTable(
   head: readonly string[],
@@ -130,12 +120,11 @@ export function textTable(
 }
 
 /**
- * One argument of a command line printed for the user to paste into a POSIX shell: as it is when
- * it has nothing a shell would interpret; in double quotes when it has single quotes but nothing
- * special inside double quotes ($, `, backslash, " and bash's history !); else in single quotes, inside
- * which the shell interprets nothing (a quote itself is closed, escaped and reopened). POSIX.1-2017
- * Shell Command Language 2.2.2 "Single-Quotes" and 2.2.3 "Double-Quotes". Control characters are
- * escaped as for a terminal.
+ * One command-line argument, printed for the user to paste into a POSIX shell.
+ * A plain argument stays as it is.
+ * One with single quotes but nothing special to double quotes goes in double quotes.
+ * Anything else goes in single quotes, inside which the shell interprets nothing.
+ * See POSIX.1-2017 Shell Command Language 2.2.2 and 2.2.3. Control characters are escaped as for a terminal.
  */
 function shellArg(arg: string): string {
   const text = escapeControls(arg, { field: true });

@@ -1,6 +1,6 @@
 /**
- * aws-local-stepfunctions 3.x calls Promise.withResolvers (Node >= 22). Debian's and this
- * project's CI Node is 20, so provide it here; imported first by every entry point.
+ * aws-local-stepfunctions 3.x calls Promise.withResolvers, which needs Node 22.
+ * This project also runs on Node 20, so every entry point imports this first.
  */
 type Resolvers<T> = {
   promise: Promise<T>;

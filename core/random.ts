@@ -1,12 +1,10 @@
 /**
- * A small seeded pseudo-random generator for the permutation tests of the change-point detector
- * and the plan's randomized order: the same seed gives the same p-values and the same order of
- * variants on every machine and every run.
+ * A small seeded generator for the permutation tests and the plan's randomized order.
+ * The same seed gives the same p-values and order on every machine.
  *
- * xoshiro128** 1.1 (Blackman and Vigna, "Scrambled linear pseudorandom number generators",
- * ACM Transactions on Mathematical Software 47(4), 2021; reference C code at prng.di.unimi.it):
- * 128 bits of state, period 2^128 - 1, passes BigCrush; its state is filled from the 32-bit seed
- * with SplitMix32 as the authors recommend (a seed of zeros would be a fixed point).
+ * It is xoshiro128** 1.1, with 128 bits of state and period 2^128 - 1. It passes BigCrush.
+ * See Blackman and Vigna, "Scrambled linear pseudorandom number generators", ACM TOMS 2021.
+ * SplitMix32 fills the state from the seed, as the authors recommend, since all zeros is a fixed point.
  */
 
 export class SeededRandom {
@@ -44,14 +42,14 @@ export class SeededRandom {
   }
 
   /**
-   * A uniform integer in [0, bound) (multiply-shift; the bias, bound
-   * / 2^32, is far below anything a permutation test resolves).
+   * A uniform integer in [0, bound) by multiply-shift.
+   * Its bias is far below anything a permutation test resolves.
    */
   below(bound: number): number {
     return Math.floor((this.nextUint32() / 4294967296) * bound);
   }
 
-  /** Fisher–Yates shuffle of a[from, to) in place (Knuth, TAOCP vol. 2, Algorithm P). */
+  /** Fisher–Yates shuffle of a[from, to) in place. See Knuth, TAOCP vol. 2, Algorithm P. */
   shuffle(a: Int32Array | number[], from = 0, to = a.length): void {
     for (let i = to - 1; i > from; i--) {
       const j = from + this.below(i - from + 1);
@@ -66,7 +64,7 @@ function rotl(x: number, k: number): number {
   return ((x << k) | (x >>> (32 - k))) >>> 0;
 }
 
-/** A 32-bit seed from a text (FNV-1a), so each series gets its own reproducible permutations. */
+/** A 32-bit FNV-1a seed from a text, so each series gets its own reproducible permutations. */
 export function seedFromText(text: string, base = 0): number {
   let h = (0x811c9dc5 ^ base) >>> 0;
   for (let i = 0; i < text.length; i++) {

@@ -1,9 +1,7 @@
 /**
- * The one way a file the user names (an argument, or a spec field) is read: only a regular file,
- * and only up to a bound the caller states. A special file would otherwise be read without end
- * (/dev/zero grows to gigabytes), a FIFO would block the read forever and a directory would fail
- * with a bare EISDIR. The file is opened without blocking and checked on its descriptor, so what
- * is checked is what is read.
+ * The one way to read a file the user names, only a regular file and only up to a stated bound.
+ * A special file could be read without end, a FIFO would block forever, and a directory fails with bare EISDIR.
+ * The checks run on the open descriptor, so what is checked is what is read.
  */
 import {
   closeSync,
@@ -20,7 +18,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { AuroraBenchError } from './errors';
 
-/** A user-named file that cannot be read: `reason` says why, without the file's name, for callers that add a path. */
+/** A user-named file that cannot be read. `reason` omits the file's name, for callers that add a path. */
 export class UserFileError extends AuroraBenchError {
   override readonly name = 'UserFileError';
   constructor(
@@ -47,11 +45,11 @@ function kindOf(info: Stats): string {
 
 const sizeText = (bytes: number) => (bytes >= MIB ? `${bytes / MIB} MiB` : `${bytes} bytes`);
 
-/** The bytes of `file`, a regular file of at most `maxBytes`; otherwise a UserFileError saying why. */
+/** The bytes of `file`, a regular file of at most `maxBytes`. Otherwise a UserFileError says why. */
 export function readUserFile(file: string, maxBytes: number): Buffer {
   let fd: number;
   try {
-    // O_NONBLOCK: opening a FIFO for reading blocks until a writer comes; the check below refuses it.
+    // Opening a FIFO for reading blocks until a writer comes, so open without blocking. The check below refuses it.
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
@@ -72,7 +70,7 @@ export function readUserFile(file: string, maxBytes: number): Buffer {
         info.size,
       );
     }
-    // Read at most one byte past the bound: a file that grows while read is refused, not followed.
+    // Read at most one byte past the bound, so a file that grows while read is refused.
     const buffer = Buffer.alloc(Math.min(maxBytes + 1, info.size + 1));
     let length = 0;
     for (;;) {
@@ -109,9 +107,9 @@ const WRITE_ERRORS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Writes a file the user named (`report --html FILE`): to a temporary file beside it, then renamed
- * over it, so a full disk leaves no half file and a link planted at the name is replaced, not
- * followed. A failure is one UserFileError line saying why, never a stack.
+ * Writes a file the user named through a temporary file beside it, renamed over it.
+ * A full disk leaves no half file, and a planted link is replaced, not followed.
+ * A failure is one UserFileError line saying why, never a stack.
  */
 export function writeUserFile(file: string, data: string): void {
   let info: Stats | undefined;

@@ -1,21 +1,10 @@
 /**
- * Where a run's regressions go (the ComputeVerdicts Task, core/backends/aws/verdict-alerts.ts):
- *  - an SNS topic the Task publishes each regression's notification to, with the e-mail
- *    subscriptions of the CDK context (aurora-bench.alerts.emails); encrypted with the AWS managed
- *    key alias/aws/sns and reachable only over TLS (cdk-nag AwsSolutions-SNS2, -SNS3);
- *  - an alarm on the run's count of regressions (namespace VERDICT_METRIC_NAMESPACE, metric
- *    REGRESSIONS_METRIC, published without dimensions): in ALARM from a run with a regression until
- *    a run without one. Missing data (no run in a period) keeps its state, so it always shows the
- *    latest run. It has no action of its own: the Task's notification already carries which steps
- *    regressed and by how much, and a second, detail-less e-mail per regression would be noise; a
- *    dashboard or a composite alarm reads its state.
- * EventBridge events go to the account's default bus, which exists in every account and Region.
- *
- * CloudFormation/CDK: AWS::SNS::Topic KmsMasterKeyId, AWS::SNS::Subscription Protocol "email"
- * (aws-cdk-lib aws-sns Topic, aws-sns-subscriptions EmailSubscription); AWS::CloudWatch::Alarm with
- * Statistic Maximum, ComparisonOperator GreaterThanOrEqualToThreshold, TreatMissingData "ignore"
- * ("the alarm state does not change", CloudWatch User Guide, "Configuring how CloudWatch alarms treat
- * missing data").
+ * Where a run's regressions go.
+ * The Task publishes each regression to an SNS topic with e-mail subscriptions from the CDK context.
+ * The alarm counts a run's regressions and stays in ALARM until a run without one.
+ * Missing data keeps its state, so it always shows the latest run.
+ * It has no action. The notification already says what regressed, and a second e-mail would be noise.
+ * See CloudWatch User Guide, "Configuring how CloudWatch alarms treat missing data".
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';

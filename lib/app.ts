@@ -1,7 +1,6 @@
 /**
- * Builds the aurora-bench app from its context: the typed config ("aurora-bench" in cdk.json), the
- * nightly experiment, the shared lake views, the stack and cdk-nag (AwsSolutions) as a validation
- * plugin, so synthesis fails on any unacknowledged finding. bin/app.ts and the tests share it.
+ * Builds the aurora-bench app from its context, with cdk-nag as a validation plugin.
+ * So synthesis fails on any unacknowledged finding. bin/app.ts and the tests share it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,15 +11,15 @@ import { AuroraBenchStack } from './aurora-bench-stack';
 import { CONFIG_CONTEXT_KEY, loadExecutionInput, parseAppConfig } from './config';
 
 export interface BuildAppOptions {
-  /** Repository root: cdk.json, package-lock.json, lambdas/, state-machines/, client/, core/lake/sql/. */
+  /** Repository root. */
   readonly projectRoot: string;
-  /** Overrides for tests (fixtures); default: the repository's own files. */
+  /** Overrides for tests. The default is the repository's own files. */
   readonly definitionFile?: string;
   readonly lambdasDir?: string;
   readonly clientDir?: string;
-  /** false in tests that run the checks themselves (AwsSolutionsChecks.validateScope). */
+  /** false in tests that run the checks themselves. */
   readonly nag?: boolean;
-  /** The commit being deployed (bin/app.ts asks git); recorded in run manifests. */
+  /** The commit being deployed, recorded in run manifests. */
   readonly gitSha?: string;
 }
 
@@ -44,7 +43,7 @@ export function buildAuroraBenchApp(app: App, options: BuildAppOptions): AuroraB
     ...(nightlyInput ? { nightlyInput } : {}),
     toolVersion: toolVersionOf(options.projectRoot),
     ...(options.gitSha ? { gitSha: options.gitSha } : {}),
-    // Environment-agnostic unless the config pins one: synth never needs credentials.
+    // Environment-agnostic unless the config pins one, so synth never needs credentials.
     ...(config.account || config.region ? { env: { account: config.account, region: config.region } } : {}),
     description: 'aurora-bench: sysbench benchmark studies on Aurora through one Step Functions workflow',
   });

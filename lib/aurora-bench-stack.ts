@@ -1,7 +1,4 @@
-/**
- * The aurora-bench stack: wires the constructs (one per concern) together. All inputs come in as
- * props (typed config, paths, the nightly execution input); nothing here reads the environment.
- */
+/** The aurora-bench stack wires the constructs together. Every input comes in as props. */
 import { existsSync } from 'node:fs';
 import { CfnOutput, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -32,16 +29,16 @@ import { Workflow } from './workflow';
 
 export interface AuroraBenchStackProps extends StackProps {
   readonly config: AppConfig;
-  /** Repository root (where package-lock.json, lambdas/, state-machines/ and client/ are). */
+  /** Repository root. */
   readonly projectRoot: string;
-  /** Relative to projectRoot; defaults are the repository's own files. */
+  /** Relative to projectRoot. The defaults are the repository's own files. */
   readonly definitionFile?: string;
   readonly lambdasDir?: string;
   readonly clientDir?: string;
   readonly views: readonly ViewDefinition[];
   /** Required when config.nightly.enabled. */
   readonly nightlyInput?: ExecutionInput;
-  /** Recorded in every run manifest (core/backends/aws/config.ts TOOL_VERSION_ENV / GIT_SHA_ENV). */
+  /** Recorded in every run manifest. */
   readonly toolVersion: string;
   readonly gitSha?: string;
 }
@@ -70,11 +67,10 @@ export class AuroraBenchStack extends Stack {
       views: props.views,
     });
 
-    // client/ (runner.js, lua/, workloads/) under runner/ in the lake bucket: the backend copies it to
-    // each client before a job (AwsBackendConfig.runnerS3Uri), the user data installs it at boot.
+    // The runner bundle goes under runner/ in the lake bucket.
+    // The backend copies it to each client before a job, and the user data installs it at boot.
     const clientDir = `${props.projectRoot}/${props.clientDir ?? 'client'}`;
-    // runner.js is built, not checked in (scripts/build-runner.ts): a
-    // deployment without it would leave every client without its runner.
+    // runner.js is built, not checked in. Without it every client would lack its runner.
     if (!existsSync(`${clientDir}/runner.js`))
       throw new Error(
         `${clientDir}/runner.js is missing: build the client runner first (npm run build, or node ` +
@@ -124,7 +120,7 @@ export class AuroraBenchStack extends Stack {
       ),
       serverSecurityGroupId: this.network.serverSecurityGroup.securityGroupId,
       serverInstanceProfileArn: this.servers.instanceProfile.instanceProfileArn,
-      // What RunnerDeployment uploads: a job skips its copy when the client's bundle has this digest.
+      // A job skips its copy when the client's bundle has this digest.
       runnerDigest: runnerBundleDigest(clientDir),
       clientSourceUrls: CLIENT_BOOT_DOWNLOADS,
       athenaWorkGroup: this.lake.workGroupName,
@@ -200,7 +196,7 @@ export class AuroraBenchStack extends Stack {
       role: sweeperRole,
     });
 
-    // What the CLI reads to find the deployment (core/backends/aws/stack-outputs.ts STACK_OUTPUTS).
+    // What the CLI reads to find the deployment.
     const outputs: Record<keyof typeof STACK_OUTPUTS, { value: string; description: string }> = {
       stateMachineArn: { value: this.workflow.stateMachine.stateMachineArn, description: 'Benchmark state machine' },
       resultsBucket: { value: this.lake.bucket.bucketName, description: 'Results lake bucket' },
@@ -233,7 +229,7 @@ export class AuroraBenchStack extends Stack {
   }
 }
 
-/** The CDK-provided deployment Lambda (Python, AWS CLI layer) behind BucketDeployment. */
+/** The deployment Lambda CDK provides behind BucketDeployment. */
 function acknowledgeBucketDeployment(stack: Stack, deployment: s3deploy.BucketDeployment): void {
   const reasons = {
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]':
@@ -253,7 +249,7 @@ function acknowledgeBucketDeployment(stack: Stack, deployment: s3deploy.BucketDe
       'under destinationKeyPrefix.',
     'AwsSolutions-L1': 'The BucketDeployment provider runtime is chosen by aws-cdk-lib, not by this project.',
   };
-  // The provider is a stack-level singleton (Custom::CDKBucketDeployment<uuid>); acknowledge there only.
+  // The provider is a stack-level singleton, so acknowledge it there only.
   const provider = stack.node.children.find((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'));
   if (!provider) throw new Error(`BucketDeployment ${deployment.node.path}: its provider function was not found`);
   for (const [id, reason] of Object.entries(reasons)) Validations.of(provider).acknowledge({ id, reason });

@@ -1,18 +1,8 @@
 /**
- * What the AWS backend (core/backends/aws) may do, as IAM statements for the workflow Lambdas
- * (grantTaskPermissions: a role per Task function, with the statements of the backend parts its own
- * code calls) and the sweeper (grantSweeperPermissions: list, delete, re-tag only).
- * Least privilege by what a run creates:
- *  - RDS clusters, instances and parameter groups by name: every identifier starts with `ab-`
- *    (core/backends/aws/names.ts), creation also requires the run tag on the request, modifying and
- *    deleting require it on the resource;
- *  - EC2 clients by tag: RunInstances must tag the instance with `aurora-bench:run-id`, and
- *    terminate / Run Command only reach instances carrying that tag;
- *  - S3 on the lake bucket only; launch only from the stack's launch templates with its profile.
- * The actions are the ones core/backends/aws calls (cluster.ts, client-fleet.ts, jobs.ts, metrics.ts,
- * s3-lake.ts, teardown.ts, sweeper.ts, and the read-only preflight*.ts PlanRun runs). API calls
- * without resource-level permissions (Describe*, GetMetricData, Service Quotas reads) take
- * Resource "*", acknowledged where the statement is created.
+ * IAM statements for the AWS backend's Task functions and for the sweeper.
+ * Each Task role gets only the statements of the backend parts its code calls.
+ * Every grant is scoped to what a run creates. RDS names start with `ab-`, and EC2 instances carry the run tag.
+ * Calls without resource-level permissions take Resource "*", acknowledged where the statement is made.
  */
 import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -29,9 +19,7 @@ interface BackendPermissionsProps {
   readonly clientRole: iam.IRole;
   readonly launchTemplates: readonly ec2.ILaunchTemplate[];
   readonly clientSecurityGroup: ec2.ISecurityGroup;
-  /**
-   * Self-managed servers (lib/servers.ts): launched like the clients, from their own templates, with their own role.
-   */
+  /** Self-managed servers launch like the clients, from their own templates and with their own role. */
   readonly serverRole: iam.IRole;
   readonly serverLaunchTemplates: readonly ec2.ILaunchTemplate[];
   readonly serverSecurityGroup: ec2.ISecurityGroup;
@@ -40,7 +28,7 @@ interface BackendPermissionsProps {
   readonly dbSubnetGroupName: string;
   /** Public SSM parameters the launch templates resolve the AMI from. */
   readonly amiParameters: readonly string[];
-  /** What the clients' user data downloads (https:// or s3://): the preflight HEADs the s3:// ones. */
+  /** What the clients' user data downloads. The preflight HEADs the s3:// ones. */
   readonly clientSourceUrls?: readonly string[];
 }
 
@@ -55,11 +43,11 @@ function arn(
   return Stack.of(scope).formatArn({ service, resource, resourceName, arnFormat: sep });
 }
 
-/** The RDS service-linked role (path and name), Aurora User Guide, "Using service-linked roles for Amazon Aurora". */
+/** The RDS service-linked role. See Aurora User Guide, "Using service-linked roles for Amazon Aurora". */
 const RDS_SERVICE_LINKED_ROLE = 'aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS';
 
 const RDS_DESCRIBE_ACTIONS = ['rds:DescribeDBClusters', 'rds:DescribeDBInstances'];
-/** The sweeper also lists the parameter groups (it finds a run's by their tags). */
+/** The sweeper finds a run's parameter groups by their tags, so it also lists them. */
 const RDS_SWEEPER_DESCRIBE_ACTIONS = [
   ...RDS_DESCRIBE_ACTIONS,
   'rds:DescribeDBClusterParameterGroups',
@@ -77,12 +65,12 @@ function runRdsArns(scope: IConstruct) {
 }
 
 /**
- * Deleting a run's databases (teardown.ts), for the Task role and the sweeper: only ab-* resources
- * that carry the run tag. The cluster, db, cluster-pg and pg resource types all take
- * aws:ResourceTag/${TagKey} (Service Authorization Reference, Amazon RDS resource types), and these
- * Delete* actions authorize against exactly those types. ListTagsForResource (the sweeper's only:
- * grantSweeperPermissions) stays unconditioned: the sweeper reads the tags of every ab-* parameter
- * group to find out whether it is a run's.
+ * Deleting a run's databases, for the Task role and the sweeper.
+ * Only ab-* resources that carry the run tag qualify.
+ * The cluster, db, cluster-pg and pg types all take aws:ResourceTag/${TagKey}.
+ * See Service Authorization Reference, "Amazon RDS resource types".
+ * ListTagsForResource stays unconditioned.
+ * The sweeper must read every ab-* parameter group's tags to tell whether it is a run's.
  */
 function grantRunDatabaseDeletion(role: iam.Role): void {
   const rds = runRdsArns(role);
@@ -102,8 +90,8 @@ function grantRunDatabaseDeletion(role: iam.Role): void {
 }
 
 /**
- * Describing and deleting a run's credentials secrets (teardown.ts, sweeper.ts), for the Task role
- * and the sweeper; listing them is the sweeper's only (grantSweeperPermissions).
+ * Describing and deleting a run's credentials secrets, for the Task role and the sweeper.
+ * Only the sweeper lists them.
  */
 function grantRunSecretDeletion(role: iam.Role): void {
   role.addToPolicy(
@@ -117,8 +105,8 @@ function grantRunSecretDeletion(role: iam.Role): void {
 }
 
 /**
- * The sweeper's role (lambdas/sweeper, core/backends/aws/sweeper.ts): it lists, deletes and re-tags,
- * it never creates, launches, runs commands, passes roles or touches the lake.
+ * The sweeper's role. It lists, deletes and re-tags.
+ * It never creates, launches, runs commands, passes roles or touches the lake.
  */
 export function grantSweeperPermissions(role: iam.Role): void {
   grantRunDatabaseDeletion(role);
@@ -131,7 +119,7 @@ export function grantSweeperPermissions(role: iam.Role): void {
     }),
   );
   grantRunSecretDeletion(role);
-  // ListSecrets supports no resource-level permission (Service Authorization Reference, AWS Secrets Manager).
+  // ListSecrets supports no resource-level permission. See Service Authorization Reference, AWS Secrets Manager.
   role.addToPolicy(
     new iam.PolicyStatement({ sid: 'ListSecrets', actions: ['secretsmanager:ListSecrets'], resources: ['*'] }),
   );
@@ -150,7 +138,7 @@ export function grantSweeperPermissions(role: iam.Role): void {
     new iam.PolicyStatement({ sid: 'DescribeEc2', actions: ['ec2:DescribeInstances'], resources: ['*'] }),
   );
   grantSweepMarking(role);
-  // Resource "*" (Describe*, X-Ray) is acknowledged where the role is created, with the tracing grant.
+  // Resource "*" for Describe* and X-Ray is acknowledged where the role is created.
   const findings: Record<string, string> = {
     'Resource::arn:<AWS::Partition>:rds:<AWS::Region>:<AWS::AccountId>:cluster:ab-*':
       'The backend names every cluster ab-<run>-<cell>; deletes and tags also require the run tag on the cluster.',
@@ -171,22 +159,8 @@ export function grantSweeperPermissions(role: iam.Role): void {
 }
 
 /**
- * The parts of the AWS backend a Task's function composes (core/backends/aws/parts, wired in
- * lambdas/<task>/handler.ts), each with the statements of the calls its code makes:
- *  - lake: the results lake (s3-lake.ts), every Task;
- *  - preflight: PlanRun's read-only account checks (preflight*.ts);
- *  - databases: a cell's Aurora cluster, RDS DB instances or self-managed servers (cluster.ts,
- *    db-instances.ts, self-managed-servers.ts), ProvisionCell and CheckCellReady;
- *  - client-machines: a cell's client instances (client-fleet.ts), StartClients and CheckClientsReady;
- *  - runner-jobs: the runner through SSM Run Command (jobs.ts), RunStep;
- *  - server-metrics: CloudWatch and Performance Insights (metrics.ts), RunStep and CollectLateMetrics;
- *  - cell-teardown: deleting a cell's resources (teardown.ts), TeardownCell;
- *  - lake-queries: Athena over the lake (athena.ts), FinishRun, ComputeVerdicts and JudgeRound;
- *  - lake-compaction: a run compacted to Parquet (athena-compaction.ts), FinishRun;
- *  - lake-views: the views a history read creates first (athena-lake.ts), ComputeVerdicts and JudgeRound
- *    (a question against history);
- *  - verdicts: the verdicts' alerts (verdict-alerts.ts), ComputeVerdicts. test/cdk/permissions.test.ts checks each
- * function's role against what its own bundle calls, both ways.
+ * The parts of the AWS backend a Task's function composes, each with the statements its code needs.
+ * test/cdk/permissions.test.ts checks each function's role against what its bundle calls, both ways.
  */
 type BackendPart =
   | 'lake'
@@ -218,8 +192,8 @@ const TASK_PARTS: Readonly<Record<TaskName, readonly BackendPart[]>> = {
 export interface TaskPermissionsProps extends BackendPermissionsProps, VerdictPermissionsProps {}
 
 /**
- * Adds the statements of one Task's backend parts to its function's
- * role and acknowledges the unavoidable wildcards on it.
+ * Adds the statements of one Task's backend parts to its role.
+ * It also acknowledges the unavoidable wildcards.
  */
 export function grantTaskPermissions(task: TaskName, role: iam.Role, props: TaskPermissionsProps): void {
   const parts = TASK_PARTS[task];
@@ -243,7 +217,7 @@ export function grantTaskPermissions(task: TaskName, role: iam.Role, props: Task
 const runTagPresent = { Null: { [`aws:RequestTag/${RUN_ID_TAG}`]: 'false' } };
 const taggedResource = { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } };
 
-/** The lake (s3-lake.ts: get, put, list): every Task reads and writes it. */
+/** The lake. Every Task reads and writes it. */
 function grantLake(role: iam.Role, bucket: s3.IBucket): void {
   role.addToPolicy(
     new iam.PolicyStatement({
@@ -257,14 +231,14 @@ function grantLake(role: iam.Role, bucket: s3.IBucket): void {
   );
 }
 
-/** Describe calls that list the account's resources (no resource-level permission). */
+/** Describe calls that list the account's resources. They have no resource-level permission. */
 function grantDescribe(role: iam.Role, sid: 'DescribeRds' | 'DescribeEc2', actions: readonly string[]): void {
   role.addToPolicy(new iam.PolicyStatement({ sid, actions: [...actions], resources: ['*'] }));
 }
 
 /**
- * Launching instances of a run (client-fleet.ts for clients, self-managed-servers.ts for servers):
- * from the stack's launch templates only, tagged with the run, with the role of their kind.
+ * Launching a run's instances, clients or servers.
+ * Only from the stack's launch templates, tagged with the run, with the role of their kind.
  */
 function grantLaunch(role: iam.Role, props: BackendPermissionsProps, kind: 'clients' | 'servers'): void {
   const instances = arn(role, 'ec2', 'instance', '*', ArnFormat.SLASH_RESOURCE_NAME);
@@ -287,14 +261,14 @@ function grantLaunch(role: iam.Role, props: BackendPermissionsProps, kind: 'clie
       sid: 'RunClientsFromStackTemplates',
       actions: ['ec2:RunInstances'],
       resources: [
-        // Created with the (tagged) instance; RunInstances tags only the instance and its volume.
+        // Created with the tagged instance. RunInstances tags only the instance and its volume.
         networkInterfaces,
         ...templates.map((lt) =>
           arn(role, 'ec2', 'launch-template', lt.launchTemplateId!, ArnFormat.SLASH_RESOURCE_NAME),
         ),
         ...props.subnets.map((s) => arn(role, 'ec2', 'subnet', s.subnetId, ArnFormat.SLASH_RESOURCE_NAME)),
         arn(role, 'ec2', 'security-group', securityGroup.securityGroupId, ArnFormat.SLASH_RESOURCE_NAME),
-        // The Debian image from the public SSM parameter: Amazon-owned images.
+        // The Debian image from the public SSM parameter. These are Amazon-owned images.
         Stack.of(role).formatArn({
           service: 'ec2',
           account: '',
@@ -308,8 +282,8 @@ function grantLaunch(role: iam.Role, props: BackendPermissionsProps, kind: 'clie
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'ResolveClientAmiParameter',
-      // The launch templates name the AMI as resolve:ssm:<public
-      // parameter>; EC2 resolves it with the caller's permission.
+      // The launch templates resolve the AMI from a public SSM parameter.
+      // EC2 resolves it with the caller's permission.
       actions: ['ssm:GetParameters'],
       resources: props.amiParameters.map((name) =>
         Stack.of(role).formatArn({
@@ -341,8 +315,8 @@ function grantLaunch(role: iam.Role, props: BackendPermissionsProps, kind: 'clie
 }
 
 /**
- * SDK Run Command on the run's instances only (jobs.ts;
- * self-managed-servers.ts's setup), with the AWS-RunShellScript document, its output to the lake.
+ * Run Command on the run's instances only, with the AWS-RunShellScript document.
+ * Its output goes to the lake.
  */
 function grantRunCommand(role: iam.Role, bucket: s3.IBucket, follow: readonly string[]): void {
   role.addToPolicy(
@@ -368,11 +342,10 @@ function grantRunCommand(role: iam.Role, bucket: s3.IBucket, follow: readonly st
       ],
     }),
   );
-  // The Service Authorization Reference lists bucket (arn:${Partition}:s3:::${BucketName}) among
-  // ssm:SendCommand's resource types beside document and instance ("Actions, resources, and condition
-  // keys for AWS Systems Manager"), and the commands name the lake as their OutputS3BucketName
-  // (jobs.ts). It marks the type optional and says no more; granted on the lake, the command is allowed
-  // whether or not SSM authorizes it against the bucket, and the grant gives no access to the bucket.
+  // The Service Authorization Reference lists bucket among ssm:SendCommand's resource types.
+  // See "Actions, resources, and condition keys for AWS Systems Manager".
+  // The commands name the lake as their output bucket, and the type is marked optional.
+  // Granting it on the lake allows the command either way. The grant gives no access to the bucket.
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'RunCommandOutputToLake',
@@ -383,20 +356,15 @@ function grantRunCommand(role: iam.Role, bucket: s3.IBucket, follow: readonly st
   role.addToPolicy(new iam.PolicyStatement({ sid: 'FollowCommands', actions: [...follow], resources: ['*'] }));
 }
 
-/**
- * A cell's databases (ProvisionCell, CheckCellReady): RDS clusters, DB instances
- * and parameter groups by name and run tag; self-managed servers on EC2.
- */
+/** A cell's databases. RDS resources by name and run tag, and self-managed servers on EC2. */
 function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
   const rds = { ...runRdsArns(role), subnetGroup: arn(role, 'rds', 'subgrp', props.dbSubnetGroupName) };
 
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'CreateRunDatabases',
-      // CreateDBInstanceReadReplica (RDS for MySQL, MariaDB, PostgreSQL cells, db-instances.ts)
-      // authorizes the new replica and its source, both ab-* db resources (Service Authorization
-      // Reference, Amazon RDS: CreateDBInstanceReadReplica, resource type db, condition keys
-      // aws:RequestTag/${TagKey}).
+      // CreateDBInstanceReadReplica authorizes the new replica and its source.
+      // Both are ab-* db resources. See Service Authorization Reference, Amazon RDS.
       actions: [
         'rds:CreateDBCluster',
         'rds:CreateDBInstance',
@@ -412,8 +380,7 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'UseStackDatabaseNetworkAndDefaults',
-      // CreateDBCluster/Instance/InstanceReadReplica also authorize the
-      // subnet group and the default option/parameter groups they use.
+      // These creates also authorize the subnet group and the default option and parameter groups they use.
       actions: ['rds:CreateDBCluster', 'rds:CreateDBInstance', 'rds:CreateDBInstanceReadReplica'],
       resources: [
         rds.subnetGroup,
@@ -434,10 +401,8 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'CheckRunParameterGroups',
-      // core/backends/aws/cluster.ts reads back the values of the run's own parameter groups
-      // (DescribeDBClusterParameters on a cluster-pg, DescribeDBParameters on a pg) and reboots an
-      // instance whose group is pending-reboot (RebootDBInstance on a db): Service Authorization
-      // Reference, Amazon RDS, resource types of each action.
+      // The backend reads back the run's own parameter groups and reboots an instance pending reboot.
+      // See Service Authorization Reference, Amazon RDS, for each action's resource types.
       actions: ['rds:DescribeDBClusterParameters', 'rds:DescribeDBParameters'],
       resources: [rds.clusterParameterGroup, rds.instanceParameterGroup],
     }),
@@ -451,7 +416,7 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
     }),
   );
   grantDescribe(role, 'DescribeRds', RDS_DESCRIBE_ACTIONS);
-  // ManageMasterUserPassword: RDS creates the master secret with the caller's permissions.
+  // ManageMasterUserPassword makes RDS create the master secret with the caller's permissions.
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'RdsManagedMasterSecret',
@@ -459,17 +424,16 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
       resources: [arn(role, 'secretsmanager', 'secret', 'rds!*')],
     }),
   );
-  // "the user who specifies that Aurora manages the master user password in Secrets Manager must have
-  // permissions to perform kms:DescribeKey, secretsmanager:CreateSecret, secretsmanager:TagResource"
-  // (Aurora User Guide, "Password management with Amazon Aurora and AWS Secrets Manager"). The secret
-  // is encrypted with the AWS managed key aws/secretsmanager (no MasterUserSecretKmsKeyId). This
-  // statement used to require kms:ResourceAliases = alias/aws/secretsmanager, which cannot be relied
-  // on: KMS documents alias-based access (ABAC) for customer managed keys, and in an account or Region
-  // where Secrets Manager was never used that key is only created on first use, while "it might take
-  // up to five minutes for tag and alias changes to affect KMS key authorization" (KMS Developer
-  // Guide, "Use aliases to control access to KMS keys") — the first CreateDBCluster would be refused.
-  // DescribeKey returns a key's metadata only (no key material, no cryptographic use), so it is
-  // granted on this account's keys in this Region without the alias condition.
+  // Aurora needs kms:DescribeKey, secretsmanager:CreateSecret and secretsmanager:TagResource from the caller.
+  // See Aurora User Guide, "Password management with Amazon Aurora and AWS Secrets Manager".
+  // The secret is encrypted with the AWS managed key aws/secretsmanager.
+  // An alias condition cannot be relied on here.
+  // KMS documents alias-based access for customer managed keys only.
+  // In a fresh account or Region that key is created on first use.
+  // Alias changes may take five minutes to reach authorization. See KMS Developer Guide, "Use aliases to control access
+  // to KMS keys".
+  // The first CreateDBCluster would then be refused.
+  // DescribeKey returns metadata only, so it is granted on this account's keys without the condition.
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'DescribeSecretsManagerKey',
@@ -477,11 +441,10 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
       resources: [arn(role, 'kms', 'key', '*', ArnFormat.SLASH_RESOURCE_NAME)],
     }),
   );
-  // The first Aurora cluster of an account makes RDS create its service-linked role
-  // (AWSServiceRoleForRDS) with the caller's permissions: "You must configure permissions to allow an
-  // IAM entity ... to create ... a service-linked role" — iam:CreateServiceLinkedRole on that role,
-  // with iam:AWSServiceName rds.amazonaws.com (Aurora User Guide, "Using service-linked roles for
-  // Amazon Aurora"). Without it the first CreateDBCluster of a new account fails.
+  // An account's first Aurora cluster makes RDS create its service-linked role with the caller's permissions.
+  // So the caller needs iam:CreateServiceLinkedRole on that role, for rds.amazonaws.com.
+  // See Aurora User Guide, "Using service-linked roles for Amazon Aurora".
+  // Without it the first CreateDBCluster of a new account fails.
   role.addToPolicy(
     new iam.PolicyStatement({
       sid: 'CreateRdsServiceLinkedRole',
@@ -499,8 +462,8 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
     }),
   );
 
-  // Self-managed servers (self-managed-servers.ts): launched from the stack's server templates,
-  // asked an instance type's architecture (client-fleet.ts), set up through Run Command.
+  // Self-managed servers launch from the stack's server templates and are set up through Run Command.
+  // The backend also asks an instance type's architecture.
   grantLaunch(role, props, 'servers');
   grantDescribe(role, 'DescribeEc2', ['ec2:DescribeInstances', 'ec2:DescribeInstanceTypes']);
   grantRunCommand(role, props.bucket, [
@@ -508,9 +471,8 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
     'ssm:ListCommands',
     'ssm:DescribeInstanceInformation',
   ]);
-  // A self-managed cell's credentials: created as ab-... with the run tag on the request, described
-  // only when the secret carries it. CreateSecret and TagResource take aws:RequestTag/${TagKey};
-  // DescribeSecret aws:ResourceTag/${TagKey} (Service Authorization Reference, AWS Secrets Manager).
+  // A self-managed cell's credentials. They are created with the run tag and described only when they carry it.
+  // See Service Authorization Reference, AWS Secrets Manager, for the condition keys.
   // Tags given to CreateSecret also need secretsmanager:TagResource.
   const runSecrets = arn(role, 'secretsmanager', 'secret', `${RDS_NAME_PREFIX}*`);
   role.addToPolicy(
@@ -531,10 +493,7 @@ function grantDatabases(role: iam.Role, props: BackendPermissionsProps): void {
   );
 }
 
-/**
- * A cell's client instances (StartClients, CheckClientsReady):
- * launched from the stack's client templates, registered with SSM.
- */
+/** A cell's client instances. They launch from the stack's client templates and register with SSM. */
 function grantClientMachines(role: iam.Role, props: BackendPermissionsProps): void {
   grantLaunch(role, props, 'clients');
   grantDescribe(role, 'DescribeEc2', ['ec2:DescribeInstances', 'ec2:DescribeInstanceTypes']);
@@ -543,15 +502,12 @@ function grantClientMachines(role: iam.Role, props: BackendPermissionsProps): vo
   );
 }
 
-/** Runner jobs (RunStep): the runner on the run's clients only, followed and cancelled. */
+/** Runner jobs on the run's clients only, followed and cancelled. */
 function grantRunnerJobs(role: iam.Role, bucket: s3.IBucket): void {
   grantRunCommand(role, bucket, ['ssm:GetCommandInvocation', 'ssm:ListCommands', 'ssm:CancelCommand']);
 }
 
-/**
- * Metrics of the run's databases (RunStep, CollectLateMetrics):
- * CloudWatch, Performance Insights by the instance's resource id.
- */
+/** Metrics of the run's databases, from CloudWatch and Performance Insights. */
 function grantServerMetrics(role: iam.Role): void {
   role.addToPolicy(
     new iam.PolicyStatement({ sid: 'ReadCloudWatchMetrics', actions: ['cloudwatch:GetMetricData'], resources: ['*'] }),
@@ -573,7 +529,7 @@ function grantServerMetrics(role: iam.Role): void {
   grantDescribe(role, 'DescribeRds', ['rds:DescribeDBInstances']);
 }
 
-/** Deleting a cell's resources (TeardownCell): its databases, instances and secret, only with the run tag on them. */
+/** Deleting a cell's databases, instances and secret. Only those with the run tag. */
 function grantCellTeardown(role: iam.Role): void {
   grantRunDatabaseDeletion(role);
   grantRunSecretDeletion(role);
@@ -590,26 +546,21 @@ function grantCellTeardown(role: iam.Role): void {
 }
 
 /**
- * The account reads of the preflight PlanRun runs (core/backends/aws/preflight.ts) beyond RDS and EC2
- * Describe*: the RDS service-linked role (iam:GetRole on that one role; Aurora User Guide, "Using
- * service-linked roles for Amazon Aurora":
- * arn:aws:iam::<account>:role/aws-service-role/rds.amazonaws.com/AWSServiceRoleForRDS), the EC2 vCPU quota
- * (servicequotas:GetServiceQuota and GetAWSDefaultServiceQuota, Read actions in the Service Authorization Reference's
- * Service Quotas table; granted on Resource "*"), and that an s3:// client
- * download exists (HeadObject needs s3:GetObject on the object, S3 API Reference).
+ * The preflight's account reads beyond RDS and EC2 Describe*.
+ * It reads the RDS service-linked role, the EC2 vCPU quota and whether an s3:// client download exists.
+ * See Aurora User Guide, "Using service-linked roles for Amazon Aurora".
+ * Service Quotas reads take Resource "*". HeadObject needs s3:GetObject on the object, per the S3 API Reference.
  */
 function grantPreflightReads(role: iam.Role, props: BackendPermissionsProps): void {
   const stack = Stack.of(role);
-  // Whether the engine version and instance class are offered, and the
-  // engine's default parameters (preflight.ts, preflight-parameters.ts).
+  // Whether the engine version and instance class are offered, and the engine's default parameters.
   grantDescribe(role, 'DescribeRds', [
     'rds:DescribeOrderableDBInstanceOptions',
     'rds:DescribeDBEngineVersions',
     'rds:DescribeEngineDefaultClusterParameters',
     'rds:DescribeEngineDefaultParameters',
   ]);
-  // The clients' instance types, their offerings per AZ, running vCPUs,
-  // and the subnets' way out (preflight-clients.ts, preflight-network.ts).
+  // The clients' instance types, their offerings per AZ, running vCPUs and the subnets' way out.
   grantDescribe(role, 'DescribeEc2', [
     'ec2:DescribeInstances',
     'ec2:DescribeInstanceTypes',
@@ -665,9 +616,8 @@ function grantPreflightReads(role: iam.Role, props: BackendPermissionsProps): vo
 }
 
 /**
- * The sweeper's re-tagging (core/backends/aws/sweeper.ts teardownRun): what an aborted run leaves
- * pending gets `aurora-bench:expires-at` = now. Only on resources that already carry the run tag, and
- * only that one tag key.
+ * The sweeper marks what an aborted run leaves pending as expired now.
+ * Only resources that already carry the run tag, and only that one tag key.
  */
 function grantSweepMarking(role: iam.Role): void {
   const onlyExpiresAt = {
@@ -760,19 +710,12 @@ interface VerdictPermissionsProps {
 }
 
 /**
- * Athena over the lake (FinishRun, ComputeVerdicts: core/backends/aws/athena.ts):
- *  - queries in the stack's work group (StartQueryExecution, GetQueryExecution, GetQueryResults on
- *    the workgroup resource, Service Authorization Reference, Amazon Athena);
- *  - Athena reads the Glue catalog and S3 with the caller's permissions: glue:GetDatabase,
- *    GetTable, GetPartitions on the catalog, the database and its tables (Athena User Guide,
- *    "Configure access to databases and tables in the AWS Glue Data Catalog"; partitions are
- *    reached through their table and its ancestors, "About access control for table partitions and
- *    versions in AWS Glue"). Athena engine version 3 is Trino, whose Glue metastore also reads
- *    partitions by value with GetPartition and BatchGetPartition (what the rehearsal's Trino calls,
- *    test/aws/athena-roles-on-trino.test.ts); both take the catalog, database and table (Service
- *    Authorization Reference, "Actions defined by AWS Glue"), and
- *    s3:GetBucketLocation on the bucket holding data and results, beside the lake's object reads and
- *    writes (Athena User Guide, "Control access to Amazon S3 from Athena").
+ * Athena over the lake, in the stack's work group.
+ * Athena reads Glue and S3 with the caller's permissions.
+ * See Athena User Guide, "Configure access to databases and tables in the AWS Glue Data Catalog".
+ * Athena engine 3 is Trino, whose Glue metastore also reads partitions by value.
+ * So GetPartition and BatchGetPartition are granted too.
+ * Athena also needs s3:GetBucketLocation. See Athena User Guide, "Control access to Amazon S3 from Athena".
  */
 function grantLakeQueries(role: iam.Role, props: VerdictPermissionsProps): void {
   role.addToPolicy(
@@ -822,11 +765,9 @@ function lakeCatalog(role: iam.Role, databaseName: string): string[] {
 }
 
 /**
- * A history read through Athena (core/regression/judge.ts, history-levels.ts), beyond the lake
- * queries: the CREATE OR REPLACE VIEW the lake reader runs first (core/backends/aws/athena-lake.ts
- * ensureViews): glue:CreateTable and UpdateTable ("For any non-delete Athena action on a resource,
- * you must include access to the parent of that resource", Athena User Guide, "Configure access to
- * databases and tables in the AWS Glue Data Catalog").
+ * A history read first creates or replaces the lake's views. That needs glue:CreateTable and UpdateTable.
+ * Athena requires access to a resource's parent for any non-delete action.
+ * See Athena User Guide, "Configure access to databases and tables in the AWS Glue Data Catalog".
  */
 function grantLakeViews(role: iam.Role, props: VerdictPermissionsProps): void {
   role.addToPolicy(
@@ -839,11 +780,10 @@ function grantLakeViews(role: iam.Role, props: VerdictPermissionsProps): void {
 }
 
 /**
- * The ComputeVerdicts Task's alerts (core/backends/aws/verdict-alerts.ts):
- *  - cloudwatch:PutMetricData, which has no resource-level permission: limited by the
- *    cloudwatch:namespace condition key to the verdicts' namespace (Service Authorization Reference,
- *    Amazon CloudWatch);
- *  - events:PutEvents on the default event bus (resource type event-bus), sns:Publish on the topic.
+ * The ComputeVerdicts Task's alerts.
+ * PutMetricData has no resource-level permission, so a namespace condition limits it.
+ * See Service Authorization Reference, Amazon CloudWatch.
+ * Events go to the default event bus. Notifications go to the topic.
  */
 function grantVerdictPermissions(role: iam.Role, props: VerdictPermissionsProps): void {
   role.addToPolicy(
@@ -872,16 +812,13 @@ interface CompactionPermissionsProps {
 }
 
 /**
- * FinishRun's compaction of a run to Parquet (core/backends/aws/athena-compaction.ts), beyond the
- * Athena and lake access granted above:
- *  - the partition of a compacted run registered by ALTER TABLE ADD PARTITION, which Athena performs
- *    with the caller's Glue permissions: glue:CreatePartition (Athena User Guide, "ALTER TABLE ADD
- *    PARTITION") and glue:BatchCreatePartition (AWS re:Post Knowledge Center, "Athena fails to add
- *    partitions ... glue:BatchCreatePartition"), glue:GetPartition for the IF NOT EXISTS check;
- *  - s3:DeleteObject, which DeleteObjects needs for each key (Service Authorization Reference,
- *    Amazon S3), only under tables/ (the run's JSON Lines once its Parquet partition is registered)
- *    and compacted/ (what a failed UNLOAD left); UNLOAD writes its files with the caller's
- *    s3:PutObject, granted on the lake above.
+ * FinishRun's compaction of a run to Parquet, beyond the Athena and lake access above.
+ * ALTER TABLE ADD PARTITION runs with the caller's Glue permissions. See Athena User Guide, "ALTER TABLE ADD
+ * PARTITION".
+ * It also needs glue:BatchCreatePartition. See AWS re:Post Knowledge Center on Athena failing to add partitions.
+ * GetPartition serves the IF NOT EXISTS check.
+ * DeleteObjects needs s3:DeleteObject for each key. See Service Authorization Reference, Amazon S3.
+ * It is granted only under tables/ and compacted/. UNLOAD writes with the s3:PutObject granted above.
  */
 function grantCompactionPermissions(role: iam.Role, props: CompactionPermissionsProps): void {
   const stack = Stack.of(role);

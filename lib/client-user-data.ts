@@ -1,102 +1,75 @@
 /**
- * User data of a sysbench client and of a self-managed server: Debian 12 (bookworm), x86_64 or
- * arm64 (lib/clients.ts says where the AMI comes from). In order, for a client:
- * 1. the dead-man's switch (below), before anything that can fail;
- * 2. the packages, from Debian's archive (apt-get; the AMI's own sources): sysbench 1.0.20, which
- *    Debian builds against its system LuaJIT 2.1 (so no compiler and no LuaJIT crash on arm64:
- *    sysbench issue #384 is the bundled 2.1.0-beta2's), the AWS CLI, and Node.js for the runner;
- * 3. the client runner (client/ of this repository, deployed by the stack under runner/) into
- *    ${AURORA_BENCH_HOME:-/opt/aurora-bench}/client;
- * 4. the SSM agent, which Debian's AMIs do not have (below);
- * 5. client/client-ready.sh: runs sysbench through the report hook and writes the ready marker,
- *    locally and as s3://<bucket>/clients/<instance-id>/ready.json, which checkClientsReady reads
- *    (core/backends/aws/runner-command.ts says why S3). Only then is the client ready for jobs.
- * From before step 2 on, a failed step makes the exit trap upload a not-ready marker with the
- * reason, so the workflow stops at once instead of at its readiness deadline: once the runner is
- * there, with client-ready.sh --not-ready; before (an apt failure: no route to the archive, a broken
- * source, the dpkg lock held past DPkg::Lock::Timeout), with curl alone, signed with the instance
- * profile's keys from the instance metadata (curlNotReadyCommands). The log is
- * /var/log/aurora-bench-user-data.log.
+ * User data of a sysbench client and of a self-managed server, on Debian 12 for x86_64 or arm64.
+ * A client arms its dead-man's switch first, before anything that can fail.
+ * Then it installs Debian's packages, the runner and the SSM agent, and runs client/client-ready.sh.
+ * Debian's sysbench 1.0.20 uses the system LuaJIT, so nothing is compiled and arm64 does not crash.
+ * After the first step, a failure makes the exit trap upload a not-ready marker with the reason.
+ * The workflow then stops at once instead of at its readiness deadline.
+ * The AWS rehearsal boots this same text. docs/aws-client-boot.md says what stands in for AWS there.
  *
- * The same text is what the AWS rehearsal boots (core/rehearsal/ssm-agent.ts, instance-root.ts):
- * rendered as the stack renders it and run unmodified in a Debian 12 root built by debootstrap
- * from the same archive; docs/aws-client-boot.md says what stands in for AWS there.
+ * The SSM agent is installed as in Systems Manager User Guide, "Manually install SSM Agent on Debian Server instances".
+ * Its package is fetched through the S3 API, so it comes through the stack's S3 gateway endpoint.
  *
- * The SSM agent (Systems Manager User Guide, "Manually install SSM Agent on Debian Server
- * instances", awsdocs/aws-systems-manager-user-guide doc_source/agent-install-deb.md): the package
- * https://s3.<region>.amazonaws.com/amazon-ssm-<region>/latest/debian_amd64/amazon-ssm-agent.deb
- * (debian_arm64 for arm64), `dpkg -i`, then `systemctl enable` when it is not running. It is
- * fetched here as that same object through the S3 API (`aws s3 cp --no-sign-request`: the bucket is
- * public, and the instance role grants no read of AWS's buckets), so it comes through the stack's S3
- * gateway endpoint like the runner does.
- *
- * Every path on the client is written as ${AURORA_BENCH_HOME:-/opt/aurora-bench}/... (CLIENT_HOME),
- * as the SSM commands are, so the same text can run under another directory.
- *
- * Dead-man's switch: the client schedules its own `shutdown -h` at its run's
- * `aurora-bench:expires-at` tag, read from the instance metadata (the launch template enables
- * InstanceMetadataTags), and never later than MAX_CLIENT_LIFETIME_HOURS after boot. The launch
- * template's InstanceInitiatedShutdownBehavior is terminate, so a client nobody tore down (a crashed
- * workflow, a failed sweep) ends as terminated.
+ * The dead-man's switch schedules `shutdown -h` at the run's expiry tag, read from the instance metadata.
+ * It is never later than MAX_CLIENT_LIFETIME_HOURS after boot.
+ * Shutdown terminates the instance, so a client nobody tore down still ends.
  */
 
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { CLIENT_HOME, CLIENT_INSTALL_DIR, CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
 import { EXPIRES_AT_TAG, RUNNER_PREFIX } from './handler-environment';
 
-/** The spec's largest ttlHours (core/experiment/schema.ts): no run keeps a client longer. */
+/** The spec's largest ttlHours. No run keeps a client longer. */
 export const MAX_CLIENT_LIFETIME_HOURS = 168;
-/** Instance metadata service base URL (IMDSv2: a session token first). */
+/** Instance metadata service base URL. IMDSv2 asks for a session token first. */
 const IMDS_BASE_URL = 'http://169.254.169.254/latest';
-/** Where the user data logs (also named in the SSM commands' not-ready message). */
+/** Where the user data logs. The SSM commands' not-ready message names it too. */
 const USER_DATA_LOG = '/var/log/aurora-bench-user-data.log';
 
 /**
- * Debian packages a client installs at boot (bookworm: sysbench 1.0.20 on the system LuaJIT, AWS
- * CLI 2.9.19, nodejs 18: the runner, client/runner.js, is bundled for it by scripts/build-runner.ts).
+ * Debian packages a client installs at boot.
+ * scripts/build-runner.ts bundles the runner for Debian's nodejs 18.
  * curl and ca-certificates come with Debian's AMIs.
  */
 const CLIENT_PACKAGES = ['sysbench', 'awscli', 'nodejs'] as const;
 /** Debian packages a self-managed server installs before client/server-install.sh adds MariaDB. */
 const SERVER_PACKAGES = ['awscli', 'jq'] as const;
 /**
- * What client/server-install.sh installs (test/unit/client-user-data.test.ts reads them from the script).
- * @internal exported for its tests (a test seam)
+ * What client/server-install.sh installs. The tests read them from the script.
+ * @internal Exported for its tests.
  */
 export const SERVER_INSTALL_PACKAGES = ['mariadb-server', 'mariadb-client'] as const;
 
 /**
- * What the boot downloads from outside the stack's endpoints, by name (the preflight checks that
- * the clients' subnets reach it): Debian's package archive, which the AMI's apt sources name (a
- * mirror of it). The SSM agent comes from S3, through the S3 gateway endpoint.
+ * What the boot downloads from outside the stack's endpoints, by name.
+ * The preflight checks that the clients' subnets reach Debian's package archive.
+ * The SSM agent comes from S3, through the S3 gateway endpoint.
  */
 export const CLIENT_BOOT_DOWNLOADS: Readonly<Record<string, string>> = { debian: 'https://deb.debian.org/debian' };
 
 /**
- * The public bucket and key of the SSM agent's Debian package for a region ($AWS_DEFAULT_REGION) and
- * Debian architecture ($(dpkg --print-architecture): amd64 or arm64), as shell text.
+ * The public bucket and key of the SSM agent's Debian package, as shell text.
+ * The region and the Debian architecture are read at boot.
  */
 const SSM_AGENT_DEB_S3_URI =
   's3://amazon-ssm-${AWS_DEFAULT_REGION}/latest/debian_$(dpkg --print-architecture)/amazon-ssm-agent.deb';
 
 export interface ClientUserDataProps {
-  /**
-   * s3://bucket/runner/ holding client/ (runner.js, lua/, workloads/, the install and ready scripts), ending in '/'.
-   */
+  /** s3://bucket/runner/ holding client/, ending in '/'. */
   readonly runnerS3Uri: string;
-  /** s3://bucket/ of the stack's bucket, ending in '/': the ready marker goes under clients/ there. */
+  /** s3://bucket/ of the stack's bucket, ending in '/'. The ready marker goes under clients/ there. */
   readonly bucketS3Uri: string;
-  /** The stack's region: the AWS CLI on the client does not guess it. */
+  /** The stack's region. The AWS CLI on the client does not guess it. */
   readonly region: string;
-  /** The tag key holding the run's expiry (ISO time), e.g. aurora-bench:expires-at. */
+  /** The tag key holding the run's expiry as an ISO time. */
   readonly expiresAtTag: string;
 }
 
 /**
- * Shell lines that schedule the shutdown at the instance's expires-at tag, at most
- * MAX_CLIENT_LIFETIME_HOURS from now (also when the tag or the metadata cannot be read). $IMDS is
- * the metadata base URL (set by the caller).
- * @internal exported for its tests (a test seam)
+ * Shell lines that schedule the shutdown at the instance's expiry tag.
+ * It is at most MAX_CLIENT_LIFETIME_HOURS from now, also when the tag cannot be read.
+ * The caller sets $IMDS to the metadata base URL.
+ * @internal Exported for its tests.
  */
 export function deadMansSwitchCommands(expiresAtTag: string): string[] {
   return [
@@ -115,9 +88,8 @@ export function deadMansSwitchCommands(expiresAtTag: string): string[] {
 }
 
 /**
- * The bundle (client/ of this repository, under runner/ in the stack's bucket, named by
- * $RUNNER_S3_URI) into ${AURORA_BENCH_HOME:-/opt/aurora-bench}/client: the same lines on a client
- * and on a self-managed server.
+ * Shell lines that unpack the runner bundle into the client's home.
+ * A client and a self-managed server run the same lines.
  */
 function fetchBundleCommands(): string[] {
   const dir = CLIENT_INSTALL_DIR;
@@ -129,16 +101,16 @@ function fetchBundleCommands(): string[] {
 }
 
 /**
- * apt's options at boot. Debian's apt-daily timers can hold the dpkg lock when the instance starts:
- * DPkg::Lock::Timeout makes apt wait for it that many seconds instead of failing at once (apt-get(8),
- * apt.conf(5); apt 1.9.11 and later, Debian 12 has 2.6), within the readiness deadline. A fetch that
- * fails is tried again Acquire::Retries times (apt.conf(5), "The Acquire Group").
+ * apt's options at boot.
+ * Debian's apt-daily timers can hold the dpkg lock when the instance starts.
+ * DPkg::Lock::Timeout makes apt wait for it instead of failing at once. See apt-get(8) and apt.conf(5).
+ * A failed fetch is tried again Acquire::Retries times. See apt.conf(5), "The Acquire Group".
  */
 const APT_BOOT_OPTIONS = '-o DPkg::Lock::Timeout=900 -o Acquire::Retries=5';
 
 /**
- * Shell lines that install Debian packages from the AMI's apt sources, without prompts and without
- * recommended packages (what the steps need is in each package's Depends).
+ * Shell lines that install Debian packages without prompts and without recommended packages.
+ * What the steps need is in each package's Depends.
  */
 function aptInstallCommands(packages: readonly string[]): string[] {
   return [
@@ -149,9 +121,9 @@ function aptInstallCommands(packages: readonly string[]): string[] {
 }
 
 /**
- * Shell lines that install and start the SSM agent (the file comment cites the procedure). `dpkg -i`
- * of AWS's package starts it where systemd runs; `systemctl enable --now` is the guide's next step
- * for an agent that is installed but not running, and a no-op for one that runs.
+ * Shell lines that install and start the SSM agent.
+ * `dpkg -i` starts it where systemd runs.
+ * The guide's next step, `systemctl enable --now`, covers an agent that is installed but not running.
  */
 function ssmAgentInstallCommands(): string[] {
   return [
@@ -163,30 +135,27 @@ function ssmAgentInstallCommands(): string[] {
 }
 
 /**
- * Shell function not_ready_by_curl REASON: uploads the not-ready marker client/client-ready.sh
- * --not-ready writes ({"ready":false,"reason":...,"hostname":...,"at":...}) to $ready_marker_uri with
- * curl alone, for a failure before apt has installed the AWS CLI (and before the runner is there).
- * The keys are the instance profile's, from IMDSv2 iam/security-credentials/<role> (EC2 User Guide,
- * "Retrieve security credentials from instance metadata"); the request is signed by curl's
- * --aws-sigv4 (curl 7.75 and later; Debian 12 has 7.88, which sends x-amz-content-sha256 for s3 as S3
- * requires: curl pull request 9995), given here as UNSIGNED-PAYLOAD (Amazon S3 API Reference,
- * "Authenticating Requests: Using the Authorization Header"). The keys go to curl on its standard
- * input (-K -), not its command line. The endpoint is the AWS SDKs' and CLI's endpoint variables'
- * (AWS_ENDPOINT_URL_S3, then AWS_ENDPOINT_URL: AWS SDKs and Tools Reference Guide, "Service-specific
- * endpoints") when set, path-style, else the bucket's regional virtual-hosted URL, which the stack's
- * S3 gateway endpoint serves. The role may s3:PutObject under clients/ (lib/clients.ts).
+ * Shell function not_ready_by_curl REASON. It uploads the not-ready marker with curl alone.
+ * This covers a failure before apt has installed the AWS CLI.
+ * The keys are the instance profile's. See EC2 User Guide, "Retrieve security credentials from instance metadata".
+ * curl's --aws-sigv4 signs the request, with UNSIGNED-PAYLOAD as the payload hash.
+ * See Amazon S3 API Reference, "Authenticating Requests: Using the Authorization Header".
+ * Debian 12's curl 7.88 sends x-amz-content-sha256 as S3 requires.
+ * The keys go to curl on its standard input, not its command line.
+ * The endpoint follows the AWS SDKs' endpoint variables when set, path-style.
+ * See AWS SDKs and Tools Reference Guide, "Service-specific endpoints".
+ * Otherwise it is the bucket's regional URL, which the stack's S3 gateway endpoint serves.
  */
 function curlNotReadyCommands(): string[] {
   const credentials = '$IMDS/meta-data/iam/security-credentials';
-  // A field of the credentials' JSON (one "Key" : "value" pair per line on EC2, or all on one line).
+  // A field of the credentials' JSON. EC2 writes one pair per line, but it may be all on one line.
   const field = (name: string) =>
     String.raw`$(printf '%s\n' "$creds" | sed -n 's/.*"${name}"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' ` +
     '| head -n 1)';
   return [
     'not_ready_by_curl() {',
     '  local reason token role creds bucket key endpoint url body',
-    // The reason as a JSON string's text: tabs and newlines as spaces, other control characters dropped,
-    // backslashes and quotes escaped.
+    // The reason as JSON string text. Tabs and newlines become spaces and other control characters go.
     String.raw`  reason=$(printf '%s' "$1" | tr '\n\t' '  ' | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')`,
     String.raw`  body=$(printf '{"ready":false,"reason":"%s","hostname":"%s","at":"%s"}' "$reason" "$(uname -n)" ` +
       '"$(date -u +%Y-%m-%dT%H:%M:%SZ)")',
@@ -209,23 +178,23 @@ function curlNotReadyCommands(): string[] {
 }
 
 /**
- * Shell lines that set the exit trap a client's boot reports a failure with, from the start of the
- * script: the not-ready marker under the instance's id, with the log's tail as the reason, uploaded by
- * client/client-ready.sh --not-ready once the runner and the AWS CLI are there, by curl before
- * (curlNotReadyCommands). Needs $IMDS and curl.
+ * Shell lines that set the exit trap a client's boot reports a failure with.
+ * The marker carries the log's tail as the reason.
+ * client-ready.sh uploads it once the runner and the AWS CLI are there, and curl does before.
+ * Needs $IMDS and curl.
  */
 function notReadyTrapCommands(bucketS3Uri: string): string[] {
   const dir = CLIENT_INSTALL_DIR;
   return [
     ...curlNotReadyCommands(),
     'ready_marker_uri=""',
-    // A failed step ends the script (set -e): report it where checkClientsReady looks, with the log's tail.
+    // A failed step ends the script, so report it where checkClientsReady looks.
     'report_not_ready() {',
     '  rc=$?',
     '  if [ "$rc" -eq 0 ] || [ -z "$ready_marker_uri" ]; then return 0; fi',
     `  reason="user data failed (exit $rc): $(tail -n 12 ${USER_DATA_LOG} 2>/dev/null | tr '\\n' ' ' | ` +
       `cut -c1-1500 || true)"`,
-    // client-ready.sh exits 4 when it could not upload: curl may still get through.
+    // client-ready.sh exits 4 when it could not upload. curl may still get through.
     '  ready_rc=4',
     `  if [ -x "${dir}/client-ready.sh" ]; then`,
     `    ready_rc=0; "${dir}/client-ready.sh" --marker-uri "$ready_marker_uri" --not-ready "$reason" || ready_rc=$?`,
@@ -242,10 +211,10 @@ function notReadyTrapCommands(bucketS3Uri: string): string[] {
 }
 
 /**
- * Shell lines of a client's boot after the shared prelude: the exit trap (from here on a failure is
- * reported), the given install steps (`before`: the user data's apt-get), the runner, the SSM agent,
- * then client-ready.sh proves sysbench works (steps 2-5 of the file comment). Needs $IMDS and curl.
- * @internal exported for its tests (a test seam)
+ * Shell lines of a client's boot after the shared prelude.
+ * The exit trap comes first, so every later failure is reported.
+ * client-ready.sh then proves that sysbench works. Needs $IMDS and curl.
+ * @internal Exported for its tests.
  */
 export function clientInstallCommands(
   props: Pick<ClientUserDataProps, 'runnerS3Uri' | 'bucketS3Uri'>,
@@ -258,16 +227,13 @@ export function clientInstallCommands(
     ...before,
     ...fetchBundleCommands(),
     ...ssmAgentInstallCommands(),
-    // client-ready.sh reports its own failure, with the precise reason: the trap must not overwrite it.
+    // client-ready.sh reports its own failure with the precise reason. The trap must not overwrite it.
     'trap - EXIT',
     `"${dir}/client-ready.sh" --marker-uri "$ready_marker_uri"`,
   ];
 }
 
-/**
- * The start every instance's boot shares, client or server: strict bash, everything logged to the
- * user-data log, the metadata endpoint, the dead-man's switch, and the region for the AWS CLI.
- */
+/** The start every instance's boot shares, client or server. */
 function bootPreludeCommands(props: { readonly region: string; readonly expiresAtTag: string }): string[] {
   return [
     'set -euo pipefail',
@@ -278,7 +244,7 @@ function bootPreludeCommands(props: { readonly region: string; readonly expiresA
   ];
 }
 
-/** Shell lines (no shebang: CDK's UserData.forLinux adds it). Values may be CloudFormation tokens. */
+/** Shell lines without a shebang, which CDK's UserData.forLinux adds. Values may be CloudFormation tokens. */
 export function clientUserDataCommands(props: ClientUserDataProps): string[] {
   return [
     ...bootPreludeCommands(props),
@@ -290,21 +256,18 @@ export function clientUserDataCommands(props: ClientUserDataProps): string[] {
 }
 
 export interface ServerUserDataProps {
-  /** s3://bucket/runner/ holding client/ (server-install.sh and server-setup.sh among it), ending in '/'. */
+  /** s3://bucket/runner/ holding client/, ending in '/'. */
   readonly runnerS3Uri: string;
   readonly region: string;
   readonly expiresAtTag: string;
 }
 
 /**
- * User data of a self-managed server (Debian 12, x86_64 or arm64): the clients' dead-man's switch,
- * the AWS CLI, the bundle and the SSM agent as the clients install them, then client/server-install.sh (Debian's
- * MariaDB 10.11 server package; it writes ${AURORA_BENCH_HOME:-/opt/aurora-bench}/server-installed, or
- * server-install-failed with its reason). A step before it that fails writes server-install-failed too, with the log's
- * tail, so the setup command the backend sends over SSM (client/server-setup.sh, which waits for one of the
- * two markers) fails at once with the reason. Last, client/server-metrics-agent.sh installs and
- * starts the CloudWatch agent (memory from inside the instance, namespace CWAgent); it always exits
- * 0, noting a failure in metrics-agent-failed, so a missing agent never fails the server.
+ * User data of a self-managed server.
+ * It installs what a client does, then MariaDB through client/server-install.sh.
+ * A failed earlier step also writes server-install-failed with the log's tail.
+ * So the setup command sent over SSM, which waits for a marker, fails at once with the reason.
+ * Last, the CloudWatch agent starts. Its failure is only noted, so it never fails the server.
  */
 export function serverUserDataCommands(props: ServerUserDataProps): string[] {
   const failedMarker = `${CLIENT_HOME}/server-install-failed`;
@@ -330,7 +293,7 @@ export function serverUserDataCommands(props: ServerUserDataProps): string[] {
   ];
 }
 
-/** The user data text of a launch template: CDK's UserData.forLinux() with these commands, rendered. */
+/** The user data text of a launch template, rendered. */
 function renderLinuxUserData(commands: readonly string[]): string {
   const userData = ec2.UserData.forLinux();
   userData.addCommands(...commands);
@@ -338,10 +301,8 @@ function renderLinuxUserData(commands: readonly string[]): string {
 }
 
 /**
- * The user data of the clients' and the servers' launch templates (lib/clients.ts, lib/servers.ts)
- * for a bucket and region, rendered as CloudFormation gives it to EC2 once the bucket name and the
- * region are known; with the Debian packages each installs. The AWS rehearsal boots this text
- * (test/cdk/stack.test.ts checks it against the synthesized launch templates).
+ * The user data of the clients' and the servers' launch templates, rendered as EC2 receives it.
+ * The AWS rehearsal boots this text. test/cdk/stack.test.ts checks it against the synthesized templates.
  */
 export function renderedBootUserData(o: {
   readonly bucket: string;

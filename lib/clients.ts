@@ -1,9 +1,6 @@
 /**
- * Clients: one launch template per CPU architecture (Debian 12 resolved from the public SSM parameter
- * at every launch, DEBIAN_AMI_PARAMETERS), the instance profile (SSM managed instance, read the runner and the
- * run's custom scripts, write runner output, SSM command output and its ready marker, read the
- * RDS-managed master secret of the tool's clusters only), and the client runner deployed under runner/ in the lake
- * bucket. The backend launches clients from these templates into the subnet of their target's AZ.
+ * Clients: one launch template per CPU architecture, the instance profile and the deployed runner.
+ * The backend launches clients into the subnet of their target's AZ.
  */
 import { ArnFormat, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -17,19 +14,14 @@ import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUNNER_PREFIX, SSM_OUTPUT_PREFIX } fro
 import { LAKE_PREFIXES } from './results-lake';
 
 /**
- * Public SSM parameters of the latest Debian 12 (bookworm) AMI per architecture, resolved at every
- * launch (resolve:ssm:, CDK MachineImage.resolveSsmParameterAtLaunch), so a client gets the current
- * point release's image. What the sources say about the name:
- * - Debian's cloud team's image tool (debian-cloud-images, salsa.debian.org/cloud-team; read in its
- *   GitHub mirror GoCarrot/debian-cloud-images) writes each uploaded AMI's id to
- *   <ec2.ssm.prefix>/<upload type>/<release>/<latest|version>/<Debian architecture>, for the release's
- *   name and its number both (src/debian_cloud_images/cli/put_ssm.py; bookworm is release 12 in
- *   cli/build.py), so `release/bookworm/latest/amd64|arm64` is a name it writes for a release upload.
- * - The prefix, /aws/service/debian, is configuration outside that repository. No stored Debian or
- *   AWS page confirms it: AWS's list of public parameter owners ("Discovering public parameters in
- *   Parameter Store", Systems Manager User Guide) is partial and does not name debian; public
- *   projects use this path for Debian's AMIs. Check it before a first deploy in a region:
- *   `aws ssm get-parameter --name /aws/service/debian/release/bookworm/latest/amd64`.
+ * Public SSM parameters of the latest Debian 12 AMI per architecture, resolved at every launch.
+ * So a client always gets the current point release's image.
+ * Debian's image tool writes each AMI id under its release name and number.
+ * See src/debian_cloud_images/cli/put_ssm.py in debian-cloud-images.
+ * No stored Debian or AWS page confirms the /aws/service/debian prefix.
+ * AWS's list in "Discovering public parameters in Parameter Store" is partial, but public projects use this path.
+ * Check it before a first deploy in a region.
+ * `aws ssm get-parameter --name /aws/service/debian/release/bookworm/latest/amd64`
  */
 export const DEBIAN_AMI_PARAMETERS: Readonly<Record<ClientArchitecture, string>> = {
   x86_64: '/aws/service/debian/release/bookworm/latest/amd64',
@@ -37,10 +29,9 @@ export const DEBIAN_AMI_PARAMETERS: Readonly<Record<ClientArchitecture, string>>
 };
 
 /**
- * The root device the launch templates size: Debian's cloud team registers every AMI with
- * RootDeviceName /dev/xvda and its root EBS volume mapped there (debian-cloud-images,
- * src/debian_cloud_images/cli/upload_ec2.py create_image), so the mapping resizes the root volume
- * instead of adding a second one.
+ * The root device the launch templates size.
+ * Debian registers every AMI with its root volume at /dev/xvda. See debian-cloud-images, cli/upload_ec2.py.
+ * So the mapping resizes the root volume instead of adding a second one.
  */
 export const DEBIAN_ROOT_DEVICE = '/dev/xvda';
 
@@ -75,7 +66,7 @@ export class Clients extends Construct {
         'changes; it grants no data access.',
     });
 
-    // Read: the runner the backend copies before each job, the run's custom Lua scripts.
+    // Read the runner the backend copies before each job, and the run's custom Lua scripts.
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'ReadRunnerAndScripts',
@@ -91,11 +82,10 @@ export class Clients extends Construct {
         conditions: { StringLike: { 's3:prefix': [`${RUNNER_PREFIX}*`, `${LAKE_PREFIXES.scripts}*`] } },
       }),
     );
-    // Read: a step's prepare that another client runs (data.reuse "step": runner.js --await-prepare,
-    // the cell's first client's, or in a duet every member's), its result.json only. aws s3 cp asks
-    // HeadObject first, which needs s3:GetObject; with no s3:ListBucket a result.json not written yet
-    // answers 403 instead of 404, which the runner takes as "not yet" all the same (Amazon S3 API
-    // Reference, HeadObject, "Permissions").
+    // Read another client's prepare result.json, only that file.
+    // aws s3 cp asks HeadObject first, which needs s3:GetObject.
+    // Without s3:ListBucket a missing result.json answers 403, not 404. The runner takes both as "not yet".
+    // See Amazon S3 API Reference, HeadObject, "Permissions".
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'ReadAwaitedPrepareResults',
@@ -103,7 +93,7 @@ export class Clients extends Construct {
         resources: [bucket.arnForObjects(`${LAKE_PREFIXES.raw}*/prepare/*/result.json`)],
       }),
     );
-    // Write: runner output under raw/ and Run Command's own stdout/stderr under ssm-output/.
+    // Write runner output under raw/ and Run Command's own output under ssm-output/.
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'WriteRunnerOutput',
@@ -111,11 +101,9 @@ export class Clients extends Construct {
         resources: [bucket.arnForObjects(`${LAKE_PREFIXES.raw}*`), bucket.arnForObjects(`${SSM_OUTPUT_PREFIX}*`)],
       }),
     );
-    // Run Command output to a bucket with default encryption (SSE-S3 here): the SSM agent reads the
-    // bucket's encryption configuration before it uploads. "The GetEncryptionConfiguration element is
-    // required if your S3 bucket is configured to use encryption", on the bucket root (Systems Manager
-    // User Guide, "Create an IAM instance profile for Systems Manager", custom policy for S3 bucket
-    // access). SSE-S3 needs no KMS permission (the stack's bucket is S3_MANAGED, lib/results-lake.ts).
+    // The SSM agent reads the bucket's encryption configuration before it uploads.
+    // See Systems Manager User Guide, "Create an IAM instance profile for Systems Manager".
+    // SSE-S3 needs no KMS permission.
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'ReadLakeEncryptionForCommandOutput',
@@ -123,8 +111,7 @@ export class Clients extends Construct {
         resources: [bucket.bucketArn],
       }),
     );
-    // Write: the ready marker client/client-ready.sh uploads (clients/<instance-id>/ready.json), which
-    // the backend's checkClientsReady reads (core/backends/aws/runner-command.ts).
+    // Write the ready marker client/client-ready.sh uploads. checkClientsReady reads it.
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'WriteReadyMarker',
@@ -132,8 +119,8 @@ export class Clients extends Construct {
         resources: [bucket.arnForObjects(`${CLIENT_READY_PREFIX}*`)],
       }),
     );
-    // The master password of the tool's clusters: RDS manages it in Secrets Manager (rds!cluster-...)
-    // and tags the secret with the owning cluster's ARN, so the read is limited to `ab-*` clusters.
+    // RDS manages the clusters' master password in Secrets Manager and tags it with the cluster's ARN.
+    // So the read is limited to `ab-*` clusters.
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'ReadBenchmarkClusterSecret',
@@ -227,7 +214,7 @@ export class Clients extends Construct {
         securityGroup: props.securityGroup,
         userData,
         requireImdsv2: true,
-        // The user data reads the run's expires-at tag from the instance metadata (its dead-man's switch).
+        // The dead-man's switch reads the run's expiry tag from the instance metadata.
         instanceMetadataTags: true,
         httpPutResponseHopLimit: 2,
         blockDevices: [
@@ -240,7 +227,7 @@ export class Clients extends Construct {
             }),
           },
         ],
-        // The dead-man's switch shuts the client down: it then terminates instead of idling as stopped.
+        // The dead-man's switch shuts the client down, so it terminates instead of idling as stopped.
         instanceInitiatedShutdownBehavior: ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
       });
       launchTemplates[arch] = launchTemplate;

@@ -1,7 +1,6 @@
 /**
- * The CDK app's typed configuration: the "aurora-bench" object of cdk.json context (overridable with
- * `cdk synth -c aurora-bench='{...}'`). bin/app.ts reads the context and calls parseAppConfig;
- * constructs in lib/ only ever see the parsed, readonly AppConfig.
+ * The CDK app's typed configuration, the "aurora-bench" object of cdk.json context.
+ * Constructs in lib/ only ever see the parsed, readonly AppConfig.
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
@@ -13,8 +12,7 @@ import { AuroraBenchError } from '../core/errors';
 export const CONFIG_CONTEXT_KEY = 'aurora-bench';
 
 /**
- * RDS identifiers (clusters, instances, parameter groups) start with the prefix, so it must be a
- * valid start of one: a lowercase letter, then lowercase letters, digits and single hyphens.
+ * RDS identifiers start with the prefix, so it must be a valid start of one.
  * IAM statements are scoped to `<prefix>-*`.
  */
 const namePrefix = z
@@ -23,10 +21,9 @@ const namePrefix = z
   .max(20, 'at most 20 characters (RDS identifiers are limited to 63 and the backend appends run and cell ids)');
 
 /**
- * A log group's retention: CloudWatch Logs accepts only the periods of PutRetentionPolicy's
- * retentionInDays (1, 3, 5, 7, 14, 30, 60, 90, ... 3653: CloudWatch Logs API reference,
- * PutRetentionPolicy), which aws-cdk-lib lists as aws-logs RetentionDays; any other number fails
- * at deploy time, so it is refused here with its path.
+ * A log group's retention. CloudWatch Logs accepts only fixed periods.
+ * See CloudWatch Logs API reference, PutRetentionPolicy.
+ * Any other number fails at deploy time, so it is refused here with its path.
  */
 const LOG_RETENTIONS: ReadonlyMap<number, RetentionDays> = new Map(
   Object.values(RetentionDays)
@@ -42,12 +39,12 @@ const logRetentionDays = z
 const existingVpcSchema = z
   .object({
     vpcId: z.string().regex(/^vpc-[0-9a-f]+$/, 'a VPC id like vpc-0123abcd'),
-    /** Private subnets (egress to the internet or to endpoints), one per AZ, in the order of availabilityZones. */
+    /** Private subnets, one per AZ, in the order of availabilityZones. */
     privateSubnetIds: z.array(z.string().regex(/^subnet-[0-9a-f]+$/, 'subnet ids like subnet-0123abcd')).min(2),
     availabilityZones: z.array(z.string().min(1)).min(2),
-    /** Route tables of those subnets: needed for the S3 gateway endpoint. */
+    /** Route tables of those subnets, for the S3 gateway endpoint. */
     privateRouteTableIds: z.array(z.string().regex(/^rtb-[0-9a-f]+$/, 'route table ids like rtb-0123abcd')).optional(),
-    /** false when the VPC already has the SSM / S3 / Secrets Manager endpoints (or a NAT path). */
+    /** false when the VPC already has the needed endpoints or a NAT path. */
     createEndpoints: z.boolean().default(true),
   })
   .strict()
@@ -77,15 +74,12 @@ const existingVpcSchema = z
 
 const networkSchema = z
   .object({
-    /**
-     * Number of AZs of a new VPC (clients are placed in the AZ of their target database). An
-     * environment-agnostic stack (no account/region in the config) always gets 2.
-     */
+    /** Number of AZs of a new VPC. An environment-agnostic stack always gets 2. */
     maxAzs: z.number().int().min(2).max(6).default(2),
     /**
-     * NAT gateways of a new VPC. Clients and self-managed servers install their packages from
-     * Debian's archive at boot (see lib/client-user-data.ts), so a new VPC needs one (0 is refused
-     * below); an existing VPC's routes are checked by the account preflight.
+     * NAT gateways of a new VPC.
+     * Instances install packages from Debian's archive at boot, so a new VPC needs one.
+     * The account preflight checks an existing VPC's routes.
      */
     natGateways: z.number().int().min(0).max(6).default(1),
     cidr: z
@@ -99,33 +93,33 @@ const networkSchema = z
 
 const lakeSchema = z
   .object({
-    /** Raw runner output (raw/...) expires after this many days; tables/ stay. */
+    /** Raw runner output expires after this many days. tables/ stays. */
     rawRetentionDays: z.number().int().min(1).default(90),
     athenaResultRetentionDays: z.number().int().min(1).default(30),
-    /** Athena stops a query of the workgroup after scanning this much (BytesScannedCutoffPerQuery). */
+    /** Athena stops a workgroup query after scanning this much. */
     athenaBytesScannedCutoffMb: z
       .number()
       .int()
       .min(10)
       .default(10 * 1024),
-    /** First date of the dt partition projection range (yyyy-MM-dd); the range ends at NOW. */
+    /** First date of the dt partition projection range. The range ends at NOW. */
     projectionStartDate: z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date yyyy-MM-dd')
       .default('2024-01-01'),
-    /** RETAIN keeps results when the stack is deleted (the default: results outlive the tool). */
+    /** RETAIN keeps results when the stack is deleted. That is the default, since results outlive the tool. */
     removalPolicy: z.enum(['RETAIN', 'DESTROY']).default('RETAIN'),
   })
   .strict();
 
 const clientsSchema = z
   .object({
-    /** Launch templates to create; a variant's clients.instanceType picks one by its architecture. */
+    /** Launch templates to create. A variant's client instance type picks one by its architecture. */
     architectures: z
       .array(z.enum(['x86_64', 'arm64']))
       .min(1)
       .default(['x86_64', 'arm64']),
-    /** Root volume of a client (GiB, gp3, encrypted). */
+    /** Root volume of a client in GiB, gp3 and encrypted. */
     rootVolumeGiB: z.number().int().min(8).max(1024).default(20),
   })
   .strict();
@@ -138,12 +132,9 @@ const nightlySchema = z
       .string()
       .regex(/^(cron|rate)\(.+\)$/, 'a Scheduler expression like cron(0 2 * * ? *)')
       .default('cron(0 2 * * ? *)'),
-    /** IANA time zone of the cron expression (ScheduleExpressionTimezone). */
+    /** IANA time zone of the cron expression. */
     timeZone: z.string().min(1).default('UTC'),
-    /**
-     * The experiment file, relative to cdk.json's directory: by default the nightly
-     * regression run (`aurora-bench history nightly-regression` judges it).
-     */
+    /** The experiment file, relative to cdk.json's directory. The default is the nightly regression run. */
     experiment: z.string().min(1).default('experiments/nightly-regression.json'),
   })
   .strict();
@@ -151,8 +142,8 @@ const nightlySchema = z
 const alertsSchema = z
   .object({
     /**
-     * E-mail addresses subscribed to the regression topic (lib/alerts.ts). SNS sends each a
-     * confirmation message first: nothing is delivered to an address until it confirms.
+     * E-mail addresses subscribed to the regression topic.
+     * SNS asks each to confirm first, and delivers nothing until it does.
      */
     emails: z.array(z.email('an e-mail address like team@example.com')).default([]),
   })
@@ -175,7 +166,7 @@ const appConfigSchema = z
       .regex(/^[A-Za-z][A-Za-z0-9-]*$/, 'a CloudFormation stack name')
       .default('AuroraBench'),
     namePrefix: namePrefix.default('aurora-bench'),
-    /** Optional fixed account/region; without them the stack is environment-agnostic. */
+    /** Optional fixed account and region. Without them the stack is environment-agnostic. */
     account: z
       .string()
       .regex(/^\d{12}$/, 'a 12-digit account id')
@@ -194,10 +185,9 @@ const appConfigSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
-    // A new VPC without a NAT gateway has PRIVATE_ISOLATED subnets (lib/network.ts): the endpoints
-    // reach S3, SSM and Secrets Manager, nothing reaches Debian's archive. The user data would fail to
-    // install sysbench and no client would ever become ready, well after the databases were paid for.
-    // An existing VPC's routes are not known here: the account preflight checks them.
+    // A new VPC without a NAT gateway has isolated subnets that cannot reach Debian's archive.
+    // The user data would fail to install sysbench, long after the databases were paid for.
+    // The account preflight checks an existing VPC's routes.
     if (c.network.existingVpc !== undefined || c.network.natGateways > 0) return;
     ctx.addIssue({
       code: 'custom',
@@ -220,12 +210,12 @@ export type NightlyConfig = AppConfig['nightly'];
 export type AlertsConfig = AppConfig['alerts'];
 export type ClientArchitecture = ClientsConfig['architectures'][number];
 
-/** @internal exported for its tests (a test seam) */
+/** @internal Exported for its tests. */
 export class ConfigError extends AuroraBenchError {
   override readonly name = 'ConfigError';
 }
 
-/** The RetentionDays member for a validated number of days (the schema refused any other). */
+/** The RetentionDays member for a validated number of days. */
 export function logRetention(days: number): RetentionDays {
   const match = LOG_RETENTIONS.get(days);
   if (match === undefined)
@@ -233,7 +223,7 @@ export function logRetention(days: number): RetentionDays {
   return match;
 }
 
-/** Parse the context value; every problem is reported with its path under "aurora-bench". */
+/** Parse the context value. Every problem is reported with its path. */
 export function parseAppConfig(raw: unknown): AppConfig {
   let value: unknown = raw ?? {};
   if (typeof value === 'string') {
@@ -254,16 +244,13 @@ export function parseAppConfig(raw: unknown): AppConfig {
   return result.data;
 }
 
-/** The execution input the state machine expects (see PlanRunEvent in core/workflow/tasks/plan-run.ts). */
+/** The execution input the state machine expects. */
 export interface ExecutionInput {
   readonly spec: unknown;
   readonly scripts?: Readonly<Record<string, string>>;
 }
 
-/**
- * Reads an experiment file into the execution input: the spec as JSON plus the bodies of the
- * custom Lua scripts its workloads name (paths relative to the spec file), as the CLI sends them.
- */
+/** Reads an experiment file into the execution input, with the bodies of its custom Lua scripts. */
 export function loadExecutionInput(experimentPath: string, baseDir: string): ExecutionInput {
   const file = isAbsolute(experimentPath) ? experimentPath : resolve(baseDir, experimentPath);
   let spec: { workloads?: { script?: unknown }[] };

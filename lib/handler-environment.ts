@@ -1,9 +1,7 @@
 /**
- * The one place the stack tells the Lambda handlers where things are. The AWS backend owns the
- * shape (core/backends/aws/config.ts: AwsBackendConfig, AWS_CONFIG_ENV, awsConfigToEnv and the
- * parser awsConfigFromEnv the handlers call); this module fills every field from the stack's
- * resources. Values may be CloudFormation tokens: awsConfigToEnv embeds them in strings (also
- * inside the JSON of subnetIdsByAz), which CDK resolves into Fn::Join.
+ * The one place the stack tells the Lambda handlers where things are.
+ * The AWS backend owns the shape, and this module fills every field from the stack's resources.
+ * Values may be CloudFormation tokens, which CDK resolves inside the strings into Fn::Join.
  */
 import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
@@ -17,17 +15,17 @@ import {
 } from '../core/backends/aws/config';
 import { tagKeys } from '../core/backends/aws/names';
 
-/** Prefix of every RDS identifier the backend creates (core/backends/aws/names.ts cellBaseName). */
+/** Prefix of every RDS identifier the backend creates. */
 export const RDS_NAME_PREFIX = 'ab-';
-/** Tag key prefix the backend writes ("aurora-bench:run-id", ...); IAM conditions use the run-id key. */
+/** Tag key prefix the backend writes. IAM conditions use the run-id key. */
 const TAG_KEY_PREFIX = AWS_CONFIG_DEFAULTS.tagKeyPrefix;
 export const RUN_ID_TAG = tagKeys(TAG_KEY_PREFIX).runId;
-/** The tag the sweeper re-sets on what an aborted run left pending (core/backends/aws/sweeper.ts). */
+/** The tag the sweeper sets again on what an aborted run left pending. */
 export const EXPIRES_AT_TAG = tagKeys(TAG_KEY_PREFIX).expiresAt;
-/** Key prefixes in the lake bucket the stack owns (not part of the lake's table layout). */
+/** Key prefixes the stack owns in the lake bucket, outside the lake's table layout. */
 export const RUNNER_PREFIX = 'runner/';
 export const SSM_OUTPUT_PREFIX = AWS_CONFIG_DEFAULTS.ssmOutputPrefix;
-/** Regression events go to the account's default event bus (every account and Region has it). */
+/** Regression events go to the account's default event bus, which every account and Region has. */
 export const DEFAULT_EVENT_BUS = 'default';
 
 export interface HandlerEnvironmentProps {
@@ -38,25 +36,25 @@ export interface HandlerEnvironmentProps {
   readonly dbSubnetGroupName: string;
   readonly clientInstanceProfileArn: string;
   readonly launchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
-  /** Self-managed servers (lib/servers.ts): launch templates per architecture, security group, instance profile. */
+  /** Self-managed servers' launch templates, security group and instance profile. */
   readonly serverLaunchTemplateIds: Readonly<Partial<Record<ClientArchitecture, string>>>;
   readonly serverSecurityGroupId: string;
   readonly serverInstanceProfileArn: string;
-  /** runnerBundleDigest of the client/ deployed under runner/ (core/backends/aws/runner-command.ts). */
+  /** runnerBundleDigest of the runner deployed under runner/. */
   readonly runnerDigest: string;
-  /** What the clients' user data downloads ({"sysbench": clients.sysbenchSourceUrl}): the preflight checks they can. */
+  /** What the clients' user data downloads. The preflight checks that they can. */
   readonly clientSourceUrls?: Readonly<Record<string, string>>;
-  /** The lake through Athena (the verdicts of a run read the experiment's history there). */
+  /** The lake through Athena. A run's verdicts read the experiment's history there. */
   readonly athenaWorkGroup: string;
   readonly glueDatabase: string;
-  /** The SNS topic regressions are notified to (lib/alerts.ts). */
+  /** The SNS topic regressions are notified to. */
   readonly alertTopicArn: string;
   /** package.json version and the commit the stack was synthesized from, for the run manifest. */
   readonly toolVersion: string;
   readonly gitSha?: string;
 }
 
-/** The backend config of this stack (tokens included). */
+/** The backend config of this stack, tokens included. */
 export function handlerBackendConfig(scope: IConstruct, props: HandlerEnvironmentProps): AwsBackendConfig {
   return {
     region: Stack.of(scope).region,
@@ -89,7 +87,7 @@ export function handlerBackendConfig(scope: IConstruct, props: HandlerEnvironmen
   };
 }
 
-/** The environment of every handler: awsConfigToEnv of the stack's backend config, plus the tool version. */
+/** The environment of every handler, the stack's backend config plus the tool version. */
 export function buildHandlerEnvironment(scope: IConstruct, props: HandlerEnvironmentProps): Record<string, string> {
   return {
     ...awsConfigToEnv(handlerBackendConfig(scope, props)),

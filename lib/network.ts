@@ -1,7 +1,7 @@
 /**
- * Network: private subnets in at least two AZs (Aurora's DB subnet group needs two), the endpoints
- * the clients need without a public IP (SSM agent, S3, Secrets Manager), and the security groups:
- * only the clients reach the databases, on the MySQL port.
+ * Network: private subnets in at least two AZs, since Aurora's DB subnet group needs two.
+ * Clients reach SSM, S3 and Secrets Manager through endpoints, without a public IP.
+ * Only the clients reach the databases, on the DB port.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -10,10 +10,7 @@ import * as rds from 'aws-cdk-lib/aws-rds';
 import { Construct } from 'constructs';
 import { logRetention, type NetworkConfig } from './config';
 
-/**
- * The DB port: Aurora's and RDS's default for MySQL and MariaDB, and the
- * self-managed servers' (core/backends/aws/self-managed-servers.ts).
- */
+/** The DB port, the RDS default for MySQL and MariaDB and the self-managed servers' port. */
 const MYSQL_PORT = 3306;
 
 export interface NetworkProps {
@@ -23,11 +20,11 @@ export interface NetworkProps {
 
 export class Network extends Construct {
   readonly vpc: ec2.IVpc;
-  /** One private subnet per AZ, where clients and databases are placed. */
+  /** One private subnet per AZ, where clients and databases go. */
   readonly subnets: readonly ec2.ISubnet[];
   readonly clientSecurityGroup: ec2.SecurityGroup;
   readonly dbSecurityGroup: ec2.SecurityGroup;
-  /** Self-managed servers (lib/servers.ts): the DB port from the clients and from each other (replication). */
+  /** Self-managed servers take the DB port from the clients and from each other, for replication. */
   readonly serverSecurityGroup: ec2.SecurityGroup;
   readonly dbSubnetGroup: rds.SubnetGroup;
 
@@ -87,8 +84,7 @@ export class Network extends Construct {
       ec2.Port.tcp(MYSQL_PORT),
       'MySQL from the sysbench clients',
     );
-    // Outbound to the package repositories (server-install.sh), S3 (the bundle) and the SSM and
-    // Secrets Manager endpoints, as the clients.
+    // Outbound to the package archive, S3 and the SSM and Secrets Manager endpoints, as the clients.
     this.serverSecurityGroup = new ec2.SecurityGroup(this, 'ServerSecurityGroup', {
       vpc: this.vpc,
       description:
@@ -101,7 +97,7 @@ export class Network extends Construct {
       ec2.Port.tcp(MYSQL_PORT),
       'MySQL from the sysbench clients',
     );
-    // A replica connects to its writer's port (CHANGE MASTER TO ... in client/server-setup.sh).
+    // A replica connects to its writer's port.
     this.serverSecurityGroup.addIngressRule(
       this.serverSecurityGroup,
       ec2.Port.tcp(MYSQL_PORT),
@@ -157,7 +153,7 @@ export class Network extends Construct {
     }
   }
 
-  /** [{az, subnetId}] for the handlers: clients go to the subnet of their target's AZ. */
+  /** Subnets by AZ for the handlers. Clients go to the subnet of their target's AZ. */
   subnetsByAz(): { az: string; subnetId: string }[] {
     return this.subnets.map((s) => ({ az: s.availabilityZone, subnetId: s.subnetId }));
   }

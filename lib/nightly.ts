@@ -1,9 +1,7 @@
 /**
- * Nightly: an EventBridge Scheduler schedule (cron in the configured IANA time zone) that starts the
- * benchmark state machine with a configured experiment as its execution input ({"spec": ...}).
- * The spec's region is replaced by the stack's own: the preflight refuses a spec whose region is not
- * the deployment's, and an experiment file (nightly-regression.json pins us-east-1) should run nightly in
- * whatever region the stack is deployed to.
+ * Nightly: a Scheduler schedule that starts the state machine with a configured experiment.
+ * The spec's region is replaced by the stack's own, since the preflight refuses any other region.
+ * An experiment file should run nightly wherever the stack is deployed.
  */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -12,7 +10,7 @@ import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { ExecutionInput, NightlyConfig } from './config';
 
-/** StartExecution accepts at most 256 KiB of input (Step Functions quotas). */
+/** StartExecution accepts at most 256 KiB of input, per the Step Functions quotas. */
 const MAX_EXECUTION_INPUT_BYTES = 256 * 1024;
 
 export interface NightlyProps {
@@ -33,8 +31,8 @@ export class Nightly extends Construct {
       ...props.executionInput,
       spec: { ...(props.executionInput.spec as Record<string, unknown>), region: stack.region },
     };
-    // An environment-agnostic stack's region is a token ({"Ref": "AWS::Region"}): toJsonString embeds it
-    // so CloudFormation resolves it (Fn::Join); JSON.stringify would write the token's placeholder text.
+    // An environment-agnostic stack's region is a token.
+    // toJsonString embeds it for CloudFormation to resolve. JSON.stringify would write placeholder text.
     const input = stack.toJsonString(executionInput);
     if (Buffer.byteLength(JSON.stringify(executionInput), 'utf8') > MAX_EXECUTION_INPUT_BYTES) {
       throw new Error(

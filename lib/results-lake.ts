@@ -1,10 +1,7 @@
 /**
- * Results lake: the encrypted bucket (same key layout as the local lake, core/lake/rows.ts), the Glue
- * tables over tables/<table>/dt=YYYY-MM-DD/ with partition projection on dt, and an Athena
- * workgroup with named queries holding the view SQL (core/lake/athena-storage.ts athenaViewSql).
- * The step tables have two Glue tables each (core/lake/athena-storage.ts): <table>_json over the
- * JSON Lines the workflow writes, and <table>_parquet over the runs FinishRun compacted, with one
- * partition (dt, run_id) registered per run; the view <table> reads both.
+ * Results lake: the encrypted bucket, Glue tables with partition projection on dt, and an Athena workgroup.
+ * The workgroup's named queries hold the view SQL.
+ * Each step table has a JSON Lines table and a Parquet table of compacted runs. The view <table> reads both.
  */
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as athena from 'aws-cdk-lib/aws-athena';
@@ -26,7 +23,7 @@ import { CLIENT_READY_PREFIX } from '../core/backends/aws/runner-command';
 import { MAX_CLIENT_LIFETIME_HOURS } from './client-user-data';
 import { SSM_OUTPUT_PREFIX } from './handler-environment';
 
-/** Key prefixes in the bucket (the lake sits at the bucket root: tables/, raw/, scripts/). */
+/** Key prefixes in the bucket. The lake sits at the bucket root. */
 export const LAKE_PREFIXES = {
   tables: 'tables/',
   raw: 'raw/',
@@ -34,7 +31,7 @@ export const LAKE_PREFIXES = {
   athenaResults: 'athena-results/',
 } as const;
 
-/** One view definition: `CREATE OR REPLACE VIEW <name> AS SELECT ...` (Athena and DuckDB). */
+/** One view definition, for Athena and DuckDB alike. */
 export interface ViewDefinition {
   readonly name: string;
   readonly sql: string;
@@ -43,7 +40,7 @@ export interface ViewDefinition {
 export interface ResultsLakeProps {
   readonly config: LakeConfig;
   readonly namePrefix: string;
-  /** The shared views, in creation order (core/lake/views.ts allViewSql()). */
+  /** The shared views, in creation order. */
   readonly views: readonly ViewDefinition[];
 }
 
@@ -57,7 +54,7 @@ export class ResultsLake extends Construct {
   readonly accessLogsBucket: s3.Bucket;
   readonly databaseName: string;
   readonly workGroupName: string;
-  /** The JSON Lines tables, by lake table (a step table's is named <table>_json). */
+  /** The JSON Lines tables, by lake table. */
   readonly tables: Readonly<Record<LakeTable, glue.CfnTable>>;
   /** The compacted runs' Parquet tables, by step table. */
   readonly parquetTables: Readonly<Record<StepTable, glue.CfnTable>>;
@@ -73,8 +70,7 @@ export class ResultsLake extends Construct {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      // Log delivery is granted by bucket policy (feature flag
-      // @aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy), no ACLs.
+      // Log delivery is granted by bucket policy, without ACLs.
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
       removalPolicy,
@@ -99,7 +95,7 @@ export class ResultsLake extends Construct {
           prefix: LAKE_PREFIXES.athenaResults,
           expiration: Duration.days(config.athenaResultRetentionDays),
         },
-        // Clients' ready markers matter only while the client lives (at most MAX_CLIENT_LIFETIME_HOURS).
+        // Clients' ready markers matter only while the client lives.
         {
           id: 'expire-client-ready-markers',
           prefix: CLIENT_READY_PREFIX,
@@ -175,14 +171,14 @@ export class ResultsLake extends Construct {
     });
   }
 
-  /** Hive JSON table over tables/<table>/dt=YYYY-MM-DD/*.jsonl with dt projected as a date. */
+  /** Hive JSON table over a table's JSON Lines files, with dt projected as a date. */
   private tableInput(table: LakeTable, projectionStartDate: string): glue.CfnTable.TableInputProperty {
     const location = this.bucket.s3UrlForObject(`${LAKE_PREFIXES.tables}${table}/`);
     const columns = Object.entries(LAKE_COLUMNS[table]).map(([name, type]) => ({ name, type: GLUE_TYPES[type] }));
     const dt = PARTITION_COLUMN;
     const stepTable = (STEP_TABLES as readonly string[]).includes(table);
     return {
-      // A step table's name is its view's (JSON Lines and Parquet together, core/lake/athena-storage.ts).
+      // A step table's name belongs to its view over both formats.
       name: stepTable ? jsonTableName(table as StepTable) : table,
       description: `aurora-bench ${table} rows (core/lake/rows.ts), JSON Lines`,
       tableType: 'EXTERNAL_TABLE',
@@ -195,7 +191,7 @@ export class ResultsLake extends Construct {
         [`projection.${dt}.range`]: `${projectionStartDate},NOW`,
         [`projection.${dt}.interval`]: '1',
         [`projection.${dt}.interval.unit`]: 'DAYS',
-        // A literal ${dt}: Athena substitutes it, CloudFormation leaves plain strings alone.
+        // A literal ${dt}. Athena substitutes it, and CloudFormation leaves plain strings alone.
         'storage.location.template': `${location}${dt}=\${${dt}}/`,
       },
       partitionKeys: [{ name: dt, type: 'string' }],
@@ -214,13 +210,11 @@ export class ResultsLake extends Construct {
   }
 
   /**
-   * Parquet over compacted/<table>/dt=<dt>/run_id=<run>/ (what Athena's UNLOAD writes, partitioned by
-   * dt and run_id). No partition projection: a partition is known once FinishRun registers it after
-   * its UNLOAD succeeded (ALTER TABLE ADD PARTITION), which is what makes the run's Parquet rows
-   * visible. run_id is a partition key, so not a data column (a partition column may not share a name
-   * with one: Athena User Guide, "ALTER TABLE ADD PARTITION"). SerDe and formats: Athena User Guide,
-   * "Parquet SerDe" (org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe with the
-   * MapredParquetInputFormat/OutputFormat pair).
+   * Parquet over the compacted runs, as Athena's UNLOAD writes them.
+   * There is no partition projection. FinishRun registers a partition after its UNLOAD succeeded.
+   * That is what makes the run's Parquet rows visible.
+   * run_id is a partition key, so it is not a data column. See Athena User Guide, "ALTER TABLE ADD PARTITION".
+   * See Athena User Guide, "Parquet SerDe", for the SerDe and formats.
    */
   private parquetTableInput(table: StepTable): glue.CfnTable.TableInputProperty {
     const location = this.bucket.s3UrlForObject(compactedTablePrefix(table));

@@ -1,10 +1,7 @@
 /**
- * Safety net: Catch never fires when an execution is aborted or times out, so
- *  - an EventBridge rule on the state machine's "Step Functions Execution Status Change" events with
- *    status ABORTED, TIMED_OUT or FAILED invokes the sweeper with the event (it tears that run down:
- *    run id from the execution input, else from the PlanRun output in the execution history), and
- *  - an EventBridge Scheduler schedule invokes the sweeper regularly to delete every resource whose
- *    run's time to live (the expires-at tag) has passed.
+ * Safety net. Catch never fires when an execution is aborted or times out.
+ * So a rule sends a failed, aborted or timed-out execution's event to the sweeper, which tears that run down.
+ * A schedule also runs the sweeper regularly, for runs whose time to live has passed.
  */
 import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -17,8 +14,8 @@ import { Construct } from 'constructs';
 import { TaskFunction } from './workflow';
 
 /**
- * Execution statuses after which nothing of the run should stay behind unless Teardown ran.
- * @internal exported for its tests (a test seam)
+ * Execution statuses after which nothing of the run should stay unless Teardown ran.
+ * @internal Exported for its tests.
  */
 export const SWEEP_ON_STATUSES = ['ABORTED', 'TIMED_OUT', 'FAILED'] as const;
 
@@ -32,7 +29,7 @@ export interface SafetyNetProps {
   readonly sweepSchedule: string;
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetentionDays: number;
-  /** Gets the backend's permissions (it deletes what the backend created). */
+  /** Gets the backend's permissions, since it deletes what the backend created. */
   readonly role: iam.Role;
 }
 
@@ -61,7 +58,7 @@ export class SafetyNet extends Construct {
       reason: "NODEJS_22_X is the project's pinned runtime, the same as the workflow Lambdas.",
     });
 
-    // The run id of an execution that did not say it in its input is in the PlanRun output.
+    // An execution that did not name its run id in the input has it in the PlanRun output.
     props.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: 'ReadBenchmarkExecutionHistory',

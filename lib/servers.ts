@@ -1,15 +1,7 @@
 /**
- * Self-managed servers (engine "self-managed", core/backends/aws/self-managed-servers.ts): one
- * launch template per client architecture (Debian 12 resolved from the same public SSM parameter as
- * the clients; user data that fetches the bundle as the clients do and runs
- * client/server-install.sh, lib/client-user-data.ts serverUserDataCommands), and the instance
- * profile: SSM managed instance (the backend's setup command), read the bundle, write the setup
- * command's output, read the credentials secret of a run's cell.
- *
- * The root volume is gp3 and encrypted; SERVER_DEFAULT_VOLUME_GIB is only the template's default:
- * the backend sizes each server's volume for its cell's data at launch (core/aurora/engines.ts
- * serverVolumeGib, RunInstances BlockDeviceMappings). The security group is the network's
- * (lib/network.ts serverSecurityGroup).
+ * Self-managed servers: one launch template per client architecture, and the instance profile.
+ * The user data runs client/server-install.sh after fetching the bundle as clients do.
+ * The template's volume size is only a default. The backend sizes each server's volume for its data at launch.
  */
 import { ArnFormat, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -21,10 +13,10 @@ import { serverUserDataCommands } from './client-user-data';
 import type { ClientArchitecture } from './config';
 import { EXPIRES_AT_TAG, RDS_NAME_PREFIX, RUN_ID_TAG, RUNNER_PREFIX, SSM_OUTPUT_PREFIX } from './handler-environment';
 
-/** The namespace client/cloudwatch-agent.json publishes in (test/cdk/permissions.test.ts checks they agree). */
+/** The namespace client/cloudwatch-agent.json publishes in. A test checks they agree. */
 const CLOUDWATCH_AGENT_NAMESPACE = 'CWAgent';
 
-/** The launch templates' root volume: the least the backend launches with (core/aurora/engines.ts serverVolumeGib). */
+/** The launch templates' root volume, the least the backend launches with. */
 const SERVER_DEFAULT_VOLUME_GIB = 20;
 
 export interface ServersProps {
@@ -57,7 +49,7 @@ export class Servers extends Construct {
         'The AWS-maintained SSM core policy is what Run Command needs on the instance and follows SSM agent ' +
         'changes; it grants no data access.',
     });
-    // The bundle (aws s3 cp --recursive of runner/): list the prefix, read its objects.
+    // The bundle is copied recursively, so list the prefix and read its objects.
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'ReadBundle',
@@ -73,8 +65,7 @@ export class Servers extends Construct {
         conditions: { StringLike: { 's3:prefix': [`${RUNNER_PREFIX}*`] } },
       }),
     );
-    // The setup command's stdout/stderr (SendCommand OutputS3KeyPrefix under ssm-output/); the SSM
-    // agent reads the bucket's encryption configuration first (lib/clients.ts says where that is documented).
+    // The setup command's output. The SSM agent reads the bucket's encryption configuration first.
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'WriteSetupOutput',
@@ -89,9 +80,9 @@ export class Servers extends Construct {
         resources: [bucket.bucketArn],
       }),
     );
-    // The cell's credentials (client/server-setup.sh: aws secretsmanager get-secret-value): the
-    // backend names them ab-... and tags them with the run; GetSecretValue and DescribeSecret take
-    // aws:ResourceTag/${TagKey} (Service Authorization Reference, AWS Secrets Manager).
+    // The cell's credentials, named ab-... and tagged with the run.
+    // GetSecretValue and DescribeSecret take the tag condition. See Service Authorization Reference, AWS Secrets
+    // Manager.
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'ReadCellSecret',
@@ -107,12 +98,10 @@ export class Servers extends Construct {
         conditions: { Null: { [`aws:ResourceTag/${RUN_ID_TAG}`]: 'false' } },
       }),
     );
-    // The CloudWatch agent (client/server-metrics-agent.sh with client/cloudwatch-agent.json)
-    // publishes mem_available in the namespace CWAgent. Its managed policy,
-    // CloudWatchAgentServerPolicy, is broader (CloudWatch Logs, X-Ray, ec2:Describe*, SSM parameters)
-    // than a metrics-only agent needs; PutMetricData has no resource ARN, so it is limited by the
-    // cloudwatch:namespace condition key instead (CloudWatch User Guide,
-    // iam-cw-condition-keys-namespace.md, "Allowing publishing in one namespace only").
+    // The CloudWatch agent publishes mem_available in the CWAgent namespace.
+    // CloudWatchAgentServerPolicy is broader than a metrics-only agent needs.
+    // PutMetricData has no resource ARN, so a namespace condition limits it.
+    // See CloudWatch User Guide, "Allowing publishing in one namespace only".
     this.role.addToPolicy(
       new iam.PolicyStatement({
         sid: 'PublishAgentMetrics',
@@ -170,7 +159,7 @@ export class Servers extends Construct {
         securityGroup: props.securityGroup,
         userData,
         requireImdsv2: true,
-        // The dead-man's switch reads the run's expires-at tag; server-setup.sh the private IPv4.
+        // The dead-man's switch reads the run's expiry tag, and server-setup.sh the private IPv4.
         instanceMetadataTags: true,
         httpPutResponseHopLimit: 2,
         blockDevices: [

@@ -1,11 +1,8 @@
 /**
- * The state machine as it is deployed, without deploying: the app is synthesized offline (the
- * repository's cdk.json context, bundling skipped with the standard `aws:cdk:bundling-stacks`
- * context, no cdk-nag), the template's DefinitionString is taken, and each function it references
- * (CDK writes Fn::Join over text and Fn::GetAtt [<function logical id>, Arn]) becomes an ARN that
- * names the Task behind it, found through the construct tree (stack.workflow.functions), not
- * through the shape of the id. The workflow-on-moto tests run this definition; the AWS rehearsal runs
- * synthesizeBundledCached's, whose functions are the bundles `cdk deploy` uploads.
+ * The state machine as deployed, without deploying.
+ * The app is synthesized offline and each function reference becomes an ARN naming its Task.
+ * The Task is found through the construct tree, not through the shape of the logical id.
+ * The workflow-on-moto tests run this definition. The AWS rehearsal runs the bundled one.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -28,17 +25,15 @@ import { TASK_NAMES, type TaskName } from '../core/workflow/task-names';
 import { buildAuroraBenchApp } from './app';
 import { CONFIG_CONTEXT_KEY } from './config';
 
-/**
- * @internal exported for its tests (a test seam)
- */
+/** @internal Exported for its tests. */
 export interface SynthesizedWorkflow {
   readonly definition: Record<string, unknown>;
   readonly taskByArn: ReadonlyMap<string, TaskName>;
 }
 
 /**
- * The DefinitionString of a template with each function reference replaced by `functionArn`
- * (Fn::GetAtt [id, Arn] or Ref id); anything else fails.
+ * The template's DefinitionString with each function reference replaced by `functionArn`.
+ * Any other reference fails.
  */
 function resolveDefinitionString(value: unknown, functionArn: (logicalId: string) => string): string {
   if (typeof value === 'string') return value;
@@ -78,21 +73,20 @@ interface Synthesis {
   readonly taskByLogicalId: ReadonlyMap<string, TaskName>;
 }
 
-/** The app synthesized into `outdir`, with the Lambda bundling (esbuild) or without it. */
+/** The app synthesized into `outdir`, with or without Lambda bundling. */
 function synthesizeInto(o: SynthesizeWorkflowOptions, outdir: string, bundling: boolean): Synthesis {
   const context = (
     JSON.parse(readFileSync(join(o.projectRoot, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }
   ).context;
   const app = new App({
     outdir,
-    // What is read here is the definition and the functions' assets, for the local and rehearsal runs;
-    // the CDK's built-in CloudFormation validation (seconds of CPU per synthesis) runs where the
-    // template is deployed: `cdk synth` and `cdk deploy` of bin/app.ts.
+    // CloudFormation validation costs seconds of CPU per synthesis.
+    // It runs where the template is deployed, in `cdk synth` and `cdk deploy`.
     builtinCloudFormationValidation: false,
     context: {
       ...context,
       [CONFIG_CONTEXT_KEY]: context[CONFIG_CONTEXT_KEY],
-      // With bundling, the template names each function's asset folder (aws:asset:path) as the CDK CLI has it do.
+      // With bundling, the template names each asset folder as the CDK CLI has it do.
       ...(bundling ? { 'aws:cdk:enable-asset-metadata': true } : { 'aws:cdk:bundling-stacks': [] }),
     },
   });
@@ -124,8 +118,8 @@ function synthesizeInto(o: SynthesizeWorkflowOptions, outdir: string, bundling: 
 }
 
 /**
- * The workflow synthesized now (seconds); the CLI goes through synthesizeWorkflowCached.
- * @internal exported for the tests that need a fresh synthesis (a test seam)
+ * The workflow synthesized now, which takes seconds. The CLI goes through synthesizeWorkflowCached.
+ * @internal Exported for the tests that need a fresh synthesis.
  */
 export function synthesizeWorkflow(o: SynthesizeWorkflowOptions): SynthesizedWorkflow {
   const outdir = mkdtempSync(join(tmpdir(), 'aurora-bench-synth-'));
@@ -139,22 +133,22 @@ export function synthesizeWorkflow(o: SynthesizeWorkflowOptions): SynthesizedWor
 /** A Lambda function of the template as `cdk deploy` uploads it. */
 interface SynthesizedFunction {
   readonly logicalId: string;
-  /** The workflow Task it runs; undefined for the functions outside the workflow (the sweeper). */
+  /** The workflow Task it runs. Undefined for the sweeper, which is outside the workflow. */
   readonly task?: TaskName;
-  /** The asset folder NodejsFunction bundled (index.js and its source map). */
+  /** The asset folder NodejsFunction bundled. */
   readonly assetDir: string;
   readonly runtime: string;
   readonly handler: string;
   /**
-   * The template's Environment.Variables: text, or CloudFormation
-   * intrinsics (Ref, Fn::GetAtt, ...) resolved at deploy time.
+   * The template's Environment.Variables.
+   * CloudFormation intrinsics among them are resolved at deploy time.
    */
   readonly environment: Readonly<Record<string, unknown>>;
   readonly memoryMb: number;
   readonly timeoutS: number;
   /**
-   * Its execution role: the logical id and the statements of its policies as the template writes them
-   * (CloudFormation references unresolved). The rehearsal authorizes each of its SDK calls against them.
+   * Its execution role, as the template writes it. References stay unresolved.
+   * The rehearsal authorizes each of its SDK calls against these statements.
    */
   readonly role: { readonly logicalId: string; readonly statements: readonly Record<string, unknown>[] };
 }
@@ -186,7 +180,7 @@ function functionsOf(
         runtime: String(p['Runtime']),
         handler: String(p['Handler']),
         environment: (p['Environment'] as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {},
-        // Lambda's defaults when the template leaves them out: 128 MB, 3 s (CreateFunction).
+        // Lambda's defaults when the template leaves them out. See CreateFunction.
         memoryMb: Number(p['MemorySize'] ?? 128),
         timeoutS: Number(p['Timeout'] ?? 3),
         role: executionRole(template, logicalId, p['Role']),
@@ -195,11 +189,10 @@ function functionsOf(
 }
 
 /**
- * Every statement that applies to a function's role: its inline Policies, the AWS::IAM::Policy and
- * AWS::IAM::ManagedPolicy resources attached to it (CDK moves what exceeds the inline quota into the
- * latter). AWS managed policies (ManagedPolicyArns) are not in the template and are left out: the
- * stack's Task and sweeper roles have none. A permissions boundary, which would narrow the statements,
- * is refused.
+ * Every statement that applies to a function's role.
+ * CDK moves what exceeds the inline quota into attached policy resources, so those count too.
+ * AWS managed policies are not in the template. The stack's roles have none.
+ * A permissions boundary would narrow the statements, so it is refused.
  */
 function executionRole(template: TemplateJson, functionId: string, role: unknown): SynthesizedFunction['role'] {
   const roleId = (role as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt']?.[0];
@@ -219,8 +212,7 @@ function executionRole(template: TemplateJson, functionId: string, role: unknown
     const s = (d as { Statement: unknown }).Statement;
     return (Array.isArray(s) ? s : [s]) as Record<string, unknown>[];
   });
-  // A bucket's Arn attribute is arn:<partition>:s3:::<its name> (CloudFormation, AWS::S3::Bucket return
-  // values): written so, it resolves from the name the functions are given.
+  // CloudFormation documents a bucket's Arn from its name. Written so, it resolves from the name the functions get.
   const bucketArns = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(bucketArns);
     if (v === null || typeof v !== 'object') return v;
@@ -235,19 +227,17 @@ function executionRole(template: TemplateJson, functionId: string, role: unknown
 }
 
 /**
- * The app synthesized as `cdk synth` writes it for `cdk deploy`, Lambda bundling included (esbuild,
- * tens of seconds), kept under `cacheDir` in a folder named by the digest of what it depends on
- * (synthesisDigest, the lock file the bundles' packages come from and package.json). The folder is
- * written whole under a temporary name, then renamed: a concurrent reader sees all or nothing, and
- * processes that miss the same entry at once write it once (lockSynthesis). Writing one prunes the
- * cache to the KEEP_BUNDLED most recently used. `run --aws-rehearsal` runs
- * these functions (bin/aws-rehearsal.ts); test/bundles loads each.
+ * The app as `cdk synth` writes it for `cdk deploy`, bundling included, which takes tens of seconds.
+ * It is cached under a digest of what it depends on.
+ * The folder is written under a temporary name and renamed, so readers see all or nothing.
+ * Processes that miss the same entry at once write it only once.
+ * Writing one prunes the cache to the KEEP_BUNDLED most recently used.
  */
 export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: string): BundledSynthesis {
   const digest = createHash('sha256')
     .update(synthesisDigest(o))
     .update(readFileSync(join(o.projectRoot, 'package-lock.json')))
-    // Its sideEffects list decides what esbuild leaves out of each bundle (lib/workflow.ts).
+    // Its sideEffects list decides what esbuild leaves out of each bundle.
     .update(readFileSync(join(o.projectRoot, 'package.json')))
     .digest('hex')
     .slice(0, 32);
@@ -271,7 +261,7 @@ export function synthesizeBundledCached(o: SynthesizeWorkflowOptions, cacheDir: 
     return load();
   }
   mkdirSync(cacheDir, { recursive: true });
-  // Rehearsals started together after a code change: the first bundles, the others wait for its entry.
+  // Rehearsals start together after a code change. The first bundles and the others wait for its entry.
   const release = lockSynthesis(`${dir}.lock`, () => existsSync(index));
   if (release === undefined) {
     touch(dir);
@@ -302,7 +292,7 @@ function writeBundled(o: SynthesizeWorkflowOptions, dir: string, cacheDir: strin
   try {
     renameSync(tmp, dir);
   } catch {
-    // Another process wrote the same entry meanwhile: theirs is as good.
+    // Another process wrote the same entry meanwhile. Theirs is as good.
     rmSync(tmp, { recursive: true, force: true });
   }
   pruneSynthesisCache(cacheDir, 'bundled', KEEP_BUNDLED);
@@ -310,20 +300,17 @@ function writeBundled(o: SynthesizeWorkflowOptions, dir: string, cacheDir: strin
 
 /** How long a waiter sleeps between looks at a synthesis another process is writing. */
 const LOCK_POLL_MS = 250;
-/**
- * A lock older than this is taken over whoever holds it: a bundled synthesis takes tens of seconds,
- * and a pid can be reused by another process after its holder died.
- */
+/** A lock older than this is taken over. A bundled synthesis takes tens of seconds, and pids get reused. */
 const LOCK_STALE_MS = 10 * 60_000;
 /** A lock folder still without its holder's pid after this was left by a process that died creating it. */
 const LOCK_PID_GRACE_MS = 10_000;
 
 /**
- * Takes the lock folder `lock` (mkdir is atomic: one process creates it) and returns its release;
- * while another live process holds it, waits until `done()` (that process wrote the entry:
- * undefined is returned, as whenever `done()` holds) or the lock is gone (it failed: this one
- * takes over). A lock whose holder no longer runs, or that is stale (LOCK_STALE_MS), is taken over.
- * @internal exported for its tests (a test seam)
+ * Takes the lock folder `lock` and returns its release. mkdir is atomic, so one process wins.
+ * While another live process holds it, this waits.
+ * It returns undefined once `done()` holds, because the holder wrote the entry.
+ * A lock that is gone, stale or held by a dead process is taken over.
+ * @internal Exported for its tests.
  */
 export function lockSynthesis(lock: string, done: () => boolean): (() => void) | undefined {
   const sleeper = new Int32Array(new SharedArrayBuffer(4));
@@ -351,45 +338,44 @@ function lockHeld(lock: string): boolean {
   try {
     ageMs = Date.now() - statSync(lock).mtimeMs;
   } catch {
-    return true; // released meanwhile: the next mkdir tells
+    return true; // released meanwhile, so the next mkdir tells
   }
   if (ageMs > LOCK_STALE_MS) return false;
   let pid: number;
   try {
     pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
   } catch {
-    return ageMs < LOCK_PID_GRACE_MS; // its holder has not written its pid yet, or died before it could
+    return ageMs < LOCK_PID_GRACE_MS; // the holder has not written its pid yet, or died first
   }
   if (!Number.isInteger(pid) || pid <= 0) return ageMs < LOCK_PID_GRACE_MS; // being written
   return isAlive(pid);
 }
 
-/** Cache entries kept of each kind: a bundled synthesis is about 70 MB, a workflow definition tens of kB. */
+/** Cache entries kept of each kind. A bundled synthesis is about 70 MB, a definition tens of kB. */
 const KEEP_BUNDLED = 3;
 const KEEP_WORKFLOWS = 10;
-/** The names the cache writes (a digest of 32 hex digits); temporary names of a write under way never match. */
+/** The names the cache writes. Temporary names of a write under way never match. */
 const CACHE_ENTRY: Readonly<Record<'bundled' | 'workflow' | 'template', RegExp>> = {
   bundled: /^bundled-[0-9a-f]{32}$/,
   workflow: /^workflow-[0-9a-f]{32}\.json$/,
   template: /^template-[0-9a-f]{32}\.json$/,
 };
 
-/** Marks a cache entry as used now: pruning keeps the most recently used. */
+/** Marks a cache entry as used now. Pruning keeps the most recently used. */
 function touch(path: string): void {
   try {
     const now = new Date();
     utimesSync(path, now, now);
   } catch {
-    // Read-only cache: it still answers.
+    // Read-only cache. It still answers.
   }
 }
 
 /**
- * Removes all but the `keep` most recently used entries of a kind (by modification time: written,
- * or read since, see touch), so a checkout that changes often does not fill the disk with
- * syntheses of code that no longer exists. Entries being written (temporary names) and anything
- * else in the folder are left alone; an entry that cannot be removed stays.
- * @internal exported for its tests (a test seam)
+ * Removes all but the `keep` most recently used entries of a kind.
+ * So a checkout that changes often does not fill the disk with stale syntheses.
+ * Entries being written and other files are left alone. An entry that cannot be removed stays.
+ * @internal Exported for its tests.
  */
 export function pruneSynthesisCache(
   cacheDir: string,
@@ -417,18 +403,15 @@ export function pruneSynthesisCache(
       rmSync(join(cacheDir, n), { recursive: true, force: true });
       removed.push(n);
     } catch {
-      // In use or not ours to remove: it stays.
+      // In use or not ours to remove. It stays.
     }
   }
   return removed;
 }
 
 /**
- * What a synthesis depends on, as one digest: the region and account the ARNs are written with,
- * aws-cdk-lib's version, the checkout's cdk.json and state machine definitions, and every file of
- * the code that builds the app (this module's lib/ and the core/ and lambdas/ it imports, as
- * running: sources under ts-node/jest, JavaScript under dist/). Any change gives a new digest.
- * @internal exported for its tests (a test seam)
+ * What a synthesis depends on, as one digest. Any change to the code that builds the app gives a new one.
+ * @internal Exported for its tests.
  */
 export function synthesisDigest(o: SynthesizeWorkflowOptions): string {
   const hash = createHash('sha256');
@@ -459,9 +442,8 @@ function filesUnder(dir: string): string[] {
 }
 
 /**
- * The stack's template as synthesized without bundling, kept in `cacheDir` under the same digest as
- * synthesizeWorkflowCached's: the rehearsal's Athena creates the lake's Glue tables from it
- * (core/rehearsal/lake-glue.ts) and its tests read the functions' roles from it.
+ * The stack's template synthesized without bundling, cached under synthesizeWorkflowCached's digest.
+ * The rehearsal creates the lake's Glue tables from it, and its tests read the roles from it.
  */
 export function synthesizeTemplateCached(o: SynthesizeWorkflowOptions, cacheDir: string): TemplateJson {
   const file = join(cacheDir, `template-${synthesisDigest(o)}.json`);
@@ -472,7 +454,7 @@ export function synthesizeTemplateCached(o: SynthesizeWorkflowOptions, cacheDir:
       return cached;
     }
   } catch {
-    // Not cached yet, or unreadable: synthesize.
+    // Not cached yet, or unreadable. Synthesize.
   }
   const outdir = mkdtempSync(join(tmpdir(), 'ab-template-'));
   try {
@@ -484,7 +466,7 @@ export function synthesizeTemplateCached(o: SynthesizeWorkflowOptions, cacheDir:
       renameSync(tmp, file);
       pruneSynthesisCache(cacheDir, 'template', KEEP_WORKFLOWS);
     } catch {
-      // A read-only or full disk: the synthesis is still good.
+      // A read-only or full disk. The synthesis is still good.
     }
     return template;
   } finally {
@@ -493,11 +475,10 @@ export function synthesizeTemplateCached(o: SynthesizeWorkflowOptions, cacheDir:
 }
 
 /**
- * synthesizeWorkflow, kept in `cacheDir` under the digest of everything it depends on: a synthesis
- * takes seconds (5-10 s on a small machine) and every `run --aws-rehearsal` process needs one. A
- * cache entry that cannot be read is synthesized again; one that cannot be written only costs the
- * next run its synthesis. Writing one prunes the cache to the KEEP_WORKFLOWS most recently used.
- * @internal exported for its tests (a test seam)
+ * synthesizeWorkflow, cached under the digest of everything it depends on.
+ * A synthesis takes seconds and every `run --aws-rehearsal` process needs one.
+ * An unreadable entry is synthesized again. An unwritable one only costs the next run its synthesis.
+ * @internal Exported for its tests.
  */
 export function synthesizeWorkflowCached(o: SynthesizeWorkflowOptions, cacheDir: string): SynthesizedWorkflow {
   const file = join(cacheDir, `workflow-${synthesisDigest(o)}.json`);
@@ -511,18 +492,18 @@ export function synthesizeWorkflowCached(o: SynthesizeWorkflowOptions, cacheDir:
       return { definition: cached.definition, taskByArn: new Map(cached.taskByArn) };
     }
   } catch {
-    // Not cached yet, or unreadable: synthesize.
+    // Not cached yet, or unreadable. Synthesize.
   }
   const synthesized = synthesizeWorkflow(o);
   try {
     mkdirSync(cacheDir, { recursive: true });
-    // Written whole under a temporary name, then renamed: a concurrent reader sees all or nothing.
+    // Written under a temporary name and renamed, so a concurrent reader sees all or nothing.
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ definition: synthesized.definition, taskByArn: [...synthesized.taskByArn] }));
     renameSync(tmp, file);
     pruneSynthesisCache(cacheDir, 'workflow', KEEP_WORKFLOWS);
   } catch {
-    // A read-only or full disk: the synthesis is still good.
+    // A read-only or full disk. The synthesis is still good.
   }
   return synthesized;
 }

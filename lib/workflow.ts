@@ -1,8 +1,6 @@
 /**
- * Workflow: one NodejsFunction per Task (core/workflow/task-names.ts, entry lambdas/<task>/handler.ts),
- * each with its own role, and the state machine from state-machines/benchmark.asl.json, inlined with its
- * ${<Pascal>FunctionArn} placeholders replaced by the functions' ARNs. Logging (ALL, with execution
- * data) and X-Ray tracing are on; the Lambdas run Powertools (logger, metrics, tracer).
+ * Workflow: one NodejsFunction per Task, each with its own role, and the state machine.
+ * The ASL file is inlined with its function ARN placeholders filled in.
  */
 import { join } from 'node:path';
 import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
@@ -21,12 +19,12 @@ import {
 } from '../core/workflow/asl';
 import { logRetention } from './config';
 
-/** Powertools settings shared by every function (lambdas/runtime/aws-runtime.ts uses the same names). */
+/** Powertools settings shared by every function. The runtime reads the same names. */
 const POWERTOOLS_SERVICE = 'aurora-bench';
 const POWERTOOLS_NAMESPACE = 'AuroraBench';
 
 export interface TaskFunctionProps {
-  /** Repository root: entries and the lock file are resolved against it. */
+  /** Repository root. Entries and the lock file are resolved against it. */
   readonly projectRoot: string;
   /** e.g. lambdas/plan-run/handler.ts, relative to projectRoot. */
   readonly entry: string;
@@ -68,36 +66,28 @@ export class TaskFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {
-        // Bundled locally with the esbuild devDependency: no Docker needed.
+        // Bundled locally with the esbuild devDependency, so no Docker is needed.
         forceDockerBundling: false,
         target: 'node22',
         format: nodejs.OutputFormat.CJS,
         sourceMap: true,
         minify: true,
-        // Each function's entry reaches only its own Task's code (lambdas/<task>/handler.ts). esbuild
-        // still keeps every module an import reaches unless the package says its files have no side
-        // effects when imported ("sideEffects" in package.json, which esbuild honours: esbuild API,
-        // "Tree shaking"; evanw/esbuild#1435): package.json names the one file that has them
-        // (core/polyfills.ts), so what a Task does not use (the experiment schema with zod and yaml,
-        // outside PlanRun) leaves its bundle. test/bundles checks each bundle's modules.
-        // A package's ES module entry before its `main`: jsonc-parser's `main` is a UMD wrapper that
-        // requires its own files at run time, which esbuild cannot see, so its bundle fails to load
-        // with "Cannot find module './impl/format'" (evanw/esbuild#1619, microsoft/node-jsonc-parser#57).
+        // esbuild keeps every module an import reaches, unless the package says it has no side effects.
+        // See esbuild API, "Tree shaking". package.json names the one file that has them, core/polyfills.ts.
+        // So what a Task does not use leaves its bundle. test/bundles checks each bundle's modules.
+        // ES module entries come before `main`, because jsonc-parser's UMD `main` requires files esbuild cannot see.
+        // See evanw/esbuild#1619 and microsoft/node-jsonc-parser#57.
         mainFields: ['module', 'main'],
-        // esbuild's own lines only for a warning or an error, not a size summary per function (its
-        // --log-level; aws-lambda-nodejs BundlingOptions.logLevel).
+        // esbuild prints only warnings and errors, not a size summary per function.
         logLevel: nodejs.LogLevel.WARNING,
-        // Only what the nodejs22.x runtime provides stays outside the bundle: the AWS SDK for
-        // JavaScript v3 ("All supported Lambda Node.js runtimes include a specific minor version of
-        // the AWS SDK for JavaScript v3", Lambda Developer Guide, "Building Lambda functions with
-        // Node.js", Runtime-included SDK versions). DuckDB is neither bundled nor provided: no
-        // Task may load it (core/lake/results.ts loads it only for the local CLI), which
-        // test/bundles checks by running every bundle with only the runtime's packages.
+        // Only the AWS SDK v3, which the nodejs22.x runtime provides, stays outside the bundle.
+        // See Lambda Developer Guide, "Building Lambda functions with Node.js".
+        // DuckDB is neither bundled nor provided, because no Task may load it.
+        // test/bundles runs every bundle with only the runtime's packages.
         externalModules: ['@aws-sdk/*', '@duckdb/node-api'],
-        // The lake views' SQL (core/lake/sql/*.sql) is read at run time, not imported, so esbuild
-        // leaves it out: it goes beside index.js, where core/lake/views.ts looks first (`<dir>/sql`).
-        // Hooks run in the bundling shell with the project root and the asset folder (aws-cdk-lib
-        // aws-lambda-nodejs ICommandHooks: "afterBundling: Returns commands to run after bundling").
+        // The lake views' SQL is read at run time, so esbuild leaves it out.
+        // It goes beside index.js, where core/lake/views.ts looks first.
+        // See aws-lambda-nodejs ICommandHooks for what the hooks run with.
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
@@ -113,17 +103,14 @@ export class TaskFunction extends Construct {
 
 export interface WorkflowProps {
   readonly projectRoot: string;
-  /** The ASL file, relative to projectRoot (state-machines/benchmark.asl.json). */
+  /** The ASL file, relative to projectRoot. */
   readonly definitionFile: string;
-  /** Folder of the handlers, relative to projectRoot: <lambdasDir>/<task>/handler.ts. */
+  /** Folder of the handlers, relative to projectRoot. */
   readonly lambdasDir: string;
   readonly stateMachineName: string;
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetentionDays: number;
-  /**
-   * Each Task function's role, with the permissions of its own
-   * Task's calls (lib/backend-permissions.ts grantTaskPermissions).
-   */
+  /** Each Task function's role, with the permissions of its own Task's calls. */
   readonly taskRoles: Readonly<Record<TaskName, iam.Role>>;
 }
 
@@ -131,7 +118,7 @@ export class Workflow extends Construct {
   readonly functions: Readonly<Record<TaskName, nodejs.NodejsFunction>>;
   readonly stateMachine: sfn.StateMachine;
   readonly logGroup: logs.LogGroup;
-  /** The definition's top-level TimeoutSeconds: an execution still running then ends TIMED_OUT. */
+  /** The definition's top-level TimeoutSeconds. An execution still running then ends TIMED_OUT. */
   readonly executionTimeoutSeconds: number;
 
   constructor(scope: Construct, id: string, props: WorkflowProps) {
@@ -146,8 +133,8 @@ export class Workflow extends Construct {
         role: props.taskRoles[task],
         environment: props.environment,
         logRetentionDays: props.logRetentionDays,
-        // Under the ASL's TimeoutSeconds (900) of every Task, so a hung call ends as the Lambda's own
-        // timeout error (retried/caught like any failure) before the state times out.
+        // Below each Task's ASL timeout of 900 s.
+        // So a hung call ends as a Lambda timeout, retried or caught like any failure.
         timeout: Duration.seconds(840),
       });
       taskFunction.logGroup.grantWrite(props.taskRoles[task]);
@@ -157,7 +144,7 @@ export class Workflow extends Construct {
 
     const definitionPath = join(props.projectRoot, props.definitionFile);
     const definitionText = readAslFile(definitionPath);
-    // The execution timeout lives in the definition (CDK ignores `timeout` for a text definition).
+    // The execution timeout lives in the definition. CDK ignores `timeout` for a text definition.
     this.executionTimeoutSeconds = executionTimeoutSeconds(definitionText, props.definitionFile);
     const definition = substitutePlaceholders(
       definitionText,
@@ -176,16 +163,15 @@ export class Workflow extends Construct {
       stateMachineName: props.stateMachineName,
       stateMachineType: sfn.StateMachineType.STANDARD,
       definitionBody: sfn.DefinitionBody.fromString(definition),
-      // Every event with its data (what cdk-nag AwsSolutions-SF1 asks for): each carries the state,
-      // which no longer holds the cell's steps or their results (a reference, a header, the resources:
-      // about 1.4 KB whatever the step count; bench/workflow-scale.ts), so a cell logs O(steps) bytes,
-      // not O(steps^2) as when every state carried every step.
+      // Every event with its data, as cdk-nag AwsSolutions-SF1 asks.
+      // Each state is about 1.4 KB whatever the step count, so a cell logs O(steps) bytes.
+      // bench/workflow-scale.ts measures it.
       logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
       tracingEnabled: true,
     });
     const role = this.stateMachine.role;
 
-    // Invoke exactly the Task functions (unqualified ARNs, as the definition names them).
+    // Invoke exactly the Task functions, by the unqualified ARNs the definition names.
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: 'InvokeTaskFunctions',
@@ -194,8 +180,8 @@ export class Workflow extends Construct {
       }),
     );
 
-    // The DISTRIBUTED Map runs one child execution per cell (iam-policies-eg-dist-map in the Step
-    // Functions guide); a separate policy keeps the role free of a reference to its own state machine.
+    // The DISTRIBUTED Map runs one child execution per cell. See iam-policies-eg-dist-map in the Step Functions guide.
+    // A separate policy keeps the role free of a reference to its own state machine.
     const smArn = stack.formatArn({
       service: 'states',
       resource: 'stateMachine',

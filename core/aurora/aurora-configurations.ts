@@ -1,41 +1,25 @@
 /**
- * Aurora's two cluster configurations besides the instance class: Aurora Serverless v2 capacity
- * (`db.serverless` with a capacity range in ACUs) and the cluster storage configuration (Aurora
- * Standard or Aurora I/O-Optimized), with which engine versions have them. The spec checks
- * (core/experiment/aurora-configurations.ts), the AWS backend (core/backends/aws/cluster.ts) and the
- * cost (core/plan/cost.ts) read them from here.
+ * Aurora Serverless v2 capacity and the cluster storage configuration, with the engine versions that have them.
  *
- * Sources:
- * - db.serverless: "The --db-instance-class parameter for Aurora Serverless v2 is always
- *   db.serverless. The --engine parameter can be aurora-mysql or aurora-postgresql" (Aurora User
- *   Guide, "Requirements and limitations for Aurora Serverless v2"). Versions: Aurora MySQL 3.02.0
- *   and higher; Aurora PostgreSQL 13.6 and higher 13 versions, 14.3 and higher 14 versions (Aurora
- *   User Guide, "Supported Regions and Aurora DB engines for Aurora Serverless v2",
- *   Concepts.Aurora_Fea_Regions_DB-eng.Feature.ServerlessV2.md); every later major (15, 16, 17) has it.
- * - The capacity range: botocore rds service-2.json ServerlessV2ScalingConfiguration: MinCapacity
- *   "in half-step increments ... For Aurora versions that support the Aurora Serverless v2
- *   auto-pause feature, the smallest value that you can use is 0. For versions that don't ..., the
- *   smallest value that you can use is 0.5"; MaxCapacity "in half-step increments ... The largest
- *   value that you can use is 256 for recent Aurora versions, or 128 for older versions" (which
- *   also depends on the cluster's platform version: Aurora User Guide, "Upgrading your Aurora
- *   Serverless v2 DB cluster to allow scaling to 256 ACUs"). The console takes a maximum "from 1 to
- *   256 ACUs" (Aurora User Guide, "Setting the Aurora Serverless v2 capacity range for a cluster").
- * - Minimum 0 ACUs (auto-pause): "Aurora PostgreSQL ... at least version 16.3, 15.7, 14.12, or
- *   13.15"; "Aurora MySQL ... version 3.08.0 or higher" (Aurora User Guide, "Scaling to Zero ACUs
- *   with automatic pause and resume for Aurora Serverless v2", Prerequisites).
- * - Reader scaling: "The writer instances and all reader instances with failover priority 0 and 1
- *   always pause and resume at the same time", readers in those tiers have "their capacity ... tied
- *   to the capacity of the writer instance"; readers given "a failover priority in the range 2-15"
- *   scale and pause on their own load (the same page). PromotionTier: "Valid Values: 0 - 15"
- *   (botocore CreateDBInstanceMessage.PromotionTier).
- * - Storage: CreateDBClusterMessage.StorageType "Aurora DB clusters - aurora | aurora-iopt1 ...
- *   Default: Aurora DB clusters - aurora" (botocore rds service-2.json). Aurora I/O-Optimized
- *   versions: "Aurora MySQL version 3.03.1 and higher; Aurora PostgreSQL versions 17.4 and higher,
- *   16.1 and higher, 15.2 and higher, 14.7 and higher, and 13.10 and higher"; "Aurora Standard is
- *   available ... for all Aurora MySQL and Aurora PostgreSQL versions" (Aurora User Guide,
- *   "Supported Regions and Aurora DB engines for cluster storage configurations").
- * - One ACU "is a combination of approximately 2 gibibytes (GiB) of memory, corresponding CPU, and
- *   networking" (Aurora User Guide, "Aurora Serverless v2 capacity").
+ * Sources.
+ * Serverless v2 is db.serverless on aurora-mysql or aurora-postgresql.
+ * See Aurora User Guide, "Requirements and limitations for Aurora Serverless v2".
+ * Its versions are in Aurora User Guide, "Supported Regions and Aurora DB engines for Aurora Serverless v2".
+ * The capacity range moves in half steps. See botocore rds service-2.json, ServerlessV2ScalingConfiguration.
+ * Its floor is 0 with auto-pause and 0.5 without. Its ceiling is 256 on recent versions and 128 on older ones.
+ * The ceiling also depends on the platform version.
+ * See Aurora User Guide, "Upgrading your Aurora Serverless v2 DB cluster to allow scaling to 256 ACUs".
+ * The console takes a maximum from 1 to 256 ACUs.
+ * See Aurora User Guide, "Setting the Aurora Serverless v2 capacity range for a cluster".
+ * Auto-pause versions are in Aurora User Guide, "Scaling to Zero ACUs with automatic pause and resume for Aurora
+ * Serverless v2".
+ * The same page says readers in promotion tiers 0 and 1 follow the writer's capacity.
+ * Readers in tiers 2 to 15 scale and pause on their own load.
+ * StorageType defaults to aurora. See botocore rds service-2.json, CreateDBClusterMessage.StorageType.
+ * I/O-Optimized versions are in Aurora User Guide, "Supported Regions and Aurora DB engines for cluster storage
+ * configurations".
+ * One ACU is about 2 GiB of memory with matching CPU and networking.
+ * See Aurora User Guide, "Aurora Serverless v2 capacity".
  */
 import { parseAuroraVersion } from './engine';
 import { ENGINES, type EngineRef } from './engines';
@@ -43,7 +27,7 @@ import { ENGINES, type EngineRef } from './engines';
 /** The DB instance class of an Aurora Serverless v2 instance. */
 const SERVERLESS_CLASS = 'db.serverless';
 export const ACU_STEP = 0.5;
-/** The largest MaxCapacity any engine version takes; older versions or platforms stop at 128. */
+/** The largest MaxCapacity any engine version takes. Older versions or platforms stop at 128. */
 export const MAX_ACU = 256;
 export const MAX_ACU_OLDER = 128;
 /** The least MaxCapacity the console offers. */
@@ -57,8 +41,9 @@ export const STORAGE_TYPES = { standard: 'aurora', 'io-optimized': 'aurora-iopt1
 export type AuroraStorage = keyof typeof STORAGE_TYPES;
 
 /**
- * PromotionTier of a cell's readers: 1 keeps a Serverless v2 reader at the writer's capacity (and a
- * provisioned reader first in line for failover, as before), 2 lets it scale on its own load.
+ * PromotionTier of a cell's readers.
+ * 1 keeps a Serverless v2 reader at the writer's capacity and a provisioned one first for failover.
+ * 2 lets it scale on its own load.
  */
 export const READER_PROMOTION_TIER = { 'with-writer': 1, independent: 2 } as const;
 export type ReaderScaling = keyof typeof READER_PROMOTION_TIER;
@@ -76,7 +61,7 @@ function atLeast(v: Version3, least: Version3): boolean {
   return true;
 }
 
-/** The Aurora MySQL version as [3, 8, 0], or undefined for an engine or version that is not one. */
+/** The Aurora MySQL version as [3, 8, 0]. Undefined for anything else. */
 function auroraMysqlVersion(engine: EngineRef): Version3 | undefined {
   if (engine.kind !== 'aurora-mysql') return undefined;
   try {
@@ -93,8 +78,8 @@ function postgresVersion(engine: EngineRef): [number, number] | undefined {
 }
 
 /**
- * Whether an Aurora PostgreSQL version is at least the least minor of its major (`minimums`, by
- * major); a major above every listed one has it, one below none.
+ * Whether an Aurora PostgreSQL version reaches the least minor of its major.
+ * A major above every listed one has it, and one below none.
  */
 function postgresAtLeast(v: [number, number], minimums: Readonly<Record<number, number>>): boolean {
   const majors = Object.keys(minimums).map(Number);
@@ -118,7 +103,7 @@ const SERVERLESS_PG: Readonly<Record<number, number>> = { 14: 3, 13: 6 };
 const PAUSE_PG: Readonly<Record<number, number>> = { 16: 3, 15: 7, 14: 12, 13: 15 };
 const IO_OPTIMIZED_PG: Readonly<Record<number, number>> = { 17: 4, 16: 1, 15: 2, 14: 7, 13: 10 };
 
-/** Whether the engine version has Aurora Serverless v2 (db.serverless). */
+/** Whether the engine version has Aurora Serverless v2. */
 export function serverlessV2Support(engine: EngineRef): Support {
   const mysql = auroraMysqlVersion(engine);
   if (mysql) {
@@ -144,7 +129,7 @@ export function serverlessV2Support(engine: EngineRef): Support {
   return notAurora(engine, 'Aurora Serverless v2 (db.serverless)');
 }
 
-/** Whether the engine version takes a minimum capacity of 0 ACUs (auto-pause). */
+/** Whether the engine version takes a minimum capacity of 0 ACUs, for auto-pause. */
 export function zeroMinimumSupport(engine: EngineRef): Support {
   const mysql = auroraMysqlVersion(engine);
   if (mysql) {
@@ -170,7 +155,7 @@ export function zeroMinimumSupport(engine: EngineRef): Support {
   return notAurora(engine, 'Aurora Serverless v2 auto-pause');
 }
 
-/** Whether the engine version has Aurora I/O-Optimized (StorageType aurora-iopt1). */
+/** Whether the engine version has Aurora I/O-Optimized. */
 export function ioOptimizedSupport(engine: EngineRef): Support {
   const mysql = auroraMysqlVersion(engine);
   if (mysql) {
@@ -201,16 +186,14 @@ export function isServerless(instanceClass: string): boolean {
 }
 
 /**
- * One line of the Serverless v2 capacity range by engine version: from `from` on (the least minor
- * of each major for Aurora PostgreSQL), the range takes at least `minAcu` and at most `maxAcu`.
- * `confirmed` false: no stored copy of the source was found, so the line only warns (the AWS
- * preflight asks RDS itself: DescribeDBEngineVersions DBEngineVersion.ServerlessV2FeaturesSupport
- * MinCapacity / MaxCapacity, "the upper Aurora Serverless v2 capacity limit for a particular engine
- * version or platform version ... might be 256 or 128", botocore rds service-2.json).
+ * One line of the Serverless v2 capacity range by engine version.
+ * From `from` on, the range takes at least `minAcu` and at most `maxAcu`.
+ * `confirmed` false means no stored copy of the source was found, so the line only warns.
+ * The AWS preflight asks RDS itself. See botocore rds service-2.json, ServerlessV2FeaturesSupport.
  */
 export interface CapacityLine {
   readonly kind: 'aurora-mysql' | 'aurora-postgresql';
-  /** Aurora MySQL: the least version; Aurora PostgreSQL: the least minor per major (a later major has it). */
+  /** The least Aurora MySQL version, or the least Aurora PostgreSQL minor per major. */
   readonly from: string | Readonly<Record<number, number>>;
   readonly minAcu?: number;
   readonly maxAcu?: number;
@@ -219,12 +202,10 @@ export interface CapacityLine {
 }
 
 /**
- * Serverless v2 capacity ranges by engine version (Aurora User Guide, "Aurora Serverless v2
- * capacity": "The available capacity range for Aurora Serverless v2 is a function of both the DB
- * engine version and the platform version. Newer DB engine versions allow a maximum capacity of 256
- * ACUs, a minimum capacity of 0 ACUs, or both", "Managing Aurora Serverless v2 DB clusters").
+ * Serverless v2 capacity ranges by engine version.
+ * The range depends on the engine and platform versions. See Aurora User Guide, "Aurora Serverless v2 capacity".
  * Later lines override earlier ones for the versions they cover.
- * @internal exported for its tests (a test seam)
+ * @internal Exported for its tests.
  */
 export const SERVERLESS_V2_CAPACITY: readonly CapacityLine[] = [
   {
@@ -300,7 +281,7 @@ function covers(engine: EngineRef, line: CapacityLine): boolean {
   return pg !== undefined && postgresAtLeast(pg, line.from);
 }
 
-/** "Aurora MySQL 3.06.0" / "Aurora PostgreSQL 16.1, 15.5, 14.10, 13.13" and later: the versions a line covers. */
+/** The versions a line covers, e.g. "Aurora MySQL 3.06.0 and later". */
 export function capacityLineVersions(line: CapacityLine): string {
   return typeof line.from === 'string'
     ? `Aurora MySQL ${line.from} or higher`
@@ -308,8 +289,8 @@ export function capacityLineVersions(line: CapacityLine): string {
 }
 
 /**
- * The least minimum and the most maximum an engine version's Serverless v2 range takes, each with the
- * table line that sets it; undefined for an engine or version without Serverless v2.
+ * The least minimum and the most maximum of an engine version's Serverless v2 range.
+ * Each comes with the table line that sets it. Undefined without Serverless v2.
  */
 export function serverlessCapacityLimits(
   engine: EngineRef,
@@ -325,7 +306,7 @@ export function serverlessCapacityLimits(
   return min !== undefined && max !== undefined ? { min, max } : undefined;
 }
 
-/** The first line that raises the engine version's maximum (the versions to upgrade to), if any. */
+/** The first line that raises the engine version's maximum, if any. */
 export function nextMaxLine(engine: EngineRef): CapacityLine | undefined {
   const limits = serverlessCapacityLimits(engine);
   return SERVERLESS_V2_CAPACITY.find(

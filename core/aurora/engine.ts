@@ -1,12 +1,8 @@
 /**
- * Aurora MySQL engine versions as the spec writes them ("3.04.0") and as RDS names them
- * ("8.0.mysql_aurora.3.04.0"), and what each supports.
- *
- * - Aurora MySQL 3.x is MySQL 8.0 compatible (parameter group family aurora-mysql8.0), 2.x is 5.7
- *   (aurora-mysql5.7); see the Aurora MySQL release notes and DescribeDBEngineVersions'
- *   DBParameterGroupFamily.
- * - Local write forwarding requires Aurora MySQL 3.04 or higher (Aurora User Guide, "Using local
- *   write forwarding in an Amazon Aurora MySQL DB cluster").
+ * Aurora MySQL engine versions as the spec writes them and as RDS names them, and what each supports.
+ * 3.x is MySQL 8.0 compatible and 2.x is 5.7. See the Aurora MySQL release notes.
+ * Local write forwarding requires 3.04 or higher.
+ * See Aurora User Guide, "Using local write forwarding in an Amazon Aurora MySQL DB cluster".
  */
 
 import { AuroraBenchError } from '../errors';
@@ -15,7 +11,7 @@ export interface AuroraVersion {
   readonly engineVersion: string;
   /** Aurora's own version, e.g. [3, 4, 0]. */
   readonly aurora: readonly [number, number, number];
-  /** DBParameterGroupFamily for CreateDB(Cluster)ParameterGroup. */
+  /** DBParameterGroupFamily for creating parameter groups. */
   readonly family: 'aurora-mysql8.0' | 'aurora-mysql5.7';
 }
 

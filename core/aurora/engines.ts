@@ -1,32 +1,20 @@
 /**
- * The database engines an experiment can run on (`engine.kind`, per spec and per variant), and what
- * aurora-bench knows about each, in one place: how the spec writes its version, the RDS engine name
- * and parameter group family it maps to, the sysbench driver that talks to it, which server stands
- * in for it locally, which features exist on it, and whether the AWS backend provisions it yet.
+ * The database engines an experiment can run on, and what aurora-bench knows about each.
  *
- * Sources:
- * - RDS engine names (`Engine` of CreateDBCluster/CreateDBInstance): botocore
- *   data/rds/2014-10-31/service-2.json, CreateDBInstanceMessage.Engine: aurora-mysql,
- *   aurora-postgresql, mariadb, mysql, postgres (among others).
- * - Parameter group families (`DBParameterGroupFamily`): botocore CreateDBParameterGroupMessage /
- *   DescribeEngineDefaultParametersMessage: aurora-mysql8.0, aurora-postgresql14, mysql8.0,
- *   mariadb10.6, postgres14 ... (one per engine major version; `aws rds describe-db-engine-versions
- *   --query "DBEngineVersions[].DBParameterGroupFamily" --engine <engine>` lists them).
- * - Readers: Aurora clusters have up to 15 Aurora Replicas (Aurora User Guide, "Replication with
- *   Amazon Aurora"); an RDS for MySQL, MariaDB or PostgreSQL DB instance up to 15 read replicas
- *   (botocore CreateDBInstanceReadReplicaMessage.SourceDBInstanceIdentifier: "Each DB instance can
- *   have up to 15 read replicas, except for ... Db2 ... Oracle ... SQL Server").
- * - EngineVersion as RDS takes it: Aurora MySQL "8.0.mysql_aurora.3.04.0" (core/aurora/engine.ts);
- *   Aurora PostgreSQL "16.4", RDS for MySQL "8.0.39", RDS for MariaDB "10.11.9", RDS for PostgreSQL
- *   "16.4": the version as the spec writes it (DescribeDBEngineVersions lists them in that form;
- *   CreateDBInstanceMessage.EngineVersion: "aws rds describe-db-engine-versions --engine mariadb
- *   --query "DBEngineVersions[].EngineVersion"").
- * - Local write forwarding: Aurora MySQL 3.04 and higher (Aurora User Guide, "Using local write
- *   forwarding in an Amazon Aurora MySQL DB cluster"); Aurora PostgreSQL 16.4 and higher 16
- *   versions, 15.8 and higher 15 versions, 14.13 and higher 14 versions (Aurora User Guide, "Local
- *   write forwarding in Aurora PostgreSQL", aurora-postgresql-write-forwarding.md). botocore
- *   CreateDBClusterMessage.EnableLocalWriteForwarding: "Valid for: Aurora DB clusters only", so no
- *   RDS engine and no self-managed server has it.
+ * Sources.
+ * RDS engine names come from botocore data/rds/2014-10-31/service-2.json, CreateDBInstanceMessage.Engine.
+ * Parameter group families come from botocore CreateDBParameterGroupMessage. There is one per major version.
+ * `aws rds describe-db-engine-versions` lists them.
+ * Aurora clusters have up to 15 Aurora Replicas. See Aurora User Guide, "Replication with Amazon Aurora".
+ * An RDS DB instance has up to 15 read replicas. See botocore CreateDBInstanceReadReplicaMessage.
+ * Aurora MySQL's EngineVersion takes a long form, built in core/aurora/engine.ts.
+ * Other engines take the version as the spec writes it. DescribeDBEngineVersions lists them so.
+ * Local write forwarding needs Aurora MySQL 3.04 or later.
+ * See Aurora User Guide, "Using local write forwarding in an Amazon Aurora MySQL DB cluster".
+ * Aurora PostgreSQL has it from 16.4, 15.8 and 14.13. See Aurora User Guide, "Local write forwarding in Aurora
+ * PostgreSQL".
+ * botocore says EnableLocalWriteForwarding is valid for Aurora DB clusters only.
+ * So no RDS engine and no self-managed server has it.
  */
 
 import { parseAuroraVersion } from './engine';
@@ -41,10 +29,10 @@ export const ENGINE_KINDS = [
 ] as const;
 export type EngineKind = (typeof ENGINE_KINDS)[number];
 
-/** The sysbench 1.0.20 database driver (`--db-driver`; `sysbench --help` lists mysql and pgsql). */
+/** The sysbench 1.0.20 database driver. `sysbench --help` lists mysql and pgsql. */
 type SysbenchDriver = 'mysql' | 'pgsql';
 
-/** The server this machine runs for an engine: MariaDB for the MySQL family, PostgreSQL for the PostgreSQL family. */
+/** The server this machine runs for an engine. MariaDB stands in for MySQL, PostgreSQL for PostgreSQL. */
 type LocalServerKind = 'mariadb' | 'postgresql';
 
 export interface EngineRef {
@@ -54,32 +42,26 @@ export interface EngineRef {
 
 export interface EngineFacts {
   readonly kind: EngineKind;
-  /** How a person names it: "Aurora PostgreSQL". */
+  /** How a person names it, e.g. "Aurora PostgreSQL". */
   readonly label: string;
   readonly driver: SysbenchDriver;
   readonly localServer: LocalServerKind;
-  /** RDS `Engine`; undefined for a server aurora-bench installs itself. */
+  /** RDS `Engine`. Undefined for a server aurora-bench installs itself. */
   readonly rdsEngine?: 'aurora-mysql' | 'aurora-postgresql' | 'mysql' | 'mariadb' | 'postgres';
-  /**
-   * cluster: Aurora (cluster + instances on one volume); instance: RDS
-   * DB instance + read replicas; ec2: a server on an EC2 instance.
-   */
+  /** cluster is Aurora, instance is an RDS DB instance with read replicas, ec2 is a server on EC2. */
   readonly topology: 'cluster' | 'instance' | 'ec2';
   readonly maxReaders: number;
-  /** The version as the spec writes it; `versionExample` is shown when it does not match. */
+  /** The version as the spec writes it. `versionExample` is shown when it does not match. */
   readonly versionPattern: RegExp;
   readonly versionExample: string;
-  /**
-   * Whether the Aurora MySQL parameter catalogue (core/aurora/parameter-catalogue.ts) checks its parameters offline.
-   */
+  /** Whether the Aurora MySQL parameter catalogue checks its parameters offline. */
   readonly parameterCatalogue: boolean;
-  /** Whether the AWS backend (core/backends/aws) provisions it today. */
+  /** Whether the AWS backend provisions it today. */
   readonly awsBackend: boolean;
   /**
-   * The port RDS gives the engine when CreateDBCluster/CreateDBInstance names none (botocore rds
-   * service-2.json CreateDBInstanceMessage.Port: "Default: 3306" for MySQL and MariaDB, "Default:
-   * 5432" for PostgreSQL; CreateDBClusterMessage.Port: 3306 for Aurora MySQL, 5432 for Aurora
-   * PostgreSQL). Used only when an answer carries no Endpoint.Port.
+   * The port RDS gives the engine when the create call names none.
+   * botocore rds service-2.json documents 3306 for MySQL and MariaDB and 5432 for PostgreSQL.
+   * Used only when an answer carries no Endpoint.Port.
    */
   readonly defaultPort: 3306 | 5432;
 }
@@ -95,7 +77,7 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
     rdsEngine: 'aurora-mysql',
     topology: 'cluster',
     maxReaders: MAX_READERS,
-    // Parsed in full by parseAuroraVersion (core/backends/aws/engine.ts).
+    // parseAuroraVersion parses it in full.
     versionPattern: /^[0-9]+\.[0-9]+(\.[0-9]+)?$|^[0-9]+\.[0-9]+\.mysql_aurora\.[0-9.]+$/,
     versionExample: '"3.04.0" or "8.0.mysql_aurora.3.04.0"',
     parameterCatalogue: true,
@@ -165,8 +147,7 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
     localServer: 'mariadb',
     topology: 'ec2',
     maxReaders: MAX_READERS,
-    // The server and its major version: what client/server-install.sh installs on the EC2 instance
-    // (MariaDB 10.11, Debian 12's mariadb-server package).
+    // The server and major version client/server-install.sh installs, Debian 12's MariaDB 10.11.
     // MySQL and Percona Server have no install path yet, so they are refused here, not on the instance.
     versionPattern: /^mariadb-10\.11$/,
     versionExample: '"mariadb-10.11" (the server client/server-install.sh installs)',
@@ -176,7 +157,7 @@ export const ENGINES: Readonly<Record<EngineKind, EngineFacts>> = {
   },
 };
 
-/** "Aurora PostgreSQL 16.4", "self-managed mariadb-10.11". */
+/** e.g. "Aurora PostgreSQL 16.4" or "self-managed mariadb-10.11". */
 export function engineName(engine: EngineRef): string {
   return `${ENGINES[engine.kind].label} ${engine.version}`;
 }
@@ -187,9 +168,8 @@ function majorMinor(version: string): [number, number] {
 }
 
 /**
- * The parameter group family of an engine version (DBParameterGroupFamily); undefined for a
- * self-managed server (its parameters go to its own configuration file) or a version the pattern
- * refuses.
+ * The parameter group family of an engine version.
+ * Undefined for a self-managed server, which uses its own configuration file, or for a refused version.
  */
 export function parameterGroupFamily(engine: EngineRef): string | undefined {
   const facts = ENGINES[engine.kind];
@@ -197,7 +177,7 @@ export function parameterGroupFamily(engine: EngineRef): string | undefined {
   const [major, minor] = majorMinor(engine.version);
   switch (engine.kind) {
     case 'aurora-mysql':
-      // 3.x is MySQL 8.0 compatible, 2.x 5.7 (core/backends/aws/engine.ts).
+      // 3.x is MySQL 8.0 compatible, 2.x is 5.7.
       if (/mysql_aurora/.test(engine.version)) return `aurora-mysql${engine.version.split('.mysql_aurora')[0]!}`;
       return major === 3 ? 'aurora-mysql8.0' : major === 2 ? 'aurora-mysql5.7' : undefined;
     case 'aurora-postgresql':
@@ -213,7 +193,7 @@ export function parameterGroupFamily(engine: EngineRef): string | undefined {
   }
 }
 
-/** Whether the engine version has local (in-cluster) write forwarding, and why not when it does not. */
+/** Whether the engine version has local write forwarding, and why not when it does not. */
 export function localWriteForwarding(engine: EngineRef): { readonly supported: boolean; readonly why: string } {
   const [major, minor] = majorMinor(engine.version);
   switch (engine.kind) {
@@ -229,7 +209,7 @@ export function localWriteForwarding(engine: EngineRef): { readonly supported: b
       };
     }
     case 'aurora-postgresql': {
-      // 16.4+, 15.8+, 14.13+; a later major than 16 is taken to keep it.
+      // 16.4+, 15.8+, 14.13+. A later major than 16 is taken to keep it.
       const minimum: Record<number, number> = { 14: 13, 15: 8, 16: 4 };
       const least = minimum[major];
       const supported = major > 16 || (least !== undefined && minor >= least);
@@ -250,36 +230,36 @@ export function localWriteForwarding(engine: EngineRef): { readonly supported: b
 }
 
 /**
- * The RDS EngineVersion of an engine the AWS backend provisions: Aurora MySQL in RDS's long form
- * (parseAuroraVersion), every other RDS engine as the spec writes it (see the sources above).
+ * The RDS EngineVersion of an engine the AWS backend provisions.
+ * Aurora MySQL takes RDS's long form. Every other engine takes the version as the spec writes it.
  */
 export function awsEngineVersion(engine: EngineRef): string {
   return engine.kind === 'aurora-mysql' ? parseAuroraVersion(engine.version).engineVersion : engine.version;
 }
 
 /**
- * The least gp3 storage RDS takes for MySQL, MariaDB and PostgreSQL, and
- * the most (CreateDBInstanceMessage.AllocatedStorage: "from 20 to 65536").
+ * The least and the most gp3 storage RDS takes for MySQL, MariaDB and PostgreSQL.
+ * See botocore CreateDBInstanceMessage.AllocatedStorage.
  */
 const MIN_STORAGE_GIB = 20;
 const MAX_STORAGE_GIB = 65536;
 /**
- * Bytes a stock sysbench row takes on disk: the price table's 250 bytes of row data
- * (prices/aws-prices.json assumptions.bytesPerRow), doubled for the pages' free space and the
- * secondary index on k (sbtest tables have one, sysbench's oltp_common.lua create_table).
+ * Bytes a stock sysbench row takes on disk.
+ * The price table's 250 bytes of row data are doubled for free page space and the secondary index on k.
+ * sysbench's oltp_common.lua creates that index.
  */
 const DISK_BYTES_PER_ROW = 500;
 
-/** Bytes a data set takes on one server's disk (DISK_BYTES_PER_ROW a row). */
+/** Bytes a data set takes on one server's disk. */
 export function dataDiskBytes(data: { readonly tables: number; readonly tableSize: number }): number {
   return data.tables * data.tableSize * DISK_BYTES_PER_ROW;
 }
 
 /**
- * GiB of gp3 storage for an RDS cell's source instance (core/backends/aws/db-instances.ts; the plan's cost prices it):
- * its data with half as much again for binary logs or WAL and temporary files, at least RDS's minimum; storage
- * autoscaling may grow it to twice that (MaxAllocatedStorage: "The upper limit in gibibytes (GiB) to which Amazon RDS
- * can automatically scale the storage of the DB instance"). A replica gets its source's storage.
+ * GiB of gp3 storage for an RDS cell's source instance. The plan's cost prices it.
+ * The data gets half as much again for binary logs or WAL and temporary files, and at least RDS's minimum.
+ * Storage autoscaling may grow it to twice that. See botocore, MaxAllocatedStorage.
+ * A replica gets its source's storage.
  */
 export function rdsAllocatedStorageGib(data: { readonly tables: number; readonly tableSize: number }): {
   allocated: number;
@@ -291,20 +271,19 @@ export function rdsAllocatedStorageGib(data: { readonly tables: number; readonly
 }
 
 /**
- * The Debian 12 AMI's root volume (lib/clients.ts DEBIAN_AMI_PARAMETERS; Debian builds its EC2
- * image as a 2 GiB disk, debian-cloud-images cli/build.py) holds the OS and the server packages; a
- * self-managed server's datadir lives on the same volume, so 8 GiB is added to the data's share. EBS gp3: "1 - 65,536
- * GiB", and a volume from a snapshot must be "equal to or larger than the
- * snapshot size" (botocore ec2 service-2.json EbsBlockDevice.VolumeSize).
+ * The Debian 12 AMI's root volume holds the OS and the server packages.
+ * Debian builds its EC2 image as a 2 GiB disk, per debian-cloud-images cli/build.py.
+ * A self-managed server's datadir lives on the same volume, so 8 GiB is added to the data's share.
+ * botocore's EbsBlockDevice.VolumeSize gives gp3's range and says a volume from a snapshot cannot be smaller.
  */
 const SERVER_OS_GIB = 8;
 const SERVER_MIN_VOLUME_GIB = 20;
 const GP3_MAX_GIB = 65536;
 
 /**
- * GiB of the gp3 root volume of one self-managed server (core/backends/aws/self-managed-servers.ts
- * sets it at launch; the plan's cost prices it): the OS, then the data with half as much again for
- * binary and relay logs and temporary files, at least 20 GiB. Each replica holds a full copy.
+ * GiB of the gp3 root volume of one self-managed server. The plan's cost prices it.
+ * The OS comes first, then the data with half as much again for logs and temporary files.
+ * It is at least 20 GiB. Each replica holds a full copy.
  */
 export function serverVolumeGib(data: { readonly tables: number; readonly tableSize: number }): number {
   const dataGib = (data.tables * data.tableSize * DISK_BYTES_PER_ROW) / 2 ** 30;
@@ -312,11 +291,11 @@ export function serverVolumeGib(data: { readonly tables: number; readonly tableS
 }
 
 /**
- * The most data one of an engine's servers can hold on AWS, in bytes. An Aurora cluster volume
- * grows "up to a maximum of 128 tebibytes (TiB) or 64 TiB", by engine version (Aurora User Guide,
- * "Managing performance and scaling for Aurora DB clusters", Storage scaling): 128 TiB bounds every
- * version. An RDS instance and a self-managed server's gp3 volume hold at most 65,536 GiB
- * (MAX_STORAGE_GIB, GP3_MAX_GIB), of which the data gets two thirds: the rest is kept for logs.
+ * The most data one of an engine's servers can hold on AWS, in bytes.
+ * An Aurora cluster volume grows to 128 TiB or 64 TiB by version, so 128 TiB bounds every version.
+ * See Aurora User Guide, "Managing performance and scaling for Aurora DB clusters".
+ * An RDS or self-managed gp3 volume holds at most 65,536 GiB.
+ * The data gets two thirds of it, and the rest is kept for logs.
  */
 export function awsDataLimitBytes(kind: EngineKind): number {
   switch (ENGINES[kind].topology) {
@@ -330,6 +309,6 @@ export function awsDataLimitBytes(kind: EngineKind): number {
 }
 
 /**
- * The parameters of an RDS DB instance's one DB parameter group: the
- * variant's cluster parameters, then its instance parameters on top.
+ * The parameters of an RDS DB instance's one parameter group.
+ * The variant's instance parameters go on top of its cluster parameters.
  */

@@ -1,8 +1,7 @@
 /**
- * What AWS changed on its live parameter pages after the reference repository was archived (June
- * 2023): a hand-edited file, aurora-mysql-parameter-amendments.json, applied over the catalogue built
- * from the archive. A corrected or newly documented parameter is one entry there, with the page it
- * comes from; the built catalogue is never edited by hand.
+ * What AWS changed on its live parameter pages after the reference repository was archived in June 2023.
+ * The hand-edited aurora-mysql-parameter-amendments.json is applied over the built catalogue.
+ * Each correction is one entry there, with its page. The built catalogue is never edited by hand.
  */
 import { z } from 'zod';
 
@@ -10,7 +9,7 @@ export type Major = '2' | '3';
 export type Level = 'cluster' | 'instance';
 
 export interface LevelInfo {
-  /** true, false, or "at-creation" (only when the cluster is created; aurora-bench creates a new cluster per cell). */
+  /** true, false or "at-creation". aurora-bench creates a new cluster per cell. */
   modifiable: boolean | 'at-creation';
   /** AWS's note for this level, links reduced to their text. */
   note?: string;
@@ -19,19 +18,19 @@ export interface LevelInfo {
 export interface CatalogueEntry {
   cluster?: LevelInfo;
   instance?: LevelInfo;
-  /** Values AWS lists as allowed (compared case-insensitively). */
+  /** Values AWS lists as allowed, compared case-insensitively. */
   allowedValues?: string[];
-  /** Inclusive integer range AWS publishes, as decimal strings (some maxima exceed 2^53). */
+  /** Inclusive integer range AWS publishes, as decimal strings. Some maxima exceed 2^53. */
   range?: { min: string; max: string };
-  /** First Aurora MySQL version with the parameter, e.g. "3.05" (only where AWS says so). */
+  /** First Aurora MySQL version with the parameter, only where AWS says so. */
   minVersion?: string;
   /** A value other than `unlessValue` needs `parameter`=`value` at the same level. */
   requires?: { unlessValue: string; parameter: string; value: string };
-  /** What a value does that a reader of the spec would not expect (shown as a plan warning). */
+  /** What a value does that a reader of the spec would not expect. It becomes a plan warning. */
   caveats?: Record<string, string>;
   /** The name this parameter has in the other major version. */
   otherName?: string;
-  /** Where the entry comes from when not the reference tables: a page URL or the write forwarding table. */
+  /** Where the entry comes from when not the reference tables. */
   source?: string;
 }
 
@@ -48,7 +47,7 @@ const levelInfo = z.object({
   note: z.string().optional(),
 });
 const decimal = z.string().regex(/^-?[0-9]+$/, 'a decimal integer as a string');
-/** Each page is an AWS documentation URL; several are separated by "; ". */
+/** Each page is an AWS documentation URL. Several are separated by "; ". */
 const sources = z
   .string()
   .refine((s) => s.split('; ').every((p) => p.startsWith('https://docs.aws.amazon.com/')), 'AWS documentation URLs');
@@ -82,7 +81,7 @@ export const AmendmentsFileSchema = z
   })
   .strict();
 
-/** The record less one key (the others keep their order, which the written catalogue shows). */
+/** The record less one key. The others keep their order, which the written catalogue shows. */
 export function without<T>(record: Record<string, T>, key: string): Record<string, T> {
   const { [key]: _removed, ...rest } = record;
   return rest;
@@ -92,7 +91,7 @@ export function setLevel(entry: CatalogueEntry, level: Level, info: LevelInfo): 
   entry[level] = info.note ? info : { modifiable: info.modifiable };
 }
 
-/** Applies the amendments in order, in place; an entry left with no level is an error in the file. */
+/** Applies the amendments in order, in place. An entry left with no level is an error in the file. */
 export function applyAmendments(majors: Record<Major, MajorCatalogue>, amendments: readonly Amendment[]): void {
   for (const a of amendments) {
     for (const major of a.majors) {

@@ -1,17 +1,13 @@
 /**
- * Which Aurora MySQL parameters a spec may set, at which level, with which values: the catalogue in
- * aurora-mysql-parameters.json, built by scripts/build-aurora-parameter-catalogue.ts from AWS's
- * parameter reference ("Aurora MySQL configuration parameters", awsdocs/amazon-aurora-user-guide
- * doc_source/AuroraMySQL.Reference.ParameterGroups.md; the file records its sources), with what AWS
- * changed on the live pages since applied from aurora-mysql-parameter-amendments.json.
+ * Which Aurora MySQL parameters a spec may set, at which level, with which values.
+ * scripts/build-aurora-parameter-catalogue.ts builds the catalogue from AWS's parameter reference.
+ * See AWS, "Aurora MySQL configuration parameters". The file records its sources.
+ * aurora-mysql-parameter-amendments.json applies what AWS changed on the live pages since.
  *
- * RDS refuses a parameter group change with a parameter the engine does not have, one that is not
- * modifiable (CreateDBClusterParameterGroup succeeds, the Modify call fails), or one given at the
- * wrong level (cluster-level parameters exist only in DB cluster parameter groups, instance-level
- * ones only in DB parameter groups). Checking the spec against this catalogue refuses those before
- * anything is created, on both backends: a local rehearsal must not accept what AWS will refuse.
- * What the catalogue cannot know (values AWS publishes no range for, parameters added after it was
- * built) the account preflight checks with DescribeEngineDefault(Cluster)Parameters.
+ * RDS refuses an unknown parameter, one that is not modifiable and one at the wrong level.
+ * Checking the spec here refuses those before anything is created, on both backends.
+ * A local rehearsal must not accept what AWS will refuse.
+ * The account preflight checks what the catalogue cannot know, against the engine defaults.
  */
 import amendmentsJson from './aurora-mysql-parameter-amendments.json';
 import catalogueJson from './aurora-mysql-parameters.json';
@@ -22,18 +18,18 @@ export type ParameterLevel = 'cluster' | 'instance';
 export type ParameterValue = string | number | boolean;
 
 interface AuroraLevelInfo {
-  /** true, false, or "at-creation" (settable only when the cluster is created, which is when aurora-bench sets it). */
+  /** true, false or "at-creation". aurora-bench sets at-creation parameters when it creates the cluster. */
   readonly modifiable: boolean | 'at-creation';
   readonly note?: string;
 }
 
 export interface AuroraParameterInfo {
   readonly name: string;
-  /** Aurora MySQL major version: 2 (MySQL 5.7 compatible) or 3 (MySQL 8.0 compatible). */
+  /** Aurora MySQL major version, 2 for MySQL 5.7 and 3 for MySQL 8.0. */
   readonly major: 2 | 3;
   readonly cluster?: AuroraLevelInfo;
   readonly instance?: AuroraLevelInfo;
-  /** Not published by AWS's reference pages; RDS reports it (ApplyType) to the account preflight. */
+  /** AWS's reference pages do not publish it. RDS reports it to the account preflight. */
   readonly applyType?: 'static' | 'dynamic';
   readonly allowedValues?: readonly string[];
   /** Inclusive integer range as decimal strings. */
@@ -49,7 +45,7 @@ interface MajorJson {
   readonly parameters: Readonly<Record<string, Omit<AuroraParameterInfo, 'name' | 'major'>>>;
   readonly notApplicable: Readonly<Record<string, string>>;
 }
-/** The catalogue built from the archive, with the hand-edited amendments applied in order. */
+/** The catalogue built from the archive, with the amendments applied in order. */
 function amendedCatalogue(): { readonly majors: Readonly<Record<Major, MajorJson>> } {
   const majors = structuredClone(catalogueJson.majors) as unknown as Record<Major, MajorCatalogue>;
   applyAmendments(majors, AmendmentsFileSchema.parse(amendmentsJson).amendments);
@@ -74,7 +70,7 @@ function compareVersions(a: readonly number[], b: readonly number[]): number {
   return 0;
 }
 
-/** The catalogue entry for `name` on the spec's engine version; undefined when Aurora MySQL has no such parameter. */
+/** The catalogue entry for `name` on the spec's engine version. Undefined when Aurora MySQL has no such parameter. */
 export function lookupParameter(engineVersion: string, name: string): AuroraParameterInfo | undefined {
   const major = majorOf(parseAuroraVersion(engineVersion));
   const entry = CATALOGUE.majors[String(major) as '2' | '3'].parameters[name];
@@ -82,17 +78,14 @@ export function lookupParameter(engineVersion: string, name: string): AuroraPara
 }
 
 /**
- * Every parameter name of a major version (for tests and messages).
- * @internal exported for its tests (a test seam)
+ * Every parameter name of a major version.
+ * @internal Exported for its tests.
  */
 export function catalogueNames(major: 2 | 3): string[] {
   return Object.keys(CATALOGUE.majors[String(major) as '2' | '3'].parameters);
 }
 
-/**
- * A spec value as RDS would receive it (booleans as 1/0, as in
- * the AWS backend's paramValue, core/backends/aws/cluster.ts).
- */
+/** A spec value as RDS would receive it, with booleans as 1 or 0 as the AWS backend sends them. */
 function asParameterText(value: ParameterValue): string {
   if (typeof value === 'boolean') return value ? '1' : '0';
   return String(value).trim();
@@ -110,7 +103,7 @@ function valueAllowed(value: ParameterValue, allowed: readonly string[]): boolea
   return upper.includes(asParameterText(value).toUpperCase());
 }
 
-/** RDS formula values such as {DBInstanceClassMemory*3/4} are evaluated by RDS per instance: no static range check. */
+/** RDS evaluates formula values per instance, so they get no static range check. */
 const isFormula = (text: string) => /^\{.*\}$/.test(text);
 
 function outOfRange(value: ParameterValue, range: { min: string; max: string }): string | undefined {
@@ -154,9 +147,8 @@ function unknownReason(version: AuroraVersion, name: string): string {
 }
 
 /**
- * Every parameter of `params` that RDS would refuse at `level` on `engineVersion`, with why:
- * unknown (or one of the MySQL parameters that don't apply to Aurora), not modifiable, at the wrong
- * level, not yet in this version, or a value outside what AWS publishes. Empty: all accepted.
+ * Every parameter of `params` that RDS would refuse at `level` on `engineVersion`, with why.
+ * Empty when all are accepted.
  * An engine version aurora-bench cannot parse yields one problem named "engine.version".
  */
 export function parameterProblems(
@@ -188,12 +180,11 @@ export function parameterProblems(
       });
       continue;
     }
-    // Aurora User Guide, "DB cluster parameter groups for Amazon Aurora DB clusters": "The cluster
-    // parameter group includes defaults for both the cluster-level and instance-level parameters.
-    // Each DB instance within a provisioned or Aurora Serverless v2 cluster inherits the settings
-    // from that DB cluster parameter group"; a value in the DB parameter group overrides it. So an
-    // instance-level parameter may be set in clusterParameters (for every instance); a cluster-level
-    // one never in instanceParameters (DB parameter groups hold no cluster-level parameters).
+    // Each instance inherits the cluster parameter group's instance-level defaults.
+    // A value in the DB parameter group overrides them.
+    // See Aurora User Guide, "DB cluster parameter groups for Amazon Aurora DB clusters".
+    // So an instance-level parameter may be set for every instance in clusterParameters.
+    // A cluster-level one never goes in instanceParameters, since DB parameter groups hold none.
     const here = info[level] ?? (level === 'cluster' ? info.instance : undefined);
     if (!here) {
       const there = info[otherLevel(level)]!;
@@ -249,7 +240,7 @@ export function parameterProblems(
   return problems;
 }
 
-/** Values that RDS accepts but that do not do what a reader of the spec may expect (plan warnings). */
+/** Values RDS accepts that do not do what a reader of the spec may expect. They become plan warnings. */
 export function parameterCaveats(
   engineVersion: string,
   params: Readonly<Record<string, ParameterValue>>,

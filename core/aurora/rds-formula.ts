@@ -1,7 +1,6 @@
 /**
- * RDS parameter formulas, as parameter groups accept them (Aurora user guide, "Specifying DB
- * parameters"): {DBInstanceClassMemory*3/4}, GREATEST({...},{...}), LEAST, SUM, IF and
- * {log(...)*1000} (log base 2). Arithmetic is integer: each * and / truncates.
+ * RDS parameter formulas, as parameter groups accept them. See Aurora User Guide, "Specifying DB parameters".
+ * Arithmetic is integer, so each * and / truncates. log is base 2.
  */
 
 export type FormulaVariables = Readonly<Record<string, number | undefined>>;
@@ -41,7 +40,7 @@ function tokenize(text: string): Token[] {
   return tokens;
 }
 
-/** Evaluates an RDS parameter formula with the given variables; throws FormulaError naming what is wrong. */
+/** Evaluates an RDS parameter formula with the given variables. FormulaError names what is wrong. */
 export function evaluateFormula(text: string, variables: FormulaVariables): number {
   const tokens = tokenize(text);
   let pos = 0;
@@ -53,7 +52,8 @@ export function evaluateFormula(text: string, variables: FormulaVariables): numb
     pos++;
   };
 
-  // sum := product (('+'|'-') product)*      (RDS documents * and / only; + and - are accepted too)
+  // sum := product (('+'|'-') product)*
+  // RDS documents only * and /, but accepts + and - too.
   const sum = (): number => {
     let v = product();
     for (let t = peek(); t && t.kind === 'op' && (t.value === '+' || t.value === '-'); t = peek()) {

@@ -1,22 +1,14 @@
 /**
- * What aurora-bench knows offline about the parameters of the engines other than Aurora MySQL (whose
- * full catalogue is parameter-catalogue.ts): the rules the AWS documentation states by name, checked
- * at validation and by the rehearsal's RDS emulation. A parameter these rules do not name is not
- * refused here: the AWS preflight checks every one against the account's engine defaults of the
- * family (core/backends/aws/preflight-parameters.ts), and RDS itself decides.
+ * What aurora-bench knows offline about the parameters of engines other than Aurora MySQL.
+ * These are the rules AWS documents by name. A parameter they do not name is not refused here.
+ * The AWS preflight checks every one against the family's engine defaults, and RDS decides.
  *
- * Sources:
- * - RDS User Guide, "Parameters for MariaDB" (Appendix.MariaDB.Parameters.md): the MySQL parameters
- *   "not available in MariaDB-specific DB parameter groups" (MARIADB_UNAVAILABLE), and the
- *   parameters "applicable to MariaDB only" (MARIADB_ONLY), among them the thread pool:
- *   thread_handling, thread_pool_idle_timeout, thread_pool_max_threads, thread_pool_min_threads,
- *   thread_pool_oversubscribe, thread_pool_size, thread_pool_stall_limit. "Acceptable ranges for the
- *   modifiable parameters are the same as specified in the MariaDB documentation": thread_handling
- *   takes one-thread-per-connection, no-threads or pool-of-threads (MariaDB Server documentation,
- *   "Thread Pool System and Status Variables": thread_handling).
- * - Aurora-only parameters (aurora_ names, and Aurora PostgreSQL's apg_ and apg. names) exist in Aurora parameter
- *   group families only (Aurora User Guide, "Aurora MySQL configuration parameters" and "Amazon
- *   Aurora PostgreSQL parameters"): an RDS DB instance's family has none of them.
+ * Sources.
+ * See RDS User Guide, "Parameters for MariaDB", for the unavailable and MariaDB-only parameters.
+ * Its ranges are MariaDB's own.
+ * See MariaDB Server documentation, "Thread Pool System and Status Variables", for thread_handling.
+ * Aurora-only parameters exist in Aurora families only. An RDS DB instance's family has none.
+ * See Aurora User Guide, "Aurora MySQL configuration parameters" and "Amazon Aurora PostgreSQL parameters".
  */
 import type { EngineKind } from './engines';
 
@@ -70,7 +62,7 @@ const MARIADB_UNAVAILABLE: ReadonlySet<string> = new Set([
   'validate_password_special_char_count',
 ]);
 
-/** The thread pool of RDS for MariaDB (in MARIADB_ONLY). */
+/** The thread pool of RDS for MariaDB. */
 const MARIADB_THREAD_POOL = [
   'thread_handling',
   'thread_pool_idle_timeout',
@@ -81,10 +73,7 @@ const MARIADB_THREAD_POOL = [
   'thread_pool_stall_limit',
 ] as const;
 
-/**
- * Parameters the RDS User Guide lists as MariaDB-only (the ones a
- * benchmark would set; aria_* and innodb_defragment* by prefix).
- */
+/** Parameters the RDS User Guide lists as MariaDB-only that a benchmark would set. */
 const MARIADB_ONLY: ReadonlySet<string> = new Set([
   ...MARIADB_THREAD_POOL,
   'binlog_annotate_row_events',
@@ -116,7 +105,7 @@ const MARIADB_ONLY: ReadonlySet<string> = new Set([
 ]);
 const MARIADB_ONLY_PREFIXES = ['aria_', 'innodb_defragment', 'feedback'];
 
-/** thread_handling's values (MariaDB Server documentation); RDS takes MariaDB's ranges. */
+/** thread_handling's values. RDS takes MariaDB's ranges. */
 const THREAD_HANDLING_VALUES = ['one-thread-per-connection', 'no-threads', 'pool-of-threads'];
 
 export interface RdsParameterProblem {
@@ -129,9 +118,8 @@ function isMariadbOnly(name: string): boolean {
 }
 
 /**
- * Why the engine's parameter group would refuse `name` (= `value`), or undefined when nothing the
- * documentation states refuses it. Only for the engines this module covers (not Aurora MySQL, not
- * self-managed).
+ * Why the engine's parameter group would refuse `name`, or undefined when nothing documented refuses it.
+ * Only for the engines this module covers.
  */
 export function rdsParameterProblem(kind: EngineKind, name: string, value: string): string | undefined {
   const label =
@@ -180,9 +168,7 @@ export function rdsParameterProblems(
   return problems;
 }
 
-/**
- * The engine of a parameter group family this module covers: mysql8.0, mariadb10.11, postgres16, aurora-postgresql16.
- */
+/** The engine of a parameter group family this module covers. */
 export function engineOfFamily(family: string): EngineKind | undefined {
   if (/^aurora-postgresql\d/.test(family)) return 'aurora-postgresql';
   if (/^aurora-mysql/.test(family)) return 'aurora-mysql';

@@ -1,41 +1,26 @@
 /**
- * A MariaDB server's own configuration file, in one place for both places aurora-bench writes one:
- * the local backend's servers (core/backends/local/mariadb-server.ts) and a self-managed server on
- * EC2 (client/server-setup.sh, which gets the option lines rendered here, base64-encoded, in the
- * SSM command the AWS backend sends it).
+ * A MariaDB server's own configuration file.
+ * Both the local backend and a self-managed server on EC2 use it.
+ * The backend renders the lines without a server at hand, so it checks what it can offline.
+ * MariaDB checks the rest at start, and server-setup.sh fails with MariaDB's own reason.
  *
- * - SERVER_MANAGED_OPTIONS: what the one who starts the server sets itself (paths, ports, server
- *   ids, binary log and replication roles); a spec value for one of them would break the cluster or
- *   the bookkeeping, so it is refused for a self-managed variant and noted for a local one.
- * - renderServerOptions: a self-managed variant's cluster and instance parameters (the instance's
- *   win, as in Aurora and RDS) as `name=value` lines of the [mariadbd] group. No server is at hand
- *   when the backend renders them (the Lambda has none), so this checks what it can offline; MariaDB
- *   checks the rest when it starts, and server-setup.sh fails with MariaDB's own reason.
- *
- * Sources:
- * - Option file syntax: MariaDB Server documentation, "Configuring MariaDB with Option Files":
- *   `name=value` lines in a group ([mariadbd] is read by the server), dashes and underscores
- *   interchangeable in names, values with spaces quoted, sizes with K/M/G/T suffixes.
- * - The thread pool: MariaDB Server documentation, "Thread Pool in MariaDB" and "Thread Pool
- *   System and Status Variables": thread_handling=pool-of-threads is a startup option (not
- *   dynamic), so it belongs in this file; thread_pool_size defaults to the number of CPUs.
- * - Defaults a spec does not set: innodb_buffer_pool_size is 3/4 of the instance's memory, the
- *   default Aurora and RDS give it ({DBInstanceClassMemory*3/4}, Aurora User Guide, "Specifying DB
- *   parameters"); max_connections is the instance class's default the local backend uses too
- *   (core/backends/local/instance-classes.ts), not MariaDB's 151, which a thread sweep past 151
- *   threads would hit as connection errors that no managed offering has.
+ * Sources.
+ * Option file syntax is in MariaDB Server documentation, "Configuring MariaDB with Option Files".
+ * thread_handling is a startup option, so it belongs in this file.
+ * See MariaDB Server documentation, "Thread Pool in MariaDB" and "Thread Pool System and Status Variables".
+ * innodb_buffer_pool_size defaults to 3/4 of memory, as Aurora and RDS give it.
+ * See Aurora User Guide, "Specifying DB parameters".
+ * max_connections defaults to the instance class's value, not MariaDB's 151.
+ * A thread sweep past 151 would otherwise hit connection errors that no managed offering has.
  */
 import { evaluateFormula, FormulaError, isFormula } from './rds-formula';
 
-/** Option names as MariaDB reads them: lower case, '-' and '_' alike (normalised to '_'). */
+/** Option names as MariaDB reads them, with '-' and '_' alike. */
 function optionName(name: string): string {
   return name.trim().toLowerCase().replace(/-/g, '_');
 }
 
-/**
- * Set by whoever starts the server (the local backend, client/server-setup.sh): ports, paths,
- * server ids, the binary log and the replication roles.
- */
+/** Set by whoever starts the server. A spec value would break the cluster or the bookkeeping. */
 export const SERVER_MANAGED_OPTIONS: ReadonlySet<string> = new Set([
   'port',
   'socket',
@@ -68,10 +53,9 @@ export const SERVER_MANAGED_OPTIONS: ReadonlySet<string> = new Set([
   'slow_query_log_file',
   'report_host',
   'report_port',
-  // Every other option that names a file, a directory, a library or a command the server would
-  // read, write or run as its user: under each name mariadbd 10.11 accepts (`mariadbd --help
-  // --verbose`; log_slow_query_file is the newer name of slow_query_log_file). A spec must not make
-  // the server write outside its run directory or load what it names.
+  // Every other option that names a file, directory, library or command the server would use.
+  // Each is listed under every name mariadbd 10.11 accepts. See `mariadbd --help --verbose`.
+  // A spec must not make the server write outside its run directory or load what it names.
   'log_slow_query_file',
   'aria_log_dir_path',
   'character_sets_dir',
@@ -105,7 +89,7 @@ export const SERVER_MANAGED_OPTIONS: ReadonlySet<string> = new Set([
   'wsrep_notify_cmd',
 ]);
 
-/** Fixed when the datadir is created: a later option file cannot change them. */
+/** Fixed when the datadir is created. A later option file cannot change them. */
 export const FIXED_AT_INIT: ReadonlySet<string> = new Set([
   'innodb_page_size',
   'lower_case_table_names',
@@ -113,29 +97,27 @@ export const FIXED_AT_INIT: ReadonlySet<string> = new Set([
   'innodb_data_file_path',
 ]);
 
-/** Names that exist only in Aurora or RDS parameter groups (MariaDB has no such variable). */
+/** Names that exist only in Aurora or RDS parameter groups. */
 const AWS_ONLY_PREFIXES = ['aurora_', 'aws_', 'rds.', 'rds_', 'apg_', 'apg.'];
 
-/** An option file value on one line; quoted when it holds spaces, #, ; or quotes. */
+/** An option file value on one line, quoted when it holds spaces, #, ; or quotes. */
 export function optionFileValue(value: string): string {
   if (/[\n\r]/.test(value)) throw new Error(`option value contains a newline: ${JSON.stringify(value)}`);
   return /[\s#;"'\\]/.test(value) ? `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : value;
 }
 
-/** `name=value` lines (null: a flag without value; booleans ON/OFF). */
+/** `name=value` lines. Null is a flag without a value, and booleans become ON or OFF. */
 export function optionFileLines(options: Readonly<Record<string, string | number | boolean | null>>): string[] {
   return Object.entries(options).map(([k, v]) =>
     v === null ? k : `${k}=${optionFileValue(typeof v === 'boolean' ? (v ? 'ON' : 'OFF') : String(v))}`,
   );
 }
 
-/**
- * What the server's instance has: the EC2 instance type of the variant's class.
- */
+/** What the server's instance has, from the EC2 instance type of the variant's class. */
 export interface ServerHardware {
   readonly memoryBytes: number;
   readonly vcpu: number;
-  /** The class's default max_connections (see the sources above). */
+  /** The class's default max_connections. */
   readonly maxConnections: number;
 }
 
@@ -145,24 +127,24 @@ interface ServerOptionProblem {
 }
 
 export interface RenderedServerOptions {
-  /** name -> value as written (names normalised). */
+  /** name -> value as written, with names normalised. */
   readonly options: Readonly<Record<string, string>>;
-  /** The [mariadbd] lines, `name=value`, in the order the spec gives them, defaults last. */
+  /** The [mariadbd] lines in the order the spec gives them, defaults last. */
   readonly lines: readonly string[];
-  /** What cannot go to the file, by spec path; the backend refuses the variant when there is any. */
+  /** What cannot go to the file, by spec path. The backend refuses the variant when there is any. */
   readonly problems: readonly ServerOptionProblem[];
 }
 
 type ParameterValue = string | number | boolean;
 
-/** The parts of a plan's variant (core/plan/types.ts ResolvedVariant) the file is rendered from. */
+/** The parts of a plan's variant the file is rendered from. */
 export interface ServerVariant {
   readonly name: string;
   readonly clusterParameters: Readonly<Record<string, ParameterValue>>;
   readonly instanceParameters: Readonly<Record<string, ParameterValue>>;
 }
 
-/** Why `name` cannot be set in a self-managed server's file, or undefined. Shared with validation. */
+/** Why `name` cannot be set in a self-managed server's file, or undefined. Validation shares it. */
 export function serverOptionProblem(rawName: string, value: ParameterValue): string | undefined {
   const name = optionName(rawName);
   if (!/^[a-z0-9_.]+$/.test(name)) return `"${rawName}" is not a MariaDB option name (letters, digits, _ - and . only)`;
@@ -184,9 +166,8 @@ export function serverOptionProblem(rawName: string, value: ParameterValue): str
 }
 
 /**
- * The [mariadbd] option lines of a self-managed variant's server on `hardware`. Formulas
- * ({DBInstanceClassMemory*3/4} ...) are evaluated with the instance's memory and vCPUs, as RDS
- * evaluates them for its own instances.
+ * The [mariadbd] option lines of a self-managed variant's server on `hardware`.
+ * Formulas are evaluated with the instance's memory and vCPUs, as RDS evaluates them.
  */
 export function renderServerOptions(
   variant: ServerVariant,
@@ -249,9 +230,7 @@ export function renderServerOptions(
   return { options, lines: optionFileLines(options), problems };
 }
 
-/**
- * The `--options-b64` argument of client/server-setup.sh: the lines, one per line, base64.
- */
+/** The `--options-b64` argument of client/server-setup.sh. */
 export function serverOptionsBase64(lines: readonly string[]): string {
   return Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8').toString('base64');
 }

@@ -1,7 +1,6 @@
 /**
- * A spec's Aurora Serverless v2 capacity ranges and storage configurations against what each
- * variant's engine version has (core/aurora/aurora-configurations.ts, sources cited there): every
- * problem by JSON path with what to change, so RDS never refuses a cluster half-way through a run.
+ * A spec's Serverless v2 capacity ranges and storage configurations against each variant's engine version.
+ * Every problem comes by JSON path with what to change, so RDS never refuses a cluster half-way through a run.
  */
 import {
   capacityLineVersions,
@@ -25,7 +24,7 @@ function versionPath(spec: Spec, vi: number): string {
   return spec.variants[vi]!.engine !== undefined ? `variants[${vi}].engine.version` : 'engine.version';
 }
 
-/** Every capacity range and storage configuration of the spec that its engine versions do not take. */
+/** Every capacity range and storage configuration that its engine versions do not take. */
 export function auroraConfigurationProblems(spec: Spec): EngineSpecProblem[] {
   const problems: EngineSpecProblem[] = [];
   spec.variants.forEach((v, vi) => {
@@ -61,7 +60,7 @@ export function auroraConfigurationProblems(spec: Spec): EngineSpecProblem[] {
       }
       const limits = serverlessCapacityLimits(engine);
       if (v.minAcu !== undefined && limits !== undefined && v.minAcu < limits.min.acu) {
-        // The line in force sets the least minimum (SERVERLESS_V2_CAPACITY); 0 needs auto-pause.
+        // The line in force sets the least minimum. 0 needs auto-pause.
         const zero = zeroMinimumSupport(engine);
         problems.push({
           path: at('minAcu'),
@@ -126,8 +125,8 @@ export function auroraConfigurationNotes(spec: Spec, backend: 'local' | 'aws'): 
       const engine = variantEngine(spec, v);
       const limits = serverlessCapacityLimits(engine);
       if (limits !== undefined && v.maxAcu > limits.max.acu) {
-        // Which versions scale past 128 ACUs is not confirmed by a stored source: a warning here, a
-        // refusal by the AWS preflight from what RDS says for the version.
+        // No stored source confirms which versions scale past 128 ACUs.
+        // So it is a warning here, and the AWS preflight refuses from what RDS says for the version.
         const next = nextMaxLine(engine);
         notes.push({
           level: 'warning',

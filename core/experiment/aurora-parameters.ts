@@ -1,9 +1,7 @@
 /**
- * A spec's Aurora parameters against the parameter catalogue for its engine version: every
- * parameterTemplates entry and every variant (template merged under the variant, as the plan does),
- * plus the cluster parameters a variant's writeForwarding block stands for. Each problem is named
- * by its JSON path and says how to fix it. localOnlyParameters are not Aurora parameters and are
- * not checked here (the AWS plan refuses them; the local backend checks them against MariaDB).
+ * A spec's Aurora parameters against the parameter catalogue for its engine version.
+ * Each problem is named by its JSON path and says how to fix it.
+ * localOnlyParameters are not Aurora parameters. The local backend checks them against MariaDB.
  */
 import type { Spec } from './schema';
 import {
@@ -23,7 +21,7 @@ export interface ParameterSpecProblem {
 const LEVELS: readonly ParameterLevel[] = ['cluster', 'instance'];
 const field = (level: ParameterLevel) => `${level}Parameters` as const;
 
-/** How to fix a refusal: for a setting Aurora has no room for, the local what-if is the way to keep it. */
+/** How to fix a refusal. A local what-if keeps a setting Aurora has no room for. */
 function fixHint(reason: string, localOnlyPath: string): string {
   if (/^(unknown|does not apply|not modifiable)/.test(reason)) {
     return (
@@ -34,8 +32,8 @@ function fixHint(reason: string, localOnlyPath: string): string {
   return '';
 }
 
-/** Every refusal, deduplicated by path: a template's problem is reported once, not per variant using it. */
-/** Whether a parameter template goes to Aurora MySQL: an Aurora MySQL variant uses it. */
+/** Every refusal, deduplicated by path. A template's problem is reported once, not per variant. */
+/** Whether a parameter template goes to Aurora MySQL, because an Aurora MySQL variant uses it. */
 function auroraMysqlTemplate(spec: Spec, name: string): boolean {
   return spec.variants.some((v) => v.parameterTemplate === name && (v.engine ?? spec.engine).kind === 'aurora-mysql');
 }
@@ -58,10 +56,9 @@ export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
     }
   };
 
-  // Only Aurora MySQL has a catalogue: templates are checked when an Aurora MySQL variant uses them
-  // (a template no variant uses goes to no engine: an AWS run left without the variants it cannot
-  // run keeps their template), variants when theirs is (at their own version); other engines'
-  // parameters are checked by engine-checks.ts and named in the plan.
+  // Only Aurora MySQL has a catalogue.
+  // A template is checked when an Aurora MySQL variant uses it. An unused template goes to no engine.
+  // Other engines' parameters are checked by engine-checks.ts.
   for (const [t, template] of Object.entries(spec.parameterTemplates).filter(([t]) => auroraMysqlTemplate(spec, t))) {
     for (const level of LEVELS) {
       check(
@@ -81,8 +78,7 @@ export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
     for (const level of LEVELS) {
       const own = v[field(level)];
       const merged = { ...(template?.[field(level)] ?? {}), ...own };
-      // A problem of a template parameter is the template's (already checked above), unless it only
-      // arises from the merge (a requirement the variant's own values do not meet).
+      // A template parameter's problem belongs to the template, unless only the merge causes it.
       check(
         version,
         level,
@@ -103,7 +99,7 @@ export function auroraParameterProblems(spec: Spec): ParameterSpecProblem[] {
   return [...found].map(([path, message]) => ({ path, message }));
 }
 
-/** Values RDS accepts that do not do what the spec may mean (plan warnings), by JSON path. */
+/** Values RDS accepts that do not do what the spec may mean, by JSON path. */
 export function auroraParameterCaveats(spec: Spec): ParameterSpecProblem[] {
   const out = new Map<string, string>();
   const scan = (

@@ -1,9 +1,7 @@
 /**
- * The AWS-only values of a spec checked offline against the names AWS publishes
- * (core/aurora/aws-names.ts, sources cited there): the DB instance class, the client EC2 instance
- * type, the region, the AZ letter, and local write forwarding against the engine version (Aurora
- * MySQL 3.04 or higher: Aurora User Guide, "Using local write forwarding in an Amazon Aurora MySQL
- * DB cluster").
+ * The AWS-only values of a spec, checked offline against the names AWS publishes.
+ * Local write forwarding is checked against the engine version too.
+ * See Aurora User Guide, "Using local write forwarding in an Amazon Aurora MySQL DB cluster".
  */
 import { isServerless } from '../aurora/aurora-configurations';
 import {
@@ -37,8 +35,7 @@ export function awsNameProblems(spec: Spec): AwsNameProblem[] {
         `such as us-east-1`,
     });
   }
-  // The Aurora MySQL rules (instance classes per major version, local write forwarding from 3.04)
-  // apply to the variants that run Aurora MySQL, at their own version.
+  // The Aurora MySQL rules apply to the variants that run Aurora MySQL, at their own version.
   const auroraChecks = new Map<string, { major: 2 | 3; localWriteForwarding: boolean } | undefined>();
   const auroraFacts = (version: string, path: string) => {
     if (!auroraChecks.has(version)) {
@@ -64,7 +61,7 @@ export function awsNameProblems(spec: Spec): AwsNameProblem[] {
         : undefined;
     const major = aurora?.major;
     const localWriteForwarding = aurora?.localWriteForwarding ?? false;
-    // db.serverless is checked against the engine version in aurora-configurations.ts.
+    // aurora-configurations.ts checks db.serverless against the engine version.
     const serverless = isServerless(v.instanceClass);
     if (major !== undefined && !serverless && !AURORA_MYSQL_INSTANCE_CLASSES[major].has(v.instanceClass)) {
       const other = major === 3 ? 2 : 3;

@@ -1,7 +1,6 @@
 /**
- * Canonical JSON, apart from the spec's parsing (validate.ts, which reads YAML): what hashes a spec
- * (its sha256) and a step's measurement definition (core/regression/measurement.ts), so a function
- * that only hashes does not bundle a YAML parser.
+ * Canonical JSON, for hashing specs and measurement definitions.
+ * It lives apart from the spec's parsing, so a function that only hashes does not bundle a YAML parser.
  */
 
 /** JSON with keys sorted, so equal specs hash equal whatever order they were written in. */

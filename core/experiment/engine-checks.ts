@@ -1,8 +1,6 @@
 /**
- * A spec's engines (the spec's `engine`, a variant's own `engine`) against the engine facts of
- * core/aurora/engines.ts: what validation refuses (a feature the engine does not have), what the
- * plan says (what only AWS can show, which server stands in locally, parameters no catalogue
- * checks), and what the AWS backend cannot provision yet.
+ * A spec's engines against the engine facts of core/aurora/engines.ts.
+ * Validation refuses what an engine cannot do. The plan notes the rest.
  */
 import type { Spec, Variant } from './schema';
 import { ENGINES, engineName, localWriteForwarding, parameterGroupFamily, type EngineRef } from '../aurora/engines';
@@ -14,7 +12,7 @@ export interface EngineSpecProblem {
   readonly message: string;
 }
 
-/** A plan note (core/plan/types.ts PlanNote has this shape; planning sits above the spec). */
+/** A plan note. Planning sits above the spec, so the shape is repeated here. */
 export interface EngineNote extends EngineSpecProblem {
   readonly level: 'info' | 'warning' | 'refused';
 }
@@ -24,12 +22,12 @@ export function variantEngine(spec: Spec, variant: Variant): EngineRef {
   return { kind: e.kind, version: e.version };
 }
 
-/** Where a variant's engine is written: its own engine, or the spec's. */
+/** Where a variant's engine is written, its own or the spec's. */
 function enginePath(variant: Variant, vi: number): string {
   return variant.engine !== undefined ? `variants[${vi}].engine` : 'engine';
 }
 
-/** What no engine of the spec can do as written, by JSON path (validation refuses these). */
+/** What no engine of the spec can do as written, by JSON path. */
 export function engineProblems(spec: Spec): EngineSpecProblem[] {
   const problems: EngineSpecProblem[] = [];
   spec.variants.forEach((v, vi) => {
@@ -43,7 +41,7 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
     }
     const wf = v.writeForwarding;
     if (wf?.enabled === true && engine.kind !== 'aurora-mysql') {
-      // Aurora MySQL's version rule is checked with its version parser (core/aurora/aws-names.ts).
+      // Aurora MySQL's version rule is checked with its version parser.
       const support = localWriteForwarding(engine);
       if (!support.supported) {
         problems.push({
@@ -56,9 +54,9 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
       }
     }
     if (wf?.enabled === true && engine.kind === 'aurora-postgresql') {
-      // The block's maxConnectionsPct and idleTimeoutS stand for Aurora MySQL's aurora_fwd_writer_*
-      // cluster parameters (core/aurora/write-forwarding.ts); Aurora PostgreSQL names its own
-      // apg_write_forward.* (Aurora User Guide, "Working with local write forwarding for Aurora PostgreSQL").
+      // The block's settings stand for Aurora MySQL's aurora_fwd_writer_* cluster parameters.
+      // Aurora PostgreSQL names its own apg_write_forward.*.
+      // See Aurora User Guide, "Working with local write forwarding for Aurora PostgreSQL".
       for (const field of ['maxConnectionsPct', 'idleTimeoutS'] as const) {
         if (wf[field] !== undefined) {
           problems.push({
@@ -71,8 +69,8 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
       }
     }
     if (engine.kind !== 'aurora-mysql') {
-      // The documented rules of the engine's parameter groups (core/aurora/rds-parameters.ts); for a
-      // self-managed server, what its own configuration file cannot take (core/aurora/server-config.ts).
+      // The documented rules of the engine's parameter groups.
+      // A self-managed server gets its own configuration file's rules.
       const template = v.parameterTemplate !== undefined ? spec.parameterTemplates[v.parameterTemplate] : undefined;
       for (const level of ['clusterParameters', 'instanceParameters'] as const) {
         const sources: [string, Readonly<Record<string, string | number | boolean>>][] = [
@@ -114,9 +112,9 @@ export function engineProblems(spec: Spec): EngineSpecProblem[] {
 }
 
 /**
- * Plan notes on the engines: the engine of each variant that differs from the spec's, the
- * parameter group family, parameters no offline catalogue checks, and on the local backend which
- * server stands in for it and what only AWS shows.
+ * Plan notes on the engines.
+ * They name each variant's engine and family, and parameters no offline catalogue checks.
+ * Locally they also say which server stands in, and what only AWS shows.
  */
 export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] {
   const notes: EngineNote[] = [];
@@ -148,12 +146,12 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
         }${facts.topology === 'ec2' ? ', on AWS they go to the server configuration file' : onRds}`,
       });
     }
-    // Aurora MySQL is the engine every earlier plan ran: its stand-in is named with the instance
-    // shape in the cell's notes, and its family by the AWS preflight.
+    // Every earlier plan ran Aurora MySQL.
+    // The cell's notes name its stand-in, and the AWS preflight names its family.
     if (seen.has(key) || engine.kind === 'aurora-mysql') return;
     seen.add(key);
     if (backend === 'local') {
-      // Replicas only where a variant of this engine has readers: a note must not name servers that never ran.
+      // Replicas only where a variant of this engine has readers. A note must not name servers that never ran.
       const replicas = spec.variants.some((w, wi) => enginePath(w, wi) === path && w.readers > 0);
       const server =
         facts.localServer === 'postgresql'
@@ -188,11 +186,10 @@ export function engineNotes(spec: Spec, backend: 'local' | 'aws'): EngineNote[] 
 }
 
 /**
- * What the AWS backend cannot provision: an engine it does not provision (none today: Aurora,
- * RDS and self-managed servers on EC2, core/backends/aws/self-managed-servers.ts, all are), and an Aurora MySQL variant
- * whose version differs from the spec's (the preflight checks the spec's Aurora MySQL version and its instance classes
- * at that version). Other engines are provisioned at each variant's
- * own version (core/backends/aws/db-instances.ts, cluster.ts).
+ * What the AWS backend cannot provision.
+ * Today it provisions every engine.
+ * An Aurora MySQL variant must keep the spec's version, since the preflight checks only that one.
+ * Other engines are provisioned at each variant's own version.
  */
 export function awsEngineRefusals(spec: Spec): EngineNote[] {
   const notes: EngineNote[] = [];

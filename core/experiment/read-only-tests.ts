@@ -1,8 +1,7 @@
 /**
- * Stock sysbench tests that only read (sysbench 1.0.20 src/lua/oltp_read_only.lua, oltp_point_select.lua,
- * select_random_points.lua, select_random_ranges.lua): they can target a reader without write forwarding.
- * A module of its own, without the experiment schema's validator, so that the Tasks that only plan or
- * price (core/plan) keep zod out of their Lambda bundles.
+ * Stock sysbench tests that only read, so they can target a reader without write forwarding.
+ * See sysbench 1.0.20 src/lua/oltp_read_only.lua and its siblings.
+ * It is a module of its own, so the Tasks that only plan or price keep zod out of their bundles.
  */
 export const READ_ONLY_TESTS: ReadonlySet<string> = new Set([
   'oltp_read_only',

@@ -1,25 +1,25 @@
 /**
- * Rounds: a spec's repeats as a range and the questions that decide when to stop. A round is one
- * repeat of every variant, in the experiment's order. Type-only imports: schema.ts calls roundsIssues.
+ * Rounds: a spec's repeats as a range, and the questions that decide when to stop.
+ * Imports are type-only, since schema.ts calls roundsIssues.
  */
 import type { HistoryQuestion, HorizonQuestion, Question, QuestionMetric, Spec } from './schema';
 
 type RoundsSpec = Pick<Spec, 'repeats' | 'questions' | 'order' | 'variants' | 'workloads'>;
 
-/** The fewest and most rounds a run may have: a fixed repeat count is both. */
+/** The fewest and most rounds a run may have. A fixed repeat count is both. */
 export function repeatRange(spec: Pick<Spec, 'repeats'>): { readonly min: number; readonly max: number } {
-  // A spec read back from a lake may predate the default (no repeats: one).
+  // A spec read back from a lake may predate the default, so no repeats means one.
   const repeats = (spec.repeats as Spec['repeats'] | undefined) ?? 1;
   return typeof repeats === 'number' ? { min: repeats, max: repeats } : repeats;
 }
 
-/** The repeats the plan expands to: every round the run may need. */
+/** The repeats the plan expands to, every round the run may need. */
 export function maxRepeats(spec: Pick<Spec, 'repeats'>): number {
   return repeatRange(spec).max;
 }
 
-/** "3 repeats", or "2-10 rounds, 1 question" for a range. */
-/** A range of rounds as a reader reads it: "2-3", or "2" when the fewest and the most are the same. */
+/** e.g. "3 repeats", or "2-10 rounds, 1 question" for a range. */
+/** A range of rounds as a reader reads it. It is one number when the fewest and the most agree. */
 export const roundsSpan = (min: number, max: number): string => (min === max ? `${min}` : `${min}-${max}`);
 
 export function repeatsText(spec: Pick<Spec, 'repeats' | 'questions'>): string {
@@ -30,7 +30,7 @@ export function repeatsText(spec: Pick<Spec, 'repeats' | 'questions'>): string {
   return `${roundsSpan(min, max)} round${max === 1 ? '' : 's'}${asked}`;
 }
 
-/** The path of the run manifest's note that says how many rounds ran and why they stopped. */
+/** The path of the manifest note that says how many rounds ran and why they stopped. */
 export const ROUNDS_NOTE_PATH = 'rounds';
 
 /** A question with its id given or defaulted. */
@@ -50,7 +50,7 @@ export function namedQuestions(spec: Pick<Spec, 'questions'>): NamedQuestion[] {
   return (spec.questions ?? []).map((q) => ({ ...q, id: questionId(q) }));
 }
 
-/** Whether a metric is better when lower (latency), so a ratio above 1 is worse. */
+/** Whether a metric is better when lower, so a ratio above 1 is worse. */
 export function lowerIsBetter(metric: QuestionMetric): boolean {
   return /^p\d+$/.test(metric);
 }
@@ -97,7 +97,7 @@ export function roundsIssues(spec: RoundsSpec): Issue[] {
         message: `no workload "${q.workload}" in this experiment (workloads: ${workloads.join(', ')})`,
         path: ['questions', i, 'workload'],
       });
-    // One stop rule a run: the history test's or the horizons' (their rounds are judged differently).
+    // One stop rule a run, since the history test and the horizons judge rounds differently.
     if (isHistoryQuestion(q) !== history)
       issues.push({
         message: 'questions against history and between variants do not mix in one experiment: use one kind',

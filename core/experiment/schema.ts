@@ -1,8 +1,6 @@
 /**
- * The experiment spec: one file describes a whole benchmark study.
- *
- * The zod schema is the single source of truth: the TypeScript types are inferred from it and
- * `experiments/schema.json` (for editors) is generated from it (`aurora-bench schema`).
+ * The experiment spec. One file describes a whole benchmark study.
+ * The zod schema is the single source of truth for the TypeScript types and `experiments/schema.json`.
  */
 import { READ_ONLY_TESTS } from './read-only-tests';
 import { z } from 'zod';
@@ -16,26 +14,26 @@ const name = z
     /^[a-z0-9][a-z0-9-]{0,39}$/,
     'lowercase letters, digits and dashes, at most 40 characters, starting with a letter or digit',
   );
-/** The form of an experiment, variant or workload name (also what `aurora-bench import` names them by). */
+/** The form of an experiment, variant or workload name. `aurora-bench import` names them so too. */
 export const ItemNameSchema = name;
 
 /** A parameter value as it is written in a parameter group. */
-// One line, no control characters: a value goes to an option file line, a SET statement or an AWS
-// parameter group, where a newline would end it early or start another setting.
+// One line without control characters.
+// A value goes to an option file, a SET statement or a parameter group, where a newline would start another setting.
 const parameterValue = z.union([
   // eslint-disable-next-line no-control-regex -- the control characters are what the pattern refuses
   z.string().regex(/^[^\u0000-\u001f\u007f]*$/, 'a value on one line, without a newline or other control character'),
   z.number(),
   z.boolean(),
 ]);
-// Hyphens too: some Aurora parameter names have them (gtid-mode, binlog-do-db, replicate-do-table).
+// Hyphens too, since some Aurora parameter names have them.
 const parameterName = z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_.-]*$/, 'a parameter name');
 const parameters = z.record(parameterName, parameterValue);
 
 /**
- * MariaDB server variables for a local what-if that Aurora does not let you set (thread_handling,
- * innodb_flush_method, ...). Only the local backend applies them; `plan` and the run's notes mark
- * them "local only", and an AWS plan refuses the variant (nothing of it exists on Aurora).
+ * MariaDB server variables for a local what-if that Aurora does not let you set.
+ * Only the local backend applies them, and `plan` marks them "local only".
+ * An AWS plan refuses the variant, since nothing of it exists on Aurora.
  */
 const localOnlyParameters = z
   .record(parameterName, parameterValue)
@@ -45,30 +43,29 @@ const localOnlyParameters = z
   );
 
 /**
- * The longest a run may keep anything: the sweeper deletes a run's resources after its ttlHours, the
- * clients shut themselves down then, and the state machine's TimeoutSeconds
- * (state-machines/benchmark.asl.json) ends an execution that outlives it.
- * @internal exported for its tests (a test seam)
+ * The longest a run may keep anything.
+ * After its ttlHours the sweeper deletes a run's resources and the clients shut down.
+ * The state machine's TimeoutSeconds ends an execution that outlives it.
+ * @internal Exported for its tests.
  */
 export const MAX_TTL_HOURS = 168;
 
 /**
- * The most steps one run may expand to (variants x repeats x, per workload, threads x rates). Every
- * step is planned up front and is one turn of the workflow's step loop with a sysbench run of at
- * least durationS plus a few seconds of overhead: 10,000 steps of the shortest kind already take
- * about 8 hours locally, and a study larger than that is several experiments. The limit stops a
- * typo such as a 1,000-value sweep from planning millions of steps.
- * @internal exported for its tests (a test seam)
+ * The most steps one run may expand to.
+ * Every step is planned up front and runs sysbench for at least durationS.
+ * 10,000 of the shortest steps take about 8 hours locally, so a larger study is several experiments.
+ * The limit stops a typo, such as a 1,000-value sweep, from planning millions of steps.
+ * @internal Exported for its tests.
  */
 export const MAX_STEPS_PER_RUN = 10_000;
-/** Values of one sweep (threads or rates): sweeps in the studies have fewer than 20 points. */
+/** Values of one sweep. Sweeps in the studies have fewer than 20 points. */
 export const MAX_SWEEP_VALUES = 100;
 
 const CONSISTENCY_LEVELS = ['EVENTUAL', 'SESSION', 'GLOBAL'] as const;
 
 /**
- * The database engine: the spec's for every variant, or a variant's own (`variants[i].engine`) to
- * compare engines in one experiment. What each kind is and has: core/aurora/engines.ts.
+ * The database engine, the spec's for every variant or a variant's own to compare engines.
+ * core/aurora/engines.ts says what each kind is and has.
  */
 export const EngineSchema = z
   .object({
@@ -98,7 +95,7 @@ export const EngineSchema = z
     }
   });
 
-/** @internal exported for its tests (a test seam) */
+/** @internal Exported for its tests. */
 export const WriteForwardingSchema = z
   .object({
     enabled: z.boolean().describe('Aurora MySQL local write forwarding (readers forward writes to the writer).'),
@@ -116,7 +113,7 @@ export const WriteForwardingSchema = z
         'aurora_fwd_writer_max_connections_pct: share of writer connections forwarded sessions may use (0 ' +
           'disables forwarding).',
       ),
-    // AWS, "Configuration parameters for write forwarding": 1–86,400 s (default 60).
+    // AWS, "Configuration parameters for write forwarding", allows 1–86,400 s with a default of 60.
     idleTimeoutS: z
       .number()
       .int()
@@ -159,8 +156,8 @@ const VariantSchema = z
           'minAcu and maxAcu). For a self-managed engine the EC2 instance type is the class without "db." ' +
           '(db.r6g.large runs on r6g.large).',
       ),
-    // ServerlessV2ScalingConfiguration (botocore rds service-2.json): half-step increments, 0 to 256;
-    // which versions take 0 or more than 128 is checked in core/experiment/aurora-configurations.ts.
+    // botocore's ServerlessV2ScalingConfiguration takes half steps from 0 to 256.
+    // core/experiment/aurora-configurations.ts checks which versions take 0 or more than 128.
     minAcu: z
       .number()
       .min(0)
@@ -250,7 +247,7 @@ export const STOCK_TESTS = [
   'select_random_ranges',
 ] as const;
 
-/** sysbench options of the stock OLTP tests that a spec may set (names as sysbench spells them). */
+/** sysbench options of the stock OLTP tests that a spec may set, spelled as sysbench spells them. */
 const SysbenchOptionsSchema = z
   .object({
     range_selects: z.boolean().optional(),
@@ -338,7 +335,7 @@ const WorkloadSchema = z
         path: ['test'],
       });
     }
-    // A step's id is the workload, threads and rate: a repeated value would make two steps with one id.
+    // A step's id is the workload, threads and rate. A repeated value would give two steps one id.
     for (const key of ['threads', 'rates'] as const) {
       w[key].forEach((value, i) => {
         const first = w[key].indexOf(value);
@@ -389,7 +386,7 @@ const DefaultsSchema = z
 
 const repeatCount = z.number().int().min(1).max(100);
 
-/** The metrics a question may compare (core/workflow/tasks/round-values.ts reads each from the steps table). */
+/** The metrics a question may compare. */
 const QUESTION_METRICS = ['tps', 'qps', 'p50', 'p90', 'p95', 'p99', 'tps_per_usd', 'qps_per_usd'] as const;
 export type QuestionMetric = (typeof QUESTION_METRICS)[number];
 
@@ -409,7 +406,7 @@ const HorizonQuestionSchema = z
   })
   .strict();
 
-/** The metrics a history question may test, as `history` judges them (latency: the step's percentile). */
+/** The metrics a history question may test. Latency is the step's percentile. */
 const HISTORY_QUESTION_METRICS = ['tps', 'qps', 'latency'] as const;
 
 const HistoryQuestionSchema = z
@@ -520,8 +517,8 @@ export const SpecSchema = z
     };
     unique(spec.variants, 'variants');
     unique(spec.workloads, 'workloads');
-    // Duet benchmarking (Bulej et al., "Duet Benchmarking: Improving Measurement Accuracy in the
-    // Cloud", ICPE 2020) pairs variants that run at the same moment: one variant has nothing to pair with.
+    // Duet benchmarking pairs variants that run at the same moment, so one variant has nothing to pair with.
+    // See Bulej et al., "Duet Benchmarking: Improving Measurement Accuracy in the Cloud", ICPE 2020.
     if (spec.order === 'duet' && spec.variants.length < 2) {
       ctx.addIssue({
         code: 'custom',
@@ -615,7 +612,7 @@ export const SpecSchema = z
     });
   });
 
-/** A spec as written (defaults not yet applied). */
+/** A spec as written, before defaults. */
 export type SpecInput = z.input<typeof SpecSchema>;
 /** A validated spec with every default applied. */
 export type Spec = z.output<typeof SpecSchema>;

@@ -1,17 +1,16 @@
 /**
- * Reading a spec file's text before the schema sees it: a size limit, binary content refused without
- * echoing it, and strict JSON through jsonc-parser's visitor (the scanner VS Code uses) so that an
- * error says line and column (JSON.parse says a byte position, and quotes the input, which for a
- * binary file means garbage on the terminal), duplicate keys are refused (JSON.parse silently keeps
- * the last one, so a spec could mean something else than it reads) and comments are named as what
- * they are: JSON has none; YAML (.yaml) and JSONC (.jsonc) do.
+ * Reading a spec file's text before the schema sees it.
+ * Binary content is refused without echoing it.
+ * Strict JSON goes through jsonc-parser's visitor, so an error says line and column.
+ * JSON.parse gives a byte position and quotes the input, which for a binary file is garbage.
+ * Duplicate keys are refused, because JSON.parse keeps the last and a spec could mean other than it reads.
+ * Comments are named as such. JSON has none, but YAML and JSONC do.
  */
 import { printParseErrorCode, stripComments, visit, type JSONPath } from 'jsonc-parser';
 
 /**
- * Why 1 MiB: the largest shipped experiment is a few KB; a spec that large is not one a person
- * wrote, and the whole spec travels in the state machine's input (Step Functions: 256 KiB per
- * state input or output), so a bigger one could not run anyway.
+ * The largest shipped experiment is a few KB, so 1 MiB is no spec a person wrote.
+ * The spec also travels in a Step Functions state input, limited to 256 KiB.
  */
 export const MAX_SPEC_BYTES = 1024 * 1024;
 
@@ -26,9 +25,7 @@ export class SpecTextError extends Error {
   }
 }
 
-/**
- * The file's bytes as text, or a problem: too large, binary (NUL byte), or not UTF-8. Nothing of the content is quoted.
- */
+/** The file's bytes as text, or a problem. Nothing of the content is quoted. */
 export function specBytesToText(bytes: Uint8Array): string {
   if (bytes.length > MAX_SPEC_BYTES) {
     throw new SpecTextError([
@@ -54,7 +51,7 @@ export function specBytesToText(bytes: Uint8Array): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-/** A character for a message: printable ASCII quoted, anything else as its code point (never raw bytes). */
+/** A character for a message. Printable ASCII is quoted, anything else is its code point. */
 function showChar(ch: string | undefined): string {
   if (ch === undefined) return 'the end of the file';
   const code = ch.codePointAt(0)!;
@@ -63,14 +60,14 @@ function showChar(ch: string | undefined): string {
 }
 
 /**
- * Nesting a spec could need is < 10 levels; deeper input is
- * refused before the parser's recursion can overflow the stack.
+ * A spec needs fewer than 10 levels of nesting.
+ * Deeper input is refused before the parser's recursion can overflow the stack.
  */
 const MAX_DEPTH = 64;
 
 type ErrorName = ReturnType<typeof printParseErrorCode>;
 
-/** What went wrong at `offset`, in words, from jsonc-parser's error code and the character there. */
+/** What went wrong at `offset`, in words. */
 function syntaxMessage(code: ErrorName, text: string, offset: number, open: '{' | '[' | undefined): string {
   const ch = text[offset];
   const found = `found ${showChar(ch)}`;
@@ -119,18 +116,18 @@ const where = (line: number, character: number): string => `line ${line + 1}, co
 class TooDeep extends Error {}
 
 /**
- * JSON (or JSONC with `allowComments`) to a value. Throws SpecTextError: the first syntax error with
- * line and column, or every duplicate key by JSON path.
+ * JSON, or JSONC with `allowComments`, to a value.
+ * Throws the first syntax error with line and column, or every duplicate key by JSON path.
  */
 export function parseStrictJson(text: string, options: { allowComments?: boolean } = {}): unknown {
   const allowComments = options.allowComments === true;
   let syntax: TextProblem | undefined;
   const duplicates: TextProblem[] = [];
-  // One map of keys seen (to where) per open object.
+  // One map of the keys seen per open object.
   const objects: Map<string, string>[] = [];
   const containers: ('{' | '[')[] = [];
   let depth = 0;
-  // Whether the top-level value is complete: anything but whitespace after it is an error of its own.
+  // Whether the top-level value is complete. Anything but whitespace after it is an error.
   let ended = false;
   const leave = (): void => {
     if (--depth === 0) ended = true;
@@ -196,6 +193,6 @@ export function parseStrictJson(text: string, options: { allowComments?: boolean
   }
   if (syntax) throw new SpecTextError([syntax]);
   if (duplicates.length > 0) throw new SpecTextError(duplicates);
-  // The text is strict JSON now (comments aside): JSON.parse gives the value, "__proto__" kept as a key.
+  // The text is strict JSON now, so JSON.parse gives the value and keeps "__proto__" as a key.
   return JSON.parse(allowComments ? stripComments(text) : text) as unknown;
 }

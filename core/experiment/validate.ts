@@ -1,6 +1,6 @@
 /**
- * Reading and validating experiment files. Every error names the file and the JSON path, and says
- * what was expected, so nothing starts from a spec that is wrong.
+ * Reading and validating experiment files, so nothing starts from a wrong spec.
+ * Every error names the file and the JSON path, and says what was expected.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
@@ -17,12 +17,12 @@ import { AuroraBenchError } from '../errors';
 import { MIB, readUserFile, readUserText, UserFileError } from '../user-file';
 
 export interface SpecProblem {
-  /** JSON path such as variants[1].instanceClass, or "" for the whole document. */
+  /** JSON path such as variants[1].instanceClass. "" is the whole document. */
   readonly path: string;
   readonly message: string;
 }
 
-/** Thrown for an unreadable or invalid spec; `problems` lists every one found, not just the first. */
+/** Thrown for an unreadable or invalid spec. `problems` lists every one found. */
 export class SpecError extends AuroraBenchError {
   override readonly name = 'SpecError';
   constructor(
@@ -101,10 +101,9 @@ export function problemsFromZod(error: z.ZodError, doc: unknown): SpecProblem[] 
 }
 
 /**
- * Validate an already-parsed document; `source` names it in errors. Past the schema, every Aurora
- * parameter is checked against the parameter catalogue for the spec's engine version
- * (core/aurora/parameter-catalogue.ts), so a spec RDS would refuse is refused here, before any
- * backend, local or AWS, starts anything.
+ * Validate an already-parsed document. `source` names it in errors.
+ * Past the schema, every Aurora parameter is checked against the parameter catalogue.
+ * So a spec RDS would refuse is refused here, before any backend starts anything.
  */
 export function validateSpec(doc: unknown, source = 'spec'): Spec {
   const result = SpecSchema.safeParse(doc);
@@ -120,16 +119,14 @@ export function validateSpec(doc: unknown, source = 'spec'): Spec {
 }
 
 /**
- * Parse JSON, JSONC or YAML text (by extension; JSON when unsure), with the file named in errors:
- * line and column for a syntax error, every duplicate key by JSON path, comments in a .json file
- * named as needing YAML or JSONC.
- * @internal exported for its tests (a test seam)
+ * Parse JSON, JSONC or YAML text by extension, with the file named in errors.
+ * @internal Exported for its tests.
  */
 export function parseSpecText(text: string, source: string): unknown {
   const ext = extname(source).toLowerCase();
   if (ext === '.yaml' || ext === '.yml') {
     try {
-      // uniqueKeys (the default) refuses a duplicate key: YAML 1.2 requires map keys to be unique.
+      // uniqueKeys refuses a duplicate key, since YAML 1.2 requires unique map keys.
       return parseYaml(text, { uniqueKeys: true });
     } catch (e) {
       throw new SpecError(source, [{ path: '', message: `not valid YAML: ${(e as Error).message.split('\n')[0]!}` }]);
@@ -151,11 +148,10 @@ export interface LoadedSpec {
 }
 
 /**
- * Where a workload's `script` is looked for: relative to the spec file first, then the workloads
- * shipped with the client runner (client/workloads, by file name), so ready experiments can name
- * those directly. A script is copied into the lake and, on AWS, shipped to every client, so it must
- * stay where the spec's author put workloads: an absolute path, a ".." segment or a symbolic link
- * leading out of the spec's folder is refused, never read.
+ * Where a workload's `script` is looked for.
+ * The spec's folder comes first, then the workloads shipped with the runner.
+ * A script is copied into the lake and shipped to every client, so it must stay in the spec's folder.
+ * An absolute path, a ".." segment or a link out of the folder is refused, never read.
  */
 function resolveScriptPath(script: string, specDir: string, builtinDir: string): string | undefined {
   const confined = confinedScriptPath(script, specDir);
@@ -164,7 +160,7 @@ function resolveScriptPath(script: string, specDir: string, builtinDir: string):
   return existsSync(builtin) ? builtin : undefined;
 }
 
-/** Why a script path is refused (it leaves the spec's folder), or undefined when it may be read. */
+/** Why a script path is refused, or undefined when it may be read. */
 function scriptPathProblem(script: string): string | undefined {
   if (!script.endsWith('.lua')) return `"${script}" is not a Lua file: a workload script is a .lua file`;
   if (isAbsolute(script))
@@ -181,14 +177,14 @@ function confinedScriptPath(script: string, specDir: string): string | undefined
   if (scriptPathProblem(script) !== undefined) return undefined;
   const candidate = resolve(specDir, script);
   if (!existsSync(candidate)) return candidate;
-  // A symbolic link inside the folder may still point out of it: compare real paths.
+  // A symbolic link inside the folder may still point out of it, so compare real paths.
   const realDir = realpathSync(specDir);
   const real = realpathSync(candidate);
   const rel = relative(realDir, real);
   return rel !== '' && !rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel) ? candidate : undefined;
 }
 
-/** The spec file's text: refused when missing, not a regular file, larger than MAX_SPEC_BYTES, binary or not UTF-8. */
+/** The spec file's text. It is refused when missing, irregular, too large, binary or not UTF-8. */
 function readSpecFileText(file: string): string {
   let bytes: Buffer;
   try {
@@ -210,7 +206,7 @@ function readSpecFileText(file: string): string {
   }
 }
 
-/** The most bytes of a workload's Lua script: sysbench's own scripts are under 20 KiB. */
+/** The most bytes of a workload's Lua script. sysbench's own scripts are under 20 KiB. */
 const MAX_SCRIPT_BYTES = MIB;
 
 export function loadSpecFile(file: string, builtinWorkloadsDir: string): LoadedSpec {
@@ -254,7 +250,7 @@ export function sha256(text: string): string {
 
 const SPEC_SCHEMA_ID = 'https://github.com/aurora-bench/aurora-bench/experiments/schema.json';
 
-/** Whether a file is the published experiment JSON Schema (by its $id), not an experiment. */
+/** Whether a file is the published experiment JSON Schema, by its $id. */
 export function isSpecSchemaFile(file: string): boolean {
   try {
     return (JSON.parse(readUserText(file, MAX_SPEC_BYTES)) as { $id?: unknown }).$id === SPEC_SCHEMA_ID;

@@ -1,21 +1,17 @@
 /**
- * The cluster parameters a variant's `writeForwarding` block stands for. The AWS backend writes them
- * into the cluster parameter group, and the spec check looks them up in the parameter catalogue
- * like any parameter the spec sets itself.
- *
- * Aurora User Guide, "Configuration parameters for write forwarding": aurora_replica_read_consistency,
- * aurora_fwd_writer_max_connections_pct and aurora_fwd_writer_idle_timeout are cluster parameters
- * (Aurora MySQL version 3 names; version 2 calls the last two aurora_fwd_master_*).
+ * The cluster parameters a variant's `writeForwarding` block stands for.
+ * The AWS backend writes them into the cluster parameter group.
+ * The spec check looks them up in the catalogue like any parameter the spec sets.
+ * See Aurora User Guide, "Configuration parameters for write forwarding".
+ * Version 2 calls the last two aurora_fwd_master_*.
  */
 import type { EngineKind } from '../aurora/engines';
 import type { WriteForwarding } from './schema';
 
 /**
- * Aurora PostgreSQL names the level apg_write_forward.consistency_mode, a DB cluster (and DB)
- * parameter taking SESSION, EVENTUAL, GLOBAL or OFF (Aurora User Guide, "Configuring Aurora
- * PostgreSQL for local write forwarding", aurora-postgresql-write-forwarding-configuring.md); the
- * block's other fields stand for Aurora MySQL parameters and are refused for it
- * (core/experiment/engine-checks.ts).
+ * Aurora PostgreSQL's name for the level, a cluster parameter.
+ * See Aurora User Guide, "Configuring Aurora PostgreSQL for local write forwarding".
+ * The block's other fields are Aurora MySQL parameters, so engine-checks.ts refuses them here.
  */
 export function writeForwardingParameters(
   wf: WriteForwarding | undefined,

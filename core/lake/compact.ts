@@ -1,14 +1,10 @@
 /**
- * A finished run's step tables compacted to Parquet, locally with DuckDB: the workflow writes one
- * JSON Lines file per step and table (tables/<table>/dt=<dt>/<run>__<cell>__<step>.jsonl), which
- * suits a run in progress but makes every later query open thousands of files and parse every
- * byte. Once the run has ended they become one Parquet file per table
- * (tables/<table>/dt=<dt>/<run>.parquet, zstd), ordered by cell, step (and interval), and the JSON
- * Lines files are removed. The lake views read both kinds (core/lake/duckdb.ts tableViewSql), with
- * the same columns and types, so a query cannot tell them apart; a one-run query reads only the
- * row groups whose run_id statistics match, and only the columns it names.
- * The runs and verdicts tables stay JSON Lines: one small file per run. On AWS the same tables are
- * compacted by Athena into their own Parquet tables (core/lake/athena-storage.ts).
+ * A finished run's step tables compacted to Parquet, locally with DuckDB.
+ * One JSON Lines file per step suits a run in progress.
+ * Later queries would open thousands of files and parse every byte.
+ * So once the run has ended, each table becomes one zstd Parquet file ordered by cell and step.
+ * The views read both kinds with the same columns, so a query cannot tell them apart.
+ * The runs and verdicts tables stay JSON Lines, one small file per run.
  */
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -29,9 +25,9 @@ interface TableCompaction {
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
 /**
- * Compacts the run's step files of every step table; a table whose run already has a Parquet file
- * gets the new JSON Lines rows added to it. Safe to run again; a crash leaves either the JSON Lines
- * files or the Parquet file in use (the new file is renamed into place before they are removed).
+ * Compacts the run's step files of every step table.
+ * A table whose run already has a Parquet file gets the new rows added to it.
+ * Safe to run again. The new file is renamed into place before the old ones are removed.
  */
 export async function compactRun(
   lakeDir: string,
@@ -78,10 +74,9 @@ export async function compactRun(
 }
 
 /**
- * A run's rows of one step table as Athena compacted them (UNLOAD with partitioned_by dt and run_id:
- * the Parquet files leave out the partition columns, core/lake/athena-storage.ts unloadSql) written
- * into this lake as its own compaction writes them (tables/<table>/dt=<dt>/<run>.parquet, every
- * column, run_id included): the AWS rehearsal's copy of its lake reads them as a local run's.
+ * A run's rows of one step table as Athena compacted them, written as this lake's own compaction writes them.
+ * Athena's files leave out the partition columns, so they are added back here.
+ * The AWS rehearsal's lake copy then reads them as a local run's.
  */
 export async function importAthenaCompactedRun(
   lakeDir: string,

@@ -2,7 +2,7 @@ import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
-/** DuckDB's private temp folders are named by the process that made them: `ab-duckdb-<pid>-XXXXXX`. */
+/** DuckDB's private temp folders are named by the process that made them. */
 const PREFIX = 'ab-duckdb-';
 const NAME = /^ab-duckdb-(\d+)-[A-Za-z0-9]{6}$/;
 
@@ -11,14 +11,14 @@ function alive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    // EPERM: the process exists and belongs to another user.
+    // EPERM means the process exists and belongs to another user.
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
 /**
- * Removes the temp folders of processes that are gone (killed mid-query, so they could not remove
- * their own): only this user's real directories, never a link.
+ * Removes the temp folders of processes that are gone, killed mid-query before they could clean up.
+ * Only this user's real directories go, never a link.
  */
 function sweepOrphans(root: string): void {
   let names: string[];

@@ -1,8 +1,4 @@
-/**
- * The local results lake through DuckDB (in memory): the four lake tables as views over the JSON
- * Lines files under <lake>/tables/<table>/dt=YYYY-MM-DD/, then the shared views of core/lake/sql.
- * What Athena is on AWS, this is locally, with the same SQL.
- */
+/** The local results lake through in-memory DuckDB, with the same SQL Athena runs on AWS. */
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -27,10 +23,9 @@ export type LakeValue = string | number | boolean | null | LakeValue[] | { [key:
 export type LakeRowObject = Record<string, LakeValue>;
 
 /**
- * The data files of one table: tables/<table>/dt=*\/*.jsonl (gzip too) and the runs compacted to
- * Parquet (<run>.parquet, core/lake/compact.ts), sorted for stable order. A run's JSON Lines files
- * are left out once its Parquet file is there (compaction removes them; if it stopped before, the
- * rows are not counted twice).
+ * The data files of one table, JSON Lines and compacted Parquet, sorted for a stable order.
+ * A run's JSON Lines files are left out once its Parquet file exists.
+ * So a compaction that stopped halfway does not count rows twice.
  */
 export function lakeTableFiles(lakeDir: string, table: LakeTable): string[] {
   const tableDir = join(lakeDir, 'tables', table);
@@ -54,13 +49,13 @@ export function lakeTableFiles(lakeDir: string, table: LakeTable): string[] {
   return files.sort();
 }
 
-/** A compacted run's file name ends so: <run>.parquet. */
+/** A compacted run's file name ends so. */
 const PARQUET_SUFFIX = '.parquet';
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 const ident = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
-/** DuckDB's read_json over JSON Lines files of one table, typed as the table's columns (no dt). */
+/** DuckDB's read_json over one table's JSON Lines files, typed as the table's columns without dt. */
 export function jsonLinesReader(
   table: LakeTable,
   files: readonly string[],
@@ -78,7 +73,7 @@ export function jsonLinesReader(
   );
 }
 
-/** The statement that makes one lake table a view (an empty, typed one when it has no file yet). */
+/** The statement that makes one lake table a view. It is empty but typed when there is no file yet. */
 function tableViewSql(table: LakeTable, files: readonly string[]): string {
   const columns = Object.entries(LAKE_COLUMNS[table]);
   if (files.length === 0) {
@@ -88,8 +83,8 @@ function tableViewSql(table: LakeTable, files: readonly string[]): string {
     ];
     return `CREATE OR REPLACE VIEW ${table} AS SELECT ${select.join(', ')} WHERE false`;
   }
-  // dt comes from the key (hive partition), as a string like Athena's partition projection gives it;
-  // the copy inside each row is not read, so a row can never disagree with its partition.
+  // dt comes from the hive partition key as a string, as Athena's partition projection gives it.
+  // The copy inside each row is not read, so a row can never disagree with its partition.
   const selectList = `${columns.map(([c]) => ident(c)).join(', ')}, ${PARTITION_COLUMN}`;
   const json = files.filter((f) => !f.endsWith(PARQUET_SUFFIX));
   const parquet = files.filter((f) => f.endsWith(PARQUET_SUFFIX));
@@ -97,7 +92,7 @@ function tableViewSql(table: LakeTable, files: readonly string[]): string {
     ...(json.length > 0
       ? [`SELECT ${selectList} FROM ${jsonLinesReader(table, json, { hivePartitioning: true })}`]
       : []),
-    // Compacted runs: the same columns and types (compact.ts writes them from the same reader).
+    // Compacted runs have the same columns and types, since compact.ts writes them from this reader.
     ...(parquet.length > 0
       ? [
           `SELECT ${selectList} FROM read_parquet([` +
@@ -120,7 +115,7 @@ function toPlain(value: unknown): LakeValue {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = toPlain(v);
     return out;
   }
-  // Only a symbol or a function is left, which no DuckDB column holds.
+  // Only a symbol or a function is left, and no DuckDB column holds those.
   throw new TypeError(`unexpected ${typeof value} in a DuckDB result`);
 }
 
@@ -135,17 +130,17 @@ class LakeQueryError extends AuroraBenchError {
   override readonly name = 'LakeQueryError';
 }
 
-/** A lake file left out of the views because DuckDB could not read it (truncated line, wrong type), and why. */
+/** A lake file DuckDB could not read, left out of the views, and why. */
 export interface SkippedLakeFile {
   readonly file: string;
   readonly reason: string;
 }
 
 /**
- * What DuckDB may touch once the views exist. 'lake': only files under <lake>/tables and DuckDB's own
- * fresh temp directory (enable_external_access off, allowed_directories the tables folder,
- * configuration locked, so a query can neither read /etc/passwd with read_text nor lift the
- * restriction with SET). 'any': no restriction, for code that writes elsewhere on purpose.
+ * What DuckDB may touch once the views exist.
+ * 'lake' allows only the tables folder and DuckDB's own fresh temp directory.
+ * External access is off and the configuration locked, so a query cannot read /etc/passwd or lift this with SET.
+ * 'any' has no restriction, for code that writes elsewhere on purpose.
  */
 export type LakeFileAccess = 'lake' | 'any';
 
@@ -156,9 +151,8 @@ const MAX_SKIPPED_FILES = 50;
 const MAX_RELISTS = 5;
 
 /**
- * The listed lake file a DuckDB error says is no longer there: gone before the query bound its views
- * ("IO Error: No files found that match the pattern "<path>"") or while it read them ("IO Error:
- * Cannot open file "<path>": No such file or directory").
+ * The listed lake file that a DuckDB error says is gone.
+ * It went before the query bound its views, or while DuckDB read them.
  */
 function vanishedFile(message: string, files: ReadonlySet<string>): string | undefined {
   const m = /No files found that match the pattern "([^"]+)"|Cannot open file "([^"]+)": No such file/.exec(message);
@@ -166,10 +160,12 @@ function vanishedFile(message: string, files: ReadonlySet<string>): string | und
   return file !== undefined && files.has(file) && !existsSync(file) ? file : undefined;
 }
 
-/** The lake file a DuckDB read error names, and the error's first sentence (DuckDB quotes no file content in it). */
+/**
+ * The lake file a DuckDB read error names, and the error's first sentence.
+ * DuckDB quotes no file content there.
+ */
 function unreadableFile(message: string, files: ReadonlySet<string>): SkippedLakeFile | undefined {
-  // JSON Lines: '... in file "<path>"'; Parquet: "No magic bytes found at end of file '<path>'",
-  // "File '<path>' too small to be a Parquet file" (a truncated or foreign file).
+  // JSON Lines errors name the file after "in file". Parquet errors name a truncated or foreign file in quotes.
   const file = (/in file "([^"]+)"/.exec(message) ?? /\b[Ff]ile '([^']+)'/.exec(message))?.[1];
   if (file === undefined || !files.has(file)) return undefined;
   const reason = message
@@ -182,21 +178,21 @@ function unreadableFile(message: string, files: ReadonlySet<string>): SkippedLak
 }
 
 /**
- * Which files an open lake reads. DuckDB's cost over a lake of one file per step is per file, so a
- * reader that needs a few runs of a large lake opens only their files.
+ * Which files an open lake reads.
+ * DuckDB's cost is per file, so a reader of a few runs in a large lake opens only their files.
  */
 export interface LakeScope {
-  /** Only these tables' files (the others are empty). */
+  /** Only these tables' files. The others are empty. */
   readonly tables?: readonly LakeTable[];
   /** Only these runs' files, of every table. */
   readonly runIds?: readonly string[];
 }
 
 /**
- * The folder DuckDB may read, checked as the run root is (core/backends/local/registry.ts): DuckDB's
- * allowed_directories follows symbolic links, so `<lake>/tables` must be a real directory, not a link
- * (to `/` it would open every file of the machine to `results --sql`). The lake directory itself may
- * be a link: it is the user's own choice of where the lake is.
+ * The folder DuckDB may read, checked as the run root is.
+ * allowed_directories follows symbolic links, so `<lake>/tables` must be a real directory.
+ * A link to `/` would open every file of the machine to `results --sql`.
+ * The lake directory itself may be a link, since where the lake lives is the user's choice.
  */
 function checkedTablesDir(lakeDir: string): string {
   const tables = join(lakeDir, 'tables');
@@ -204,7 +200,7 @@ function checkedTablesDir(lakeDir: string): string {
   try {
     info = lstatSync(tables);
   } catch {
-    return tables; // no tables yet: nothing to read
+    return tables; // no tables yet, so nothing to read
   }
   if (!info.isDirectory() || info.isSymbolicLink()) {
     const target = info.isSymbolicLink() ? ` (a symbolic link to ${readlinkSync(tables)})` : '';
@@ -219,14 +215,14 @@ function checkedTablesDir(lakeDir: string): string {
   return tables;
 }
 
-/** A lake a newer aurora-bench wrote (a higher schema version) is refused: its columns may mean other things. */
+/** A lake with a higher schema version is refused. Its columns may mean other things. */
 function checkLakeVersion(lakeDir: string): void {
   const file = join(lakeDir, LAKE_VERSION_KEY);
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    return; // none: a lake written before versions were recorded (version 1), or no lake yet
+    return; // a version 1 lake, written before versions were recorded, or no lake yet
   }
   const version = lakeVersionOf(text, file);
   if (version > LAKE_SCHEMA_VERSION) {
@@ -238,14 +234,14 @@ function checkLakeVersion(lakeDir: string): void {
   }
 }
 
-/** An open lake: `query` returns plain row objects (BIGINT/HUGEINT/DECIMAL as numbers). */
+/** An open lake. `query` returns plain row objects, with big integers and decimals as numbers. */
 export class LocalLake implements LakeReader {
   private readonly skipped: SkippedLakeFile[] = [];
 
   private constructor(
     readonly lakeDir: string,
     private readonly instance: DuckDBInstance,
-    /** DuckDB's temp_directory, this lake's own: removed on close. */
+    /** DuckDB's temp_directory, this lake's own, removed on close. */
     private readonly tempDir: string,
     private readonly connection: DuckDBConnection,
     private readonly files: Map<LakeTable, string[]>,
@@ -254,10 +250,9 @@ export class LocalLake implements LakeReader {
   ) {}
 
   /**
-   * Opens the lake with the files there now. Another run's end compacts its JSON Lines files into
-   * one Parquet file (core/lake/compact.ts: the Parquet file is renamed into place, then the JSON
-   * files are removed), so a file listed here can be gone when DuckDB binds the views: the lake is
-   * then listed again, which finds the Parquet file instead.
+   * Opens the lake with the files there now.
+   * Another run's end may compact its JSON Lines files into Parquet meanwhile.
+   * A listed file can then be gone when DuckDB binds the views, so the lake is listed again.
    */
   static async open(lakeDir: string, options: { fileAccess?: LakeFileAccess } & LakeScope = {}): Promise<LocalLake> {
     for (let attempt = 1; ; attempt++) {
@@ -277,9 +272,9 @@ export class LocalLake implements LakeReader {
     options: { fileAccess?: LakeFileAccess } & LakeScope,
   ): Promise<LocalLake> {
     checkLakeVersion(lakeDir);
-    // DuckDB adds its temp_directory to allowed_directories (for an in-memory database `.tmp` in the
-    // working directory, whatever the user keeps there): a fresh private folder instead, which holds
-    // nothing a query could read. Extensions are never fetched or loaded from ~/.duckdb.
+    // DuckDB adds its temp_directory to allowed_directories.
+    // For an in-memory database that is `.tmp` in the working directory, whatever the user keeps there.
+    // A fresh private folder holds nothing a query could read. Extensions are never fetched or loaded.
     const tempDir = makeDuckdbTempDir();
     let instance: DuckDBInstance;
     try {
@@ -317,9 +312,9 @@ export class LocalLake implements LakeReader {
   }
 
   /**
-   * Makes a table's view over its files. DuckDB reads a Parquet file's footer when the view is made,
-   * so a truncated or foreign Parquet file fails here, not at a query: that file is left out and
-   * named in skippedFiles, as a bad JSON Lines file is at a query, and the view is made without it.
+   * Makes a table's view over its files.
+   * DuckDB reads a Parquet footer when the view is made, so a bad Parquet file fails here.
+   * That file is left out and named in skippedFiles, and the view is made without it.
    */
   private async createTableView(table: LakeTable): Promise<void> {
     for (;;) {
@@ -340,17 +335,15 @@ export class LocalLake implements LakeReader {
     }
   }
 
-  /** Files left out so far because they could not be read: results and reports name them. */
+  /** Files left out so far because they could not be read. Results and reports name them. */
   get skippedFiles(): readonly SkippedLakeFile[] {
     return this.skipped;
   }
 
   /**
-   * Runs `read`; when DuckDB cannot read one lake file (a truncated line, a value of the wrong type),
-   * that file is left out of its table's view, named in skippedFiles, and `read` runs again, so one
-   * bad file does not hide every other run. When a listed file is gone (another run's end compacted
-   * its JSON Lines files into Parquet since the lake was opened: core/lake/compact.ts), the table is
-   * listed again, which finds the Parquet file instead, and `read` runs again.
+   * Runs `read`, leaving out any lake file DuckDB cannot read and running again.
+   * So one bad file does not hide every other run. skippedFiles names it.
+   * When a listed file is gone because another run compacted it, the table is listed again.
    */
   private async readSkippingBadFiles<T>(read: () => Promise<T>): Promise<T> {
     for (let relisted = 0; ;) {
@@ -398,8 +391,8 @@ export class LocalLake implements LakeReader {
   }
 
   /**
-   * A user's query (`results --sql`): SELECT statements only (read-only-sql.ts), their result's columns in
-   * order. Anything else (COPY, EXPLAIN, ATTACH, CREATE, SET, INSTALL ...) is refused before it runs.
+   * A user's query from `results --sql`, with its result's columns in order.
+   * Only SELECT statements run. Anything else is refused before it runs.
    */
   async queryWithColumns(sql: string): Promise<{ columns: string[]; rows: LakeRowObject[] }> {
     let result;
@@ -423,7 +416,7 @@ export class LocalLake implements LakeReader {
   }
 }
 
-/** Lines that name the lake files a command had to leave out (empty when none). */
+/** Lines that name the lake files a command had to leave out. Empty when none. */
 export function skippedFilesText(lake: { readonly skippedFiles?: readonly SkippedLakeFile[] }): string {
   return (lake.skippedFiles ?? [])
     .map(
@@ -432,7 +425,7 @@ export function skippedFilesText(lake: { readonly skippedFiles?: readonly Skippe
     .join('');
 }
 
-/** Open the lake (or the part of it `scope` names), run `fn`, always close. */
+/** Open the lake or the part `scope` names, run `fn`, always close. */
 export async function withLake<T>(
   lakeDir: string,
   fn: (lake: LocalLake) => Promise<T>,

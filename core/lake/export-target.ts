@@ -1,14 +1,12 @@
 /**
- * Where `results --sql --export` may write: anywhere but inside the results lake, where a file
- * would be read as lake data (a forged step row). The path is compared after `..` and symbolic
- * links are resolved, the lake's as well as the file's folder's, so neither a link into the lake
- * nor a link to the lake itself gets a file in. The file itself is created exclusively (results.ts),
- * so a link in its place is never followed.
+ * Where `results --sql --export` may write. Inside the lake a file would be read as lake data.
+ * Both paths are compared with `..` and links resolved, so no link gets a file into the lake.
+ * The file is created exclusively, so a link in its place is never followed.
  */
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 
-/** `path` with its existing part's links resolved; the part that does not exist yet kept as written. */
+/** `path` with its existing part's links resolved. The part that does not exist yet stays as written. */
 function realPath(path: string): string {
   try {
     return realpathSync(path);
@@ -24,7 +22,7 @@ function within(dir: string, path: string): boolean {
   return rel === '' || (rel !== '..' && !rel.startsWith('../') && !isAbsolute(rel));
 }
 
-/** Why `file` may not be an export's target (it is in the lake), or undefined when it may. */
+/** Why `file` may not be an export's target, or undefined when it may. */
 export function exportIntoLakeProblem(file: string, lakeDir: string): string | undefined {
   const target = resolve(file);
   const targets = [target, join(realPath(dirname(target)), basename(target))];

@@ -1,8 +1,4 @@
-/**
- * What `aurora-bench results` prints: the steps of one run (the latest by default) as a table, or
- * as JSON, or the result of any SQL over the lake. Functions take a lake directory and options and
- * return text; the CLI only wires them to commander.
- */
+/** What `aurora-bench results` prints. Functions return text, and the CLI only wires them to commander. */
 import { clip, fixed, num, textTable } from '../format';
 import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
@@ -17,7 +13,7 @@ export class NotFoundError extends AuroraBenchError {
   override readonly name = 'NotFoundError';
 }
 
-/** A run as `results` and the report read it: columns of the runs table (core/lake/schema.ts). */
+/** A run as `results` and the report read it. */
 export type RunInfo = Pick<
   RunRow,
   | 'run_id'
@@ -38,9 +34,8 @@ export type RunInfo = Pick<
 >;
 
 /**
- * One row of step_summary: a step of a cell, summed over its clients (its columns: the lake schema,
- * core/lake/schema.ts). The latency distribution and the read-after-write checks may be absent from
- * rows built by hand for tests and from lakes read through older views.
+ * One row of step_summary, a step of a cell summed over its clients.
+ * Rows built by hand for tests or read through older views may lack the newer columns.
  */
 type OptionalStepColumns =
   'lat_p50_ms' | 'lat_p90_ms' | 'lat_p95_ms' | 'lat_p99_ms' | 'lat_p999_ms' | 'stale_reads' | 'read_back_checks';
@@ -48,7 +43,7 @@ export type StepResult = Omit<StepSummaryRow, OptionalStepColumns> & Partial<Pic
 
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
-/** The run named, or the latest one; a clear error when the lake has none (or not that one). */
+/** The run named, or the latest one. Clear errors when the lake has none or not that one. */
 export async function findRun(lake: LakeReader, runId?: string): Promise<RunInfo> {
   const rows =
     runId === undefined
@@ -67,7 +62,7 @@ export async function findRun(lake: LakeReader, runId?: string): Promise<RunInfo
   );
 }
 
-/** The steps of a run in execution order (cells by their first start, then step index). */
+/** The steps of a run in execution order. */
 export async function stepResults(lake: LakeReader, runId: string): Promise<StepResult[]> {
   return lake.query<StepResult>(
     `SELECT s.* FROM step_summary s
@@ -80,13 +75,13 @@ export async function stepResults(lake: LakeReader, runId: string): Promise<Step
 }
 
 export interface ResultsOptions {
-  /** Default: the latest run. */
+  /** Default is the latest run. */
   readonly runId?: string;
   /** Print the step rows as a JSON array. */
   readonly json?: boolean;
-  /** Run this SQL instead and print its result as a table (or JSON with `json`). */
+  /** Run this SQL instead and print its result. */
   readonly sql?: string;
-  /** Write the SQL's result to this new file (.csv, .json or .jsonl) instead of printing it. */
+  /** Write the SQL's result to this new file instead of printing it. */
   readonly exportFile?: string;
 }
 
@@ -117,7 +112,7 @@ function exportText(file: string, columns: readonly string[], rows: readonly Lak
   }
 }
 
-/** Writes the result to a new file (never over an existing one: an export must not destroy anything). */
+/** Writes the result to a new file, never over an existing one. An export must not destroy anything. */
 function exportResult(file: string, columns: readonly string[], rows: readonly LakeRowObject[]): string {
   const text = exportText(file, columns, rows);
   try {
@@ -165,13 +160,13 @@ export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): str
   out.push(...cellStatusLines(run));
   if (steps.length === 0) {
     out.push('No step results in the lake for this run.');
-    // A run that failed before its steps still had resources: what they cost closes its output too.
+    // A run that failed before its steps still had resources, so their cost closes its output too.
     out.push(...runCostLines(cellCosts(run)));
     return out.join('\n') + '\n';
   }
   const pcts = [...new Set(steps.map((s) => s.lat_pct))];
   const pctHead = pcts.length === 1 ? `p${pcts[0]} ms` : 'pNN ms';
-  // The distribution column only when some step recorded a histogram (lakes written before did not).
+  // The distribution column only when some step recorded a histogram. Older lakes did not.
   const distribution = steps.some((s) => s.lat_p99_ms !== undefined && s.lat_p99_ms !== null);
   const head = [
     'variant',
@@ -228,7 +223,7 @@ export function renderStepTable(run: RunInfo, steps: readonly StepResult[]): str
   return out.join('\n') + '\n';
 }
 
-/** The cells' costs from what really ran, as the manifest keeps them (AWS runs; none elsewhere). */
+/** The cells' real costs, as the manifest keeps them for AWS runs. */
 function cellCosts(run: RunInfo): ActualCellCost[] {
   try {
     const cells = JSON.parse(run.cells || '[]') as { cost?: ActualCellCost }[];
@@ -259,8 +254,7 @@ export async function resultsText(lakeDir: string, options: ResultsOptions = {})
     throw new ExportError('--export writes the result of --sql: give the query with --sql');
   const intoLake = options.exportFile === undefined ? undefined : exportIntoLakeProblem(options.exportFile, lakeDir);
   if (intoLake !== undefined) throw new ExportError(intoLake);
-  // Loaded here, not at the top: the Task Lambdas import this module (regression/load.ts) and their
-  // runtime has no DuckDB (lib/workflow.ts keeps @duckdb/node-api out of the bundles).
+  // Loaded here, not at the top. The Task Lambdas import this module, and their runtime has no DuckDB.
   const { skippedFilesText, withLake } = await import('./duckdb');
   return withLake(lakeDir, async (lake) => {
     if (options.sql !== undefined) {

@@ -1,16 +1,8 @@
 /**
- * The lake's schema, once, for every reader and writer of the lake: the tables' columns and types
- * (DuckDB locally, core/lake/duckdb.ts; the Glue/Athena table definitions on AWS, lib/results-lake.ts),
- * the row types the writers build (LakeRow, named per table in core/lake/rows.ts), the columns of the
- * shared views the code reads (step_summary, from which the results table and the report take a
- * step's figures: StepSummaryRow), and the schema's version, which a lake records.
- *
- * A column is written here once: its name, its type (`?` when it may be null) and its doc comment,
- * which the row types carry (they are mapped from these objects). The views' SQL (core/lake/sql) is
- * checked against VIEW_COLUMNS by test/unit/lake-schema.test.ts, on DuckDB over real rows.
- *
- * `dt` is the partition column: it is in every row (LakeRow) but readers take it from the key
- * (`dt=YYYY-MM-DD`), as a string, like Athena partition projection does.
+ * The lake's schema, written once for every reader and writer.
+ * Each column has a name, a type and a doc comment, which the row types carry.
+ * test/unit/lake-schema.test.ts checks the views' SQL against VIEW_COLUMNS on DuckDB.
+ * `dt` is the partition column. Readers take it from the key as a string, like Athena partition projection does.
  */
 import { AuroraBenchError } from '../errors';
 
@@ -27,7 +19,7 @@ type TsOf<T extends ColumnSpec> = T extends `${infer B extends ColumnType}?`
       ? boolean
       : number;
 
-/** A row of columns: each column's TypeScript type (its doc comment comes along). */
+/** A row of columns. Each column's TypeScript type keeps its doc comment. */
 type RowOf<C extends Readonly<Record<string, ColumnSpec>>> = { readonly [K in keyof C]: TsOf<C[K]> };
 
 const RUNS = {
@@ -36,18 +28,17 @@ const RUNS = {
   /** The spec as validated, JSON. */
   spec: 'string',
   spec_sha256: 'string',
-  /** The plan (cells x steps) as JSON, minus script bodies. */
+  /** The plan as JSON, minus script bodies. */
   plan: 'string',
   /**
-   * Where the run ran (RunBackend); import: hand-run sysbench logs brought in by `aurora-bench import`
-   * (core/cli/import-logs.ts); aws-rehearsal: `run --aws-rehearsal`, the AWS path against moto and
-   * MariaDB/PostgreSQL stand-ins on this machine (set on the lake copy the rehearsal leaves,
-   * core/rehearsal/lake-copy.ts), which an AWS experiment's history leaves out (core/regression/load.ts).
+   * Where the run ran.
+   * import marks hand-run sysbench logs brought in by `aurora-bench import`.
+   * aws-rehearsal marks the AWS path against local stand-ins, which an AWS history leaves out.
    */
   backend: 'string',
   region: 'string',
   engine_version: 'string',
-  /** e.g. "10.11.19-MariaDB" locally; the Aurora version on AWS. */
+  /** The server version locally, the Aurora version on AWS. */
   server_version: 'string?',
   sysbench_version: 'string?',
   tool_version: 'string',
@@ -58,13 +49,13 @@ const RUNS = {
   status: 'string',
   /** Why the run failed: failed cells and steps with their reasons. */
   error: 'string?',
-  /** JSON array of {cell_id, status, error}. */
+  /** JSON array of cell ids with their status and error. */
   cells: 'string',
-  /** JSON array of plan notes (not applicable parameters etc.). */
+  /** JSON array of plan notes, such as parameters that do not apply. */
   notes: 'string',
   /**
-   * JSON object cell id -> {server version, effective values}: what each cell's writer ran with,
-   * read at prepare (the server_config table has every row). Absent from runs written before.
+   * JSON object from cell id to the server version and effective values its writer ran with.
+   * The server_config table has every row. Runs written before it lack it.
    */
   server_config: 'string?',
 } as const;
@@ -81,7 +72,7 @@ const STEPS = {
   workload: 'string',
   test: 'string',
   threads: 'int',
-  /** Offered rate per client (0 = unlimited). */
+  /** Offered rate per client, 0 for unlimited. */
   rate: 'bigint',
   target: 'string',
   endpoint_instance: 'string',
@@ -90,9 +81,9 @@ const STEPS = {
   started_at: 'string',
   ended_at: 'string',
   /**
-   * ok | overloaded | failed. overloaded: a rate step whose offered rate sysbench could not keep
-   * up with (its event queue filled, core/lake/step-rows.ts EVENT_QUEUE_FULL); tps/qps are the
-   * achieved rates of the intervals before it stopped, lat_pct_ms the worst interval's.
+   * ok | overloaded | failed.
+   * overloaded is a rate step whose offered rate sysbench could not keep up with.
+   * Its tps and qps are the rates achieved before it stopped, and lat_pct_ms is the worst interval's.
    */
   status: 'string',
   error: 'string?',
@@ -110,7 +101,7 @@ const STEPS = {
   lat_max_ms: 'double?',
   lat_pct: 'int',
   lat_pct_ms: 'double?',
-  /** The latency distribution from the step's histogram (LatencySummary.percentiles); null without one. */
+  /** The latency distribution from the step's histogram. Null without one. */
   lat_p50_ms: 'double?',
   lat_p90_ms: 'double?',
   lat_p95_ms: 'double?',
@@ -118,17 +109,14 @@ const STEPS = {
   lat_p999_ms: 'double?',
   interval_count: 'int',
   /**
-   * The client's CPU busy %: on AWS the client instance's CPU; locally (servers on the same machine)
-   * sysbench's own CPU as a share of the cores its threads can use.
+   * The client's CPU busy %. On AWS that is the client instance's CPU.
+   * Locally it is sysbench's own CPU, as a share of the cores its threads can use.
    */
   client_cpu_avg_pct: 'double?',
   client_cpu_max_pct: 'double?',
-  /** true when the client itself was CPU-bound during the step (its numbers say more about it than the server). */
+  /** true when the client itself was CPU-bound. Its numbers then say more about it than the server. */
   client_saturated: 'boolean',
-  /**
-   * Read-after-write checks a workload made (rw_consistency.lua),
-   * and how many did not see the write; null when not measured.
-   */
+  /** Read-after-write checks a workload made, and how many missed the write. Null when not measured. */
   read_back_checks: 'bigint?',
   stale_reads: 'bigint?',
 } as const;
@@ -141,14 +129,14 @@ const STEP_KEY = {
   step_id: 'string',
 } as const;
 
-/** A server metric of one instance in one step: server_metrics' rows and metric_windows' windows. */
+/** A server metric of one instance in one step. */
 const INSTANCE_METRIC_KEY = {
   ...STEP_KEY,
   /** DB instance id, or the client id for client-side metrics. */
   instance_id: 'string',
   /** writer | reader | client */
   role: 'string',
-  /** CloudWatch AWS/RDS metric name where one exists (CPUUtilization, SelectThroughput, ...). */
+  /** CloudWatch AWS/RDS metric name where one exists. */
   metric: 'string',
 } as const;
 
@@ -179,19 +167,19 @@ const SERVER_METRICS = {
 } as const;
 
 /**
- * How complete the server metrics of one step are, per instance and metric: CloudWatch publishes a
- * minute's datapoint a minute or more after it ends, so a window collected too early misses its
- * last minutes. An average over an incomplete window covers only the datapoints received; readers
- * (the report) flag it rather than take it as the whole step's.
+ * How complete a step's server metrics are, per instance and metric.
+ * CloudWatch publishes a minute's datapoint a minute or more after it ends.
+ * So a window collected too early misses its last minutes.
+ * The report flags such an average rather than take it as the whole step's.
  */
 const METRIC_WINDOWS = {
   ...INSTANCE_METRIC_KEY,
   /** A MetricSource. */
   source: 'string',
-  /** The window the datapoints were asked for (on AWS whole minutes: start inclusive, end exclusive). */
+  /** The window the datapoints were asked for. On AWS these are whole minutes, end exclusive. */
   window_start: 'string',
   window_end: 'string',
-  /** Seconds per datapoint (CloudWatch 60, PI its period; locally the sampler's interval). */
+  /** Seconds per datapoint. CloudWatch uses 60, PI its period and the local sampler its interval. */
   period_s: 'int',
   expected: 'int',
   received: 'int',
@@ -201,20 +189,19 @@ const METRIC_WINDOWS = {
 } as const;
 
 /**
- * One verdict of a run: a step (by what it ran) and metric of the run judged against the last stable
- * segment of its experiment's history (core/regression/history.ts, latestVerdict). Written once per
- * run after it finished (the ComputeVerdicts Task), so the lake keeps every night's verdicts.
+ * One verdict of a run, for one step and metric, against the last stable segment of its history.
+ * The ComputeVerdicts Task writes it once per finished run, so the lake keeps every night's verdicts.
  */
 const VERDICTS = {
   run_id: 'string',
-  /** The experiment's name (runs.spec_name). */
+  /** The experiment's name, as in runs.spec_name. */
   experiment: 'string',
   variant: 'string',
   workload: 'string',
   threads: 'int',
   rate: 'bigint',
   target: 'string',
-  /** Short hash of the step's measurement definition: a new hash starts a new series. */
+  /** Short hash of the step's measurement definition. A new hash starts a new series. */
   measurement_hash: 'string',
   /** tps | qps | latency | errors */
   metric: 'string',
@@ -230,37 +217,31 @@ const VERDICTS = {
   /** The prediction interval of the baseline the value was judged against. */
   interval_low: 'double?',
   interval_high: 'double?',
-  /** The change point after the baseline, when the run is in a segment too young to judge against. */
+  /** The change point after the baseline, when the run's segment is too young to judge against. */
   since_run_id: 'string?',
   reason: 'string',
   computed_at: 'string',
 } as const;
 
-/**
- * One value of the configuration a cell's writer really ran with, read from the server after prepare
- * (core/workflow/effective-config.ts).
- */
+/** One value of the configuration a cell's writer really ran with, read after prepare. */
 const SERVER_CONFIG = {
   run_id: 'string',
   cell_id: 'string',
   variant: 'string',
   instance_id: 'string',
-  /**
-   * version (server version strings) | requested (a parameter the spec set)
-   * | performance (the fixed list) | apply-status (AWS parameter groups)
-   */
+  /** version | requested | performance | apply-status */
   kind: 'string',
-  /** Variable name; for apply-status the parameter group's name. */
+  /** Variable name, or the parameter group's name for apply-status. */
   name: 'string',
-  /** As the server (or DescribeDBInstances/DescribeDBClusters) reports it; null when it does not. */
+  /** As the server or the RDS API reports it. Null when it does not. */
   value: 'string?',
-  /** What the experiment asked for; null for values it did not set. */
+  /** What the experiment asked for. Null for values it did not set. */
   requested: 'string?',
-  /** Whether the requested value is what runs; null when nothing was requested or it cannot be told. */
+  /** Whether the requested value is what runs. Null when nothing was requested or it cannot be told. */
   in_effect: 'boolean?',
 } as const;
 
-/** Every table's columns, in a stable order (the partition column `dt` is not among them). */
+/** Every table's columns, in a stable order, without the partition column `dt`. */
 const TABLES = {
   runs: RUNS,
   steps: STEPS,
@@ -274,18 +255,15 @@ const TABLES = {
 export type LakeTable = keyof typeof TABLES;
 export const LAKE_TABLES = Object.keys(TABLES) as readonly LakeTable[];
 
-/** Where a run ran (runs.backend). */
+/** Where a run ran. */
 type RunBackend = 'local' | 'aws' | 'import' | 'aws-rehearsal';
 
-/**
- * Where a server metric came from; runner: measured by the
- * client runner itself (client CPU), the same on both backends.
- */
+/** Where a server metric came from. runner means the client runner measured it, on either backend. */
 export type MetricSource = 'cloudwatch' | 'pi' | 'local' | 'runner';
 
 /**
- * What a table's row says more narrowly than its column types can: a string column's values, and a
- * column that rows written before it existed lack.
+ * What a row says more narrowly than its column types can.
+ * That is a string column's values, and the columns that older rows lack.
  */
 interface Refinements {
   readonly runs: { readonly backend: RunBackend; readonly server_config?: string | null };
@@ -295,7 +273,7 @@ interface Refinements {
 
 type Refined<Row, R> = Omit<Row, keyof R> & R;
 
-/** One row of a lake table, as its writers build it: its columns (refined), and its partition `dt`. */
+/** One row of a lake table as its writers build it, with its partition `dt`. */
 export type LakeRow<T extends LakeTable> = (T extends keyof Refinements
   ? Refined<RowOf<(typeof TABLES)[T]>, Refinements[T]>
   : RowOf<(typeof TABLES)[T]>) & {
@@ -306,14 +284,14 @@ const baseType = (spec: ColumnSpec): ColumnType => spec.replace(/\?$/, '') as Co
 const baseTypes = (columns: Readonly<Record<string, ColumnSpec>>): Readonly<Record<string, ColumnType>> =>
   Object.fromEntries(Object.entries(columns).map(([c, spec]) => [c, baseType(spec)]));
 
-/** Data columns per table with their types, in a stable order (the partition column `dt` is not among them). */
+/** Data columns per table with their types, in a stable order, without `dt`. */
 export const LAKE_COLUMNS = Object.fromEntries(
   Object.entries(TABLES).map(([t, columns]) => [t, baseTypes(columns)]),
 ) as {
   readonly [T in LakeTable]: Readonly<Record<string, ColumnType>>;
 };
 
-/** The partition column every table has, a string `YYYY-MM-DD` taken from the key. */
+/** The partition column every table has, a `YYYY-MM-DD` string taken from the key. */
 export const PARTITION_COLUMN = 'dt';
 
 export const DUCKDB_TYPES: Readonly<Record<ColumnType, string>> = {
@@ -324,7 +302,7 @@ export const DUCKDB_TYPES: Readonly<Record<ColumnType, string>> = {
   boolean: 'BOOLEAN',
 };
 
-/** Glue/Athena (Hive DDL) column types, for the AWS table definitions. */
+/** Glue and Athena column types in Hive DDL, for the AWS table definitions. */
 export const GLUE_TYPES: Readonly<Record<ColumnType, string>> = {
   string: 'string',
   int: 'int',
@@ -334,19 +312,17 @@ export const GLUE_TYPES: Readonly<Record<ColumnType, string>> = {
 };
 
 /**
- * The version of the lake's layout and columns that this code writes. A local lake records the
- * version that last wrote it in LAKE_VERSION_KEY; a lake without that file was written before
- * versions were recorded (version 1). A reader never needs a migration: every view reads older files
- * as they are (read_json's union_by_name fills a column a file lacks with NULL); a writer brings the
- * lake up to this version first (core/backends/local/local-lake.ts), and a change of columns that
- * needs files rewritten adds that step there.
+ * The version of the lake's layout and columns that this code writes.
+ * A local lake records the last writer's version in LAKE_VERSION_KEY. Without that file it is version 1.
+ * A reader never needs a migration. read_json's union_by_name fills a missing column with NULL.
+ * A writer brings the lake up to this version first, so a column change that rewrites files goes there.
  *
- * 1: the tables and views as of aurora-bench 0.x before versions were recorded.
- * 2: the version is recorded; the columns are those of version 1 (nothing to rewrite).
+ * 1 is the layout before versions were recorded.
+ * 2 records the version. Its columns are version 1's, so nothing is rewritten.
  */
 export const LAKE_SCHEMA_VERSION = 2;
 
-/** The key of the lake's version record: `{"schemaVersion": N, "writtenBy": "<tool version>"}`. */
+/** The key of the lake's version record. */
 export const LAKE_VERSION_KEY = 'lake.json';
 
 export interface LakeVersionRecord {
@@ -359,7 +335,7 @@ export class LakeVersionError extends AuroraBenchError {
   override readonly name = 'LakeVersionError';
 }
 
-/** The version a lake's version record gives; a record that does not read is an error naming the file. */
+/** The version a lake's version record gives. An unreadable record is an error naming the file. */
 export function lakeVersionOf(text: string, file: string): number {
   let version: unknown;
   try {
@@ -380,7 +356,7 @@ export function lakeVersionOf(text: string, file: string): number {
   return version;
 }
 
-/** step_summary (generated from core/lake/step-summary.ts): a step of a cell, summed over its clients. */
+/** step_summary, generated from core/lake/step-summary.ts. A step of a cell, summed over its clients. */
 const STEP_SUMMARY = {
   run_id: 'string',
   cell_id: 'string',
@@ -431,7 +407,7 @@ const STEP_SUMMARY = {
   dt: 'string',
 } as const satisfies Readonly<Record<string, ColumnSpec>>;
 
-/** interval_totals (core/lake/sql/interval_totals.sql): one reporting interval of a step, summed over its clients. */
+/** interval_totals. One reporting interval of a step, summed over its clients. */
 const INTERVAL_TOTALS = {
   run_id: 'string',
   cell_id: 'string',
@@ -447,10 +423,7 @@ const INTERVAL_TOTALS = {
   dt: 'string',
 } as const satisfies Readonly<Record<string, ColumnSpec>>;
 
-/**
- * The columns of the views the code reads rows of, by view (test/unit/lake-schema.test.ts checks each
- * view's SQL against them).
- */
+/** The columns of the views the code reads, by view. The schema test checks each view's SQL against them. */
 export const VIEW_COLUMNS = { step_summary: STEP_SUMMARY, interval_totals: INTERVAL_TOTALS } as const;
 
 /** One row of step_summary. */

@@ -1,9 +1,4 @@
-/**
- * A step's lake rows from what its runners left behind: one StepRow per client, its IntervalRows and
- * its client-CPU ServerMetricRows; and the metric_windows rows of a server metrics collection.
- * Pure: the RunStep Task (collectStepTask, core/workflow/tasks/collect-step.ts) reads the runner
- * outputs and writes these rows.
- */
+/** A step's lake rows from what its runners left behind. It is pure, and the RunStep Task writes the rows. */
 import type { CellPlan, StepPlan } from '../plan/types';
 import { summarizeClientCpu } from '../sysbench/parser';
 import type { ClientCpuSample, ParsedOutput, RunnerResult } from '../sysbench/types';
@@ -12,30 +7,26 @@ import type { MetricSource, StepSummaryRow } from './schema';
 import { summarizeStep, type StepStatus } from './step-summary';
 
 /**
- * sysbench 1.0.20 with --rate gives up when its event queue fills: the event generator thread
- * enqueues one event per offered transaction into a ring of MAX_QUEUE_LEN (131072) slots and, when
- * the workers fall that far behind, logs this FATAL message and stops the run
- * (akopytov/sysbench 1.0.20, src/sysbench.c: eventgen_thread_proc, "The event queue is full. This
- * means the worker threads are unable to keep up with the specified event generation rate").
- * That is a measurement, not a failure: the offered rate is above what the server (or client)
- * sustains, and the intervals printed before the abort say what was achieved.
+ * sysbench 1.0.20 with --rate gives up when its event queue fills.
+ * The workers have then fallen 131072 events behind. See eventgen_thread_proc in src/sysbench.c.
+ * That is a measurement, not a failure. The offered rate is above what the server sustains.
+ * The intervals printed before the abort say what was achieved.
  */
 const EVENT_QUEUE_FULL = 'The event queue is full';
 
 /**
- * A rate step (rate > 0) whose only problem is the full event queue: the achieved rates are the
- * means of the intervals printed before the abort; the latency is the worst interval's percentile
- * (in rate mode sysbench's latency includes the time an event waited in the queue, src/sb_timer.h
- * sb_timer_stop: `elapsed = ... + t->queue_time`, so it grows with the backlog). null when the
- * step is not an overloaded rate step.
- * @internal exported for its tests (a test seam)
+ * A rate step whose only problem is the full event queue.
+ * The achieved rates are the means of the intervals before the abort.
+ * The latency is the worst interval's, since in rate mode it includes queue time. See sb_timer_stop in src/sb_timer.h.
+ * Null when the step is not an overloaded rate step.
+ * @internal Exported for its tests.
  */
 export function overloadOf(
   parsed: ParsedOutput,
   rate: number,
 ): { tps: number | null; qps: number | null; latPctMs: number | null; totalTimeS: number | null } | null {
   if (rate <= 0 || parsed.status !== 'failed' || parsed.error === null) return null;
-  // Only the queue message: a crash, a lost connection or a runner error alongside it is a failure.
+  // Only the queue message. A crash, a lost connection or a runner error beside it is a failure.
   const reasons = parsed.error.split('; ');
   if (!reasons.every((r) => r.startsWith(EVENT_QUEUE_FULL))) return null;
   const ivs = parsed.intervals;
@@ -52,7 +43,7 @@ export function overloadOf(
 /** What one client's runner left under its output prefix, parsed. */
 export interface ClientStepOutput {
   readonly clientId: string;
-  /** When the job was started (the fallback when result.json is missing). */
+  /** When the job was started. Used when result.json is missing. */
   readonly jobStartedAt: string;
   readonly parsed: ParsedOutput;
   readonly result: RunnerResult | undefined;
@@ -69,15 +60,15 @@ export interface StepRowsInput {
   readonly run: { readonly runId: string; readonly dt: string };
   readonly cell: Pick<CellPlan, 'cellId' | 'repeat' | 'variant'>;
   readonly step: StepPlan;
-  /** In client order (client_index). */
+  /** In client order. */
   readonly outputs: readonly ClientStepOutput[];
   /** The endpoint of the i-th client. */
   readonly endpointOf: (clientIndex: number) => ClientEndpoint;
-  /** Clients share the machine with the servers (the local backend): see StepRow.client_cpu_avg_pct. */
+  /** Clients share the machine with the servers, as on the local backend. */
   readonly sharedHost: boolean;
   /** The jobs ran past their deadline and were stopped. */
   readonly timedOut: boolean;
-  /** The run was stopped during the step: every client's row is failed with this reason. */
+  /** The run was stopped during the step. Every client's row is failed with this reason. */
   readonly abortedReason?: string;
   /** The time a client without result.json is taken to have ended at. */
   readonly now: string;
@@ -86,14 +77,14 @@ export interface StepRowsInput {
 export interface StepRows {
   readonly steps: StepRow[];
   readonly intervals: IntervalRow[];
-  /** Client-side metrics (source "runner"), stored next to the server's in server_metrics. */
+  /** Client-side metrics, stored next to the server's. */
   readonly clientMetrics: ServerMetricRow[];
   /** The earliest client start and the latest client end. */
   readonly startedAt: string;
   readonly endedAt: string;
 }
 
-/** The step's client span: the earliest start, the latest end (now for a client still without result.json). */
+/** The step's client span. A client still without result.json ends now. */
 function stepSpan(
   outputs: readonly Pick<ClientStepOutput, 'jobStartedAt' | 'result'>[],
   now: string,
@@ -122,8 +113,8 @@ export function stepRowsOf(input: StepRowsInput): StepRows {
   const clientMetrics: ServerMetricRow[] = [];
   input.outputs.forEach((o, clientIndex) => {
     const s = o.parsed.summary;
-    // Locally clients share the machine with the servers: the client's CPU is sysbench's own,
-    // as a share of the cores its threads can use; on AWS it is the client instance's CPU.
+    // Locally the client's CPU is sysbench's own, as a share of the cores its threads can use.
+    // On AWS it is the client instance's CPU.
     const sharedHost = input.sharedHost;
     const cpu = summarizeClientCpu(o.cpuSamples, { threads: step.threads, sharedHost });
     const cores = Math.min(step.threads, Math.max(1, ...o.cpuSamples.map((c) => c.cores)));
@@ -226,9 +217,8 @@ export function stepRowsOf(input: StepRowsInput): StepRows {
 }
 
 /**
- * The one row of a rate step that did not run (stopAtOverload after a lower rate overloaded, or no
- * capacity measured for its multiple): status skipped, the reason in error, no measurements. Kept
- * so the report can say which rates were not tried and why.
+ * The one row of a rate step that did not run, status skipped with the reason in error.
+ * It is kept so the report can say which rates were not tried and why.
  */
 export function skippedStepRow(input: {
   readonly run: StepRowsInput['run'];
@@ -290,11 +280,9 @@ export function skippedStepRow(input: {
 }
 
 /**
- * A step's outcome over its clients, as the workflow records it when it collects the step: status,
- * tps and qps are step_summary's (core/lake/step-summary.ts, one definition for the view and this),
- * failed if any client failed, overloaded if any client's rate overflowed sysbench's event queue (a
- * measurement: offered > capacity), throughput summed over the clients that measured one; the error
- * names every client that was not ok, with its own error.
+ * A step's outcome over its clients, as the workflow records it when it collects the step.
+ * Status, tps and qps come from the same definition as step_summary.
+ * The error names every client that was not ok, with its own error.
  */
 export function stepTotals(steps: readonly Pick<StepRow, 'client_id' | 'status' | 'error' | 'tps' | 'qps'>[]): Pick<
   StepSummaryRow,
@@ -306,7 +294,7 @@ export function stepTotals(steps: readonly Pick<StepRow, 'client_id' | 'status' 
   const notOk = steps.filter((r) => r.status !== 'ok');
   const { status, tps, qps } = summarizeStep(steps, ['status', 'tps', 'qps']);
   return {
-    // The status aggregate's values are StepStatus's (its declaration).
+    // The status aggregate's values are StepStatus's.
     status: status as StepStatus,
     tps,
     qps,
@@ -314,7 +302,7 @@ export function stepTotals(steps: readonly Pick<StepRow, 'client_id' | 'status' 
   };
 }
 
-/** Datapoints a server metric's window should have and how many arrived (the backend's MetricWindowCount). */
+/** Datapoints a server metric's window should have, and how many arrived. */
 export interface MetricWindowCounts {
   readonly instanceId: string;
   readonly role: string;

@@ -1,33 +1,25 @@
 /**
- * step_summary, once: how a step of a cell is summed over its clients' rows of the steps table. Each
- * column's aggregation is declared here, and both engines take it from here: the view's SQL is
- * generated from it (stepSummaryViewSql: DuckDB locally, Athena on AWS), and the workflow, which
- * needs a step's status and throughput the moment its rows are built (before they reach any
- * queryable lake), evaluates the same declarations in TypeScript (summarizeStep). So there is one
- * place to change an aggregation; test/unit/lake-schema.test.ts runs both on real rows and compares
- * every column.
+ * step_summary, declared once: how a step of a cell is summed over its clients' rows.
+ * The view's SQL is generated from these declarations.
+ * The workflow needs a step's status before its rows are queryable, so it evaluates them in TypeScript.
+ * test/unit/lake-schema.test.ts runs both on real rows and compares every column.
  *
- * The rules: throughput is summed over clients (they ran at once against the same endpoint);
- * latency is the worst client's percentiles and max (a percentile cannot be averaged), the mean
- * latency weighted by each client's events. A step with any failed client is failed; its metrics
- * stay NULL when no client produced a summary (SUM over NULLs is NULL), so a failure is never read as
- * zero throughput. A step whose clients are ok or overloaded (a rate sysbench could not keep up with;
- * their tps is the achieved rate before sysbench stopped, core/lake/step-rows.ts) is overloaded: a
- * measurement, not a failure. A skipped step (one row, status skipped: a rate not tried after a
- * lower one overloaded) stays skipped.
+ * Throughput is summed over clients, since they ran at once.
+ * Latency takes the worst client's percentiles, since a percentile cannot be averaged.
+ * A step with any failed client is failed.
+ * Its metrics stay NULL when no client produced a summary, so a failure never reads as zero throughput.
+ * A step whose clients are ok or overloaded is overloaded, a measurement rather than a failure.
  *
- * The generated SQL keeps to the subset both Athena (Trino) and DuckDB run
- * (test/unit/lake-views-sql.test.ts): no engine-specific functions, explicit CASTs to DOUBLE so
- * Trino never does integer division, CASE inside aggregates instead of FILTER, no trailing semicolon.
- * The TypeScript evaluation follows SQL's NULL rules: aggregates skip NULLs, and an aggregate of
- * nothing but NULLs is NULL.
+ * The SQL keeps to what both Trino and DuckDB run. test/unit/lake-views-sql.test.ts checks it.
+ * Explicit CASTs to DOUBLE keep Trino from integer division.
+ * The TypeScript follows SQL's NULL rules.
  */
 import type { StepRow } from './rows';
 import { VIEW_COLUMNS, type StepSummaryRow } from './schema';
 
 type StepColumn = keyof StepRow;
 
-/** A test of one client row: its column holds one of the values (`not`: does not; NULL holds none), or is true. */
+/** A test of one client row. Its column holds one of the values, or with `not` none of them. */
 type Condition =
   | { readonly column: StepColumn; readonly oneOf: readonly string[]; readonly not?: true }
   | { readonly column: StepColumn; readonly isTrue: true };
@@ -37,20 +29,20 @@ type Aggregate =
   /** A column the rows are grouped by. */
   | { readonly kind: 'group' }
   | { readonly kind: 'max' | 'min' | 'avg'; readonly of: StepColumn }
-  /** `orZero`: 0 rather than NULL when no row has a value. */
+  /** `orZero` gives 0 rather than NULL when no row has a value. */
   | { readonly kind: 'sum'; readonly of: StepColumn; readonly orZero?: true }
-  /** The number of rows (clients). */
+  /** The number of rows, one per client. */
   | { readonly kind: 'count' }
   | { readonly kind: 'count-where'; readonly where: Condition }
-  /** A per-client figure times the number of clients, as a double (the offered rate of a step). */
+  /** A per-client figure times the number of clients, as a double. */
   | { readonly kind: 'max-times-count'; readonly of: StepColumn }
-  /** The sum of a column per the largest of another (errors per second of the longest client); NULL for 0. */
+  /** The sum of a column per the largest of another. NULL for 0. */
   | { readonly kind: 'sum-per-max'; readonly of: StepColumn; readonly per: StepColumn }
-  /** The mean weighted by another column over the rows that have both; the plain mean when no weight is there. */
+  /** The mean weighted by another column over the rows that have both. The plain mean when no weight is there. */
   | { readonly kind: 'weighted-mean'; readonly of: StepColumn; readonly weight: StepColumn }
   /**
-   * The value of the first rule that holds (`all`: every row meets the condition, `any`: some row does),
-   * else `otherwise`.
+   * The value of the first rule that holds, else `otherwise`.
+   * `all` needs every row to meet the condition, `any` some row.
    */
   | {
       readonly kind: 'first-rule';
@@ -58,7 +50,7 @@ type Aggregate =
       readonly otherwise: string;
     };
 
-/** A step's status from its clients' (core/lake/schema.ts STEPS.status). */
+/** A step's status from its clients'. */
 const STATUS = {
   kind: 'first-rule',
   rules: [
@@ -76,7 +68,7 @@ const max = (of: StepColumn): Aggregate => ({ kind: 'max', of });
 const sum = (of: StepColumn): Aggregate => ({ kind: 'sum', of });
 const GROUP: Aggregate = { kind: 'group' };
 
-/** Every column of step_summary (core/lake/schema.ts VIEW_COLUMNS.step_summary), in the schema's order there. */
+/** Every column of step_summary, in the schema's order. */
 const STEP_SUMMARY: { readonly [K in keyof StepSummaryRow]: Aggregate } = {
   run_id: GROUP,
   cell_id: GROUP,
@@ -176,9 +168,7 @@ function aggregateSql(column: string, a: Aggregate): string {
   }
 }
 
-/**
- * The step_summary view: `CREATE OR REPLACE VIEW step_summary AS SELECT ...` over the steps table (core/lake/views.ts).
- */
+/** The step_summary view over the steps table. */
 export function stepSummaryViewSql(): string {
   const columns = summaryColumns();
   const select = columns.map((c) =>
@@ -196,7 +186,7 @@ export function stepSummaryViewSql(): string {
 
 // ---- TypeScript ----
 
-/** The client rows of one step, or as much of them as the columns asked for read. */
+/** The client rows of one step, or as much of them as the columns read. */
 type ClientRows = readonly Readonly<Partial<Record<StepColumn, unknown>>>[];
 
 const valueOf = (row: ClientRows[number], column: StepColumn): unknown => row[column] ?? null;
@@ -214,10 +204,7 @@ function meets(row: ClientRows[number], c: Condition): boolean {
   return c.not === true ? !holds : holds;
 }
 
-/**
- * The largest or smallest non-NULL value (numbers, or strings in
- * code-unit order like SQL's binary collation); NULL for none.
- */
+/** The largest or smallest non-NULL value. Strings compare in code-unit order, like SQL's binary collation. */
 function extreme(rows: ClientRows, column: StepColumn, largest: boolean): unknown {
   const values = rows.map((r) => valueOf(r, column)).filter((v) => v !== null) as (number | string)[];
   if (values.length === 0) return null;
@@ -260,7 +247,7 @@ function aggregate(rows: ClientRows, column: keyof StepSummaryRow, a: Aggregate)
       return xs.length === 0 ? null : total(xs) / xs.length;
     }
     case 'first-rule': {
-      // SQL's SUM over no rows is NULL, which equals nothing: an `all` rule never holds for no rows.
+      // SQL's SUM over no rows is NULL, which equals nothing. So an `all` rule never holds for no rows.
       const rule = a.rules.find((r) =>
         r.when === 'all'
           ? rows.length > 0 && rows.every((x) => meets(x, r.where))
@@ -271,7 +258,7 @@ function aggregate(rows: ClientRows, column: keyof StepSummaryRow, a: Aggregate)
   }
 }
 
-/** Columns of a step's summary, computed from its client rows by the declarations the view is generated from. */
+/** Columns of a step's summary, computed by the same declarations as the view. */
 export function summarizeStep<K extends keyof StepSummaryRow>(
   rows: ClientRows,
   columns: readonly K[] = summaryColumns() as K[],

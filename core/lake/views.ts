@@ -1,15 +1,13 @@
 /**
- * The shared lake views, each one `CREATE OR REPLACE VIEW <name> AS SELECT ...` in the SQL subset
- * Athena (Trino) and DuckDB both run: step_summary generated from its declarations
- * (core/lake/step-summary.ts, which the workflow evaluates too), the others from core/lake/sql/<name>.sql.
- * DuckDB creates them locally; the CDK stack turns the same text into Athena named queries/views.
- * Order matters: a view may use an earlier one.
+ * The shared lake views, in the SQL Trino and DuckDB both run.
+ * DuckDB creates them locally, and the CDK stack makes the same text Athena views.
+ * Order matters, since a view may use an earlier one.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stepSummaryViewSql } from './step-summary';
 
-/** @internal exported for its tests (a test seam) */
+/** @internal Exported for its tests. */
 export const LAKE_VIEWS = [
   'step_summary',
   'variant_summary',
@@ -24,13 +22,13 @@ const GENERATED: Partial<Record<LakeView, () => string>> = { step_summary: stepS
 
 /**
  * The views whose SQL is a file of core/lake/sql.
- * @internal exported for its tests (a test seam)
+ * @internal Exported for its tests.
  */
 export const SQL_FILE_VIEWS = LAKE_VIEWS.filter((v) => GENERATED[v] === undefined);
 
 /**
- * The folder holding the .sql files: next to this module in the checkout, or found from dist/.
- * @internal exported for its tests (a test seam)
+ * The folder holding the .sql files, next to this module or found from dist/.
+ * @internal Exported for its tests.
  */
 export function viewSqlDir(): string {
   let dir = __dirname;
@@ -44,7 +42,7 @@ export function viewSqlDir(): string {
   }
 }
 
-/** The statement of one view, without comments' trailing whitespace; no trailing semicolon. */
+/** The statement of one view, without trailing whitespace or semicolon. */
 function viewSql(view: LakeView, dir: string): string {
   const generated = GENERATED[view];
   if (generated !== undefined) return generated();

@@ -1,34 +1,31 @@
 /**
- * Every server metric in one table: its CloudWatch unit, which AWS engine families publish it per
- * instance (counted in a window's completeness or only collected), its write-forwarding role, how
- * the local backend measures it or why it cannot, and its report table. The lake's units, the AWS
- * collector's lists, the rehearsal's publisher and the report's columns are derived from it
- * (core/metrics/lists.ts). Names and units are AWS/RDS's (Aurora User Guide, "Amazon CloudWatch
- * metrics for Amazon Aurora", Aurora.AuroraMySQL.Monitoring.Metrics.md; CloudWatch User Guide,
- * "Amazon RDS metrics and dimensions", rds-metricscollected.md). Names are case-sensitive.
+ * Every server metric in one table. core/metrics/lists.ts derives every other list from it.
+ * Names and units are AWS/RDS's, and case-sensitive.
+ * See Aurora User Guide, "Amazon CloudWatch metrics for Amazon Aurora".
+ * See CloudWatch User Guide, "Amazon RDS metrics and dimensions".
  */
 
 /** The AWS engine families whose instances publish different metric sets. */
 export type MetricFamily = 'aurora-mysql' | 'aurora-postgresql' | 'rds';
 
-/** Counted: the window's completeness waits for it. Collected: kept when it arrives. */
+/** A counted metric makes the window's completeness wait for it. A collected one is kept when it arrives. */
 export type Counting = 'counted' | 'collected';
 
 export interface MetricEntry {
   readonly unit: string;
-  /** Per-instance AWS/RDS metrics of each engine family (instance-level, every role). */
+  /** Per-instance AWS/RDS metrics of each engine family, for every role. */
   readonly aws?: Readonly<Partial<Record<MetricFamily, Counting>>>;
-  /** A write-forwarding metric: the Aurora engine and instance role publishing it. */
+  /** A write-forwarding metric, with the Aurora engine and instance role publishing it. */
   readonly forwarding?: {
     readonly engine: 'aurora-mysql' | 'aurora-postgresql';
     readonly role: 'writer' | 'reader';
     readonly counting: Counting;
   };
-  /** Collected for a Serverless v2 instance, or per Aurora cluster volume, beside the family's. */
+  /** Collected for a Serverless v2 instance or per Aurora cluster volume, beside the family's. */
   readonly awsGroup?: 'serverless' | 'cluster-volume';
   /**
-   * A self-managed server's EC2 source (AWS/EC2, or the CloudWatch agent's CWAgent): a Sum over the
-   * period becomes a per-second rate. `position` keeps the collector's query order.
+   * A self-managed server's EC2 or CloudWatch agent source.
+   * A Sum over the period becomes a per-second rate. `position` keeps the collector's query order.
    */
   readonly ec2?: {
     readonly namespace: 'AWS/EC2' | 'CWAgent';
@@ -38,9 +35,9 @@ export interface MetricEntry {
     readonly counting: Counting;
     readonly position: number;
   };
-  /** How the local backend measures it, or why it cannot (the report and the run's notes say so). */
+  /** How the local backend measures it, or why it cannot. The report and the run's notes say so. */
   readonly local?: { readonly source: string } | { readonly unmeasured: string };
-  /** The server-metrics section's table and column (order) it is shown in. */
+  /** The server-metrics table and column it is shown in. */
   readonly report?: { readonly table: 'latencies' | 'throughput'; readonly column: number };
 }
 
@@ -69,7 +66,7 @@ export const METRIC_CATALOGUE = {
     ec2: ec2('AWS/EC2', 'CPUUtilization', 'Average', 'Percent', 'counted', 0),
     local: { source: 'utime+stime delta / wall / CPUs * 100' },
   },
-  // Aurora MySQL only (Aurora User Guide, instance-level metrics, column "Applies to").
+  // Aurora MySQL only, per the Aurora User Guide's instance-level metrics.
   SelectThroughput: {
     unit: 'Count/Second',
     aws: { 'aurora-mysql': 'counted' },
@@ -101,7 +98,7 @@ export const METRIC_CATALOGUE = {
     local: { source: 'Bytes_received delta / s' },
   },
   DatabaseConnections: { unit: 'Count', aws: ALL_COUNTED, local: { source: 'Threads_connected, less its own' } },
-  // Readers only; the collector adds it per role (core/backends/aws/metrics.ts).
+  // Readers only. The collector adds it per role.
   AuroraReplicaLag: { unit: 'Milliseconds', local: { source: 'the heartbeat probe of cluster.ts' } },
   BufferCacheHitRatio: {
     unit: 'Percent',
@@ -115,7 +112,7 @@ export const METRIC_CATALOGUE = {
     local: { source: 'Innodb_deadlocks delta / s' },
     report: { table: 'throughput', column: 3 },
   },
-  // Average statement latencies and free memory (Aurora User Guide, instance-level metrics).
+  // Average statement latencies and free memory, from the Aurora User Guide's instance-level metrics.
   CommitLatency: {
     unit: 'Milliseconds',
     aws: { 'aurora-mysql': 'collected', 'aurora-postgresql': 'collected' },
@@ -137,12 +134,12 @@ export const METRIC_CATALOGUE = {
   FreeableMemory: {
     unit: 'Bytes',
     aws: { 'aurora-mysql': 'collected', 'aurora-postgresql': 'collected', rds: 'collected' },
-    // The CloudWatch agent's mem_available on a self-managed server (client/cloudwatch-agent.json).
+    // The CloudWatch agent's mem_available on a self-managed server.
     ec2: ec2('CWAgent', 'mem_available', 'Average', 'Bytes', 'collected', 5),
     local: { unmeasured: "the local servers share this machine's memory: there is no per-instance free memory" },
     report: { table: 'latencies', column: 13 },
   },
-  // Instance metrics of Aurora PostgreSQL and RDS, not Aurora MySQL; locally InnoDB's own data reads and writes.
+  // Instance metrics of Aurora PostgreSQL and RDS, not Aurora MySQL. Locally, InnoDB's own data reads and writes.
   ReadIOPS: {
     unit: 'Count/Second',
     aws: { 'aurora-postgresql': 'collected', rds: 'counted' },
@@ -158,9 +155,9 @@ export const METRIC_CATALOGUE = {
     report: { table: 'latencies', column: 10 },
   },
   /**
-   * The cluster volume's billed I/O operations, "Count per 5 minutes", published at 5-minute
-   * intervals (Aurora User Guide, "Cluster-level metrics for Amazon Aurora"). Collected per step for
-   * the intervals that overlap it, role "cluster".
+   * The cluster volume's billed I/O operations, published every 5 minutes.
+   * See Aurora User Guide, "Cluster-level metrics for Amazon Aurora".
+   * Collected per step for the intervals that overlap it, with role "cluster".
    */
   VolumeReadIOPs: {
     unit: 'Count/5 minutes',
@@ -174,12 +171,12 @@ export const METRIC_CATALOGUE = {
     local: { unmeasured: NO_VOLUME },
     report: { table: 'latencies', column: 12 },
   },
-  // An RDS read replica's lag (rds-metricscollected.md: "Applies to MySQL, MariaDB, and PostgreSQL Read Replicas").
+  // An RDS read replica's lag, for MySQL, MariaDB and PostgreSQL read replicas.
   ReplicaLag: { unit: 'Seconds' },
-  // Aurora Serverless v2 capacity in ACUs and as a percentage of the maximum (Aurora User Guide). AWS only.
+  // Aurora Serverless v2 capacity in ACUs and as a share of the maximum. AWS only.
   ServerlessDatabaseCapacity: { unit: 'Count', awsGroup: 'serverless' },
   ACUUtilization: { unit: 'Percent', awsGroup: 'serverless' },
-  // Aurora MySQL write forwarding (Aurora User Guide, aurora-global-database-write-forwarding.md). AWS only.
+  // Aurora MySQL write forwarding, per the Aurora User Guide. AWS only.
   ForwardingReplicaSelectThroughput: {
     unit: 'Count/Second',
     forwarding: { engine: 'aurora-mysql', role: 'reader', counting: 'counted' },
@@ -224,7 +221,7 @@ export const METRIC_CATALOGUE = {
     local: NO_MARIADB_FORWARDING,
     report: { table: 'latencies', column: 6 },
   },
-  // Aurora PostgreSQL's own names (aurora-postgresql-write-forwarding-monitoring.md). AWS only.
+  // Aurora PostgreSQL's own names for them. AWS only.
   AuroraLocalForwardingWriterDMLThroughput: {
     unit: 'Count/Second',
     forwarding: { engine: 'aurora-postgresql', role: 'writer', counting: 'counted' },

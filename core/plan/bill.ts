@@ -1,11 +1,9 @@
 /**
- * What an Aurora cell cost from what really ran, and where Aurora's two storage configurations
- * break even. The estimate (cost.ts estimatePlanCost) prices what the plan expects; this prices
- * what was measured: DB instance hours (provisioned) or the ACU-hours CloudWatch measured
- * (Serverless v2), the volume's GB-months for the hours it existed, and on Aurora Standard the I/O
- * requests the cluster really made (VolumeReadIOPs + VolumeWriteIOPs); Aurora I/O-Optimized has its
- * own instance, ACU and storage prices and no I/O charge (prices/aws-prices.json
- * auroraConfigurationsSource, cost.ts auroraRates).
+ * What an Aurora cell cost from what really ran, and where the two storage configurations break even.
+ * The estimate in cost.ts prices what the plan expects. This prices what was measured.
+ * Serverless v2 is billed by the ACU-hours CloudWatch measured.
+ * Aurora Standard adds the I/O requests the cluster made.
+ * I/O-Optimized has its own prices and no I/O charge.
  */
 import {
   auroraPriceKeys,
@@ -18,30 +16,28 @@ import {
 import type { CellPlan } from './types';
 import type { EngineRef } from '../aurora/engines';
 
-/** A month of GB-month billing, in hours (the price table's and AWS's 730). */
+/** A month of GB-month billing in hours, 730 as the price table and AWS use. */
 const HOURS_PER_MONTH = 730;
 
 export interface CellUsage {
   readonly cellId: string;
   readonly engine: EngineRef;
   readonly variant: Pick<CellPlan['variant'], 'instanceClass' | 'readers' | 'serverless' | 'storage'>;
-  /** Seconds the cell's DB instances existed (each; the volume's storage is billed for this long). */
+  /** Seconds each of the cell's DB instances existed. The volume is billed for this long. */
   readonly instanceS: number;
-  /**
-   * Seconds summed over the DB instances, each as billed, when their lifetimes are known (else instances x instanceS).
-   */
+  /** Seconds summed over the DB instances as billed, when their lifetimes are known. */
   readonly dbInstanceS?: number;
-  /** Serverless v2: ACU-seconds over every instance of the cell, as measured; undefined when none was measured. */
+  /** Serverless v2 ACU-seconds over the cell's instances, as measured. Undefined when none was measured. */
   readonly acuSeconds?: number;
-  /** I/O requests the cluster volume made (undefined: not measured). */
+  /** I/O requests the cluster volume made. Undefined when not measured. */
   readonly ioRequests?: number;
-  /** The data's size on the volume, GB. */
+  /** The data's size on the volume, in GB. */
   readonly dataGb: number;
 }
 
 export interface CellBill {
   readonly cellId: string;
-  /** "2 x db.r6g.large for 0.71 h" or "1,234 ACU-hours measured". */
+  /** e.g. "2 x db.r6g.large for 0.71 h" or "1,234 ACU-hours measured". */
   readonly computeWhat: string;
   readonly compute: number | null;
   readonly storage: number;
@@ -61,7 +57,8 @@ export function billCell(prices: RegionPrices, usage: CellUsage): CellBill {
   let compute: number | null;
   let computeWhat: string;
   if (usage.variant.serverless !== undefined) {
-    // Without a measurement the instances are taken at their minimum the whole time: a lower bound, said so.
+    // Without a measurement the instances are taken at their minimum throughout. That is a lower bound, and the text
+    // says so.
     const acuHours =
       usage.acuSeconds !== undefined ? usage.acuSeconds / 3600 : usage.variant.serverless.minAcu * instanceHours;
     computeWhat =
@@ -100,10 +97,10 @@ export interface StorageBreakEven {
 }
 
 /**
- * Aurora Standard against Aurora I/O-Optimized for one cluster: compute $/h as it ran (instances x
- * class price, or measured average ACUs x ACU price), its data's storage, and I/O at `ioPerS`.
- * Standard costs C + S + r x p, I/O-Optimized C' + S' (no I/O charge), so they break even at
- * r = (C' - C + S' - S) / p requests per second. null when a price is missing.
+ * Aurora Standard against Aurora I/O-Optimized for one cluster.
+ * Standard costs C + S + r x p and I/O-Optimized C' + S', with no I/O charge.
+ * So they break even at r = (C' - C + S' - S) / p requests per second.
+ * Null when a price is missing.
  */
 export function storageBreakEven(
   prices: RegionPrices,
@@ -136,25 +133,21 @@ export function storageBreakEven(
 }
 
 /**
- * What really ran, resource by resource: when each DB cluster, DB instance and EC2 instance (a
- * client, or a self-managed server) of a cell was created and when it was gone. Creation times are
- * the APIs' own: DescribeDBClusters DBCluster.ClusterCreateTime ("the time when the DB cluster was
- * created, in Universal Coordinated Time (UTC)"), DescribeDBInstances DBInstance.InstanceCreateTime
- * ("the date and time when the DB instance was created") (botocore rds 2014-10-31 service-2.json) and
- * EC2 DescribeInstances Instance.LaunchTime ("the time that the instance was last launched"; botocore
- * ec2 2016-11-15 service-2.json). Deletion times are the teardown's: the first of its passes that
- * found the resource gone or terminating, or the pass that completed the teardown.
+ * When each DB cluster, DB instance and EC2 instance of a cell was created and when it was gone.
+ * Creation times are the APIs' own. See botocore rds 2014-10-31 and ec2 2016-11-15 service-2.json.
+ * RDS gives ClusterCreateTime and InstanceCreateTime, and EC2 gives LaunchTime.
+ * Deletion time is the first teardown pass that found the resource gone, or the last pass.
  */
 type ResourceKind = 'db-cluster' | 'db-instance' | 'ec2-instance';
 
 export interface ResourceLifetime {
   readonly kind: ResourceKind;
   readonly id: string;
-  /** The DB instance class or EC2 instance type; null for a cluster. */
+  /** The DB instance class or EC2 instance type. Null for a cluster. */
   readonly type: string | null;
-  /** ISO time from the API; null when the API gave none. */
+  /** ISO time from the API. Null when the API gave none. */
   readonly createdAt: string | null;
-  /** ISO time the teardown saw it gone; null while it exists. */
+  /** ISO time the teardown saw it gone. Null while it exists. */
   readonly deletedAt: string | null;
 }
 
@@ -164,14 +157,15 @@ export interface ObservedResource {
   readonly id: string;
   readonly type: string | null;
   readonly createdAt: string | null;
-  /** Deleted, or on its way (RDS "deleting" still bills until gone; EC2 "shutting-down" no longer does). */
+  /** Deleted or on its way. RDS "deleting" still bills until gone, and EC2 "shutting-down" does not. */
   readonly state: 'live' | 'deleting' | 'gone';
 }
 
 /**
- * The lifetimes after one more look: a resource seen for the first time gets its creation time; one
- * seen gone (or no longer found) gets `now` as its deletion time unless it had one; when `done` (the
- * teardown completed) everything still open is closed at `now`. The earliest creation time wins.
+ * The lifetimes after one more look.
+ * A resource seen for the first time gets its creation time, and the earliest one wins.
+ * One seen gone gets `now` as its deletion time unless it had one.
+ * When `done`, everything still open is closed at `now`.
  */
 export function mergeLifetimes(
   stored: readonly ResourceLifetime[],
@@ -201,13 +195,13 @@ export function mergeLifetimes(
   return out;
 }
 
-/** Seconds a resource existed; null without both times. */
+/** Seconds a resource existed. Null without both times. */
 function lifetimeS(r: ResourceLifetime): number | null {
   if (r.createdAt === null || r.deletedAt === null) return null;
   return Math.max(0, (Date.parse(r.deletedAt) - Date.parse(r.createdAt)) / 1000);
 }
 
-/** A server_metrics datapoint as the lake holds it (the fields the bill reads). */
+/** A server_metrics datapoint as the lake holds it. */
 export interface MetricPoint {
   readonly step_id: string;
   readonly instance_id: string;
@@ -218,22 +212,19 @@ export interface MetricPoint {
 
 /** What CloudWatch measured over a cell's steps. */
 export interface MeasuredUsage {
-  /**
-   * Serverless v2: ACU-seconds over the measured steps (each step's average
-   * ACUs, summed over instances, x its length); null: none measured.
-   */
+  /** Serverless v2 ACU-seconds over the measured steps. Null when none was measured. */
   readonly acuSecondsInSteps: number | null;
   /** Seconds of the steps that have capacity datapoints. */
   readonly measuredStepS: number;
-  /** VolumeReadIOPs + VolumeWriteIOPs of the 5-minute windows collected (each window once); null: none collected. */
+  /** Volume read and write I/Os of the 5-minute windows collected, each window once. Null when none. */
   readonly ioRequests: number | null;
 }
 
 /**
- * The capacity and volume I/O a cell's steps measured. ServerlessDatabaseCapacity is an instance's
- * ACUs at one-minute resolution; VolumeReadIOPs / VolumeWriteIOPs "the number of billed read (write)
- * I/O operations from a cluster volume within a 5-minute interval" (Aurora User Guide, "Cluster-level
- * metrics for Amazon Aurora"), so windows shared by two steps count once.
+ * The capacity and volume I/O a cell's steps measured.
+ * ServerlessDatabaseCapacity is an instance's ACUs at one-minute resolution.
+ * VolumeReadIOPs and VolumeWriteIOPs count billed I/Os per 5-minute interval.
+ * See Aurora User Guide, "Cluster-level metrics for Amazon Aurora". A window shared by two steps counts once.
  */
 export function measureUsage(
   steps: readonly { readonly stepId: string; readonly start: string; readonly end: string }[],
@@ -265,40 +256,36 @@ export function measureUsage(
   };
 }
 
-/** What a cell cost from what really ran (the run's manifest keeps it per cell, `cells[].cost`). */
+/** What a cell cost from what really ran. The run's manifest keeps it per cell. */
 export interface ActualCellCost {
   readonly cellId: string;
   readonly currency: string;
-  /** The cluster's (or its DB instances') compute, storage and I/O. */
+  /** The compute, storage and I/O of the cluster or its DB instances. */
   readonly db: CellBill;
-  /** EC2 instances: clients, and a self-managed cell's servers. */
+  /** EC2 instances, both clients and a self-managed cell's servers. */
   readonly ec2: number | null;
   readonly ec2What: string;
   readonly total: number | null;
-  /** The plan's estimate for the same cell (prices/aws-prices.json as bundled). */
+  /** The plan's estimate for the same cell. */
   readonly estimate: number | null;
-  /** Prices it used that the table lists as unconfirmed (`unconfirmedPrices`). */
+  /** Prices it used that the table lists as unconfirmed. */
   readonly unconfirmed: readonly string[];
-  /** Resources without both times: priced at nothing, named here. */
+  /** Resources without both times. They are priced at nothing and named here. */
   readonly unknownLifetimes: readonly string[];
 }
 
 export interface BillingMinimums {
-  /**
-   * RDS: "billed in 1-second increments, with a minimum of 10
-   * minutes" (Aurora User Guide, "DB instance billing for Aurora").
-   */
+  /** RDS bills per second with a 10-minute minimum. See Aurora User Guide, "DB instance billing for Aurora". */
   readonly rdsMinimumBillingS: number;
-  /** EC2 Linux On-Demand: per second with a 60-second minimum (EC2 On-Demand pricing page). */
+  /** EC2 Linux On-Demand bills per second with a 60-second minimum, per the EC2 On-Demand pricing page. */
   readonly ec2MinimumBillingS: number;
 }
 
 /**
- * The bill of one Aurora cell from its resources' lifetimes and what CloudWatch measured: each DB
- * instance for the seconds it existed (at least the RDS minimum), or for Serverless v2 the ACUs
- * measured while steps ran and minAcu for the rest of each instance's life; the volume for the
- * cluster's lifetime; on Aurora Standard the I/O requests measured; each EC2 instance for its
- * lifetime (at least the EC2 minimum) at its type's price.
+ * The bill of one Aurora cell from its resources' lifetimes and what CloudWatch measured.
+ * Each DB instance is billed for its life, at least the RDS minimum.
+ * Serverless v2 uses the ACUs measured while steps ran, and minAcu for the rest.
+ * Each EC2 instance is billed for its life at its type's price.
  */
 export function actualCellCost(
   prices: RegionPrices,
@@ -314,7 +301,7 @@ export function actualCellCost(
   const dbInstances = lifetimes.filter((r) => r.kind === 'db-instance' && lifetimeS(r) !== null);
   const billedDbS = dbInstances.map((r) => Math.max(lifetimeS(r)!, minimums.rdsMinimumBillingS));
   const cluster = lifetimes.find((r) => r.kind === 'db-cluster' && lifetimeS(r) !== null);
-  // The volume exists from the cluster's creation to its deletion; without a cluster, the longest instance.
+  // The volume lives from the cluster's creation to its deletion. Without a cluster, the longest instance counts.
   const volumeS = cluster ? lifetimeS(cluster)! : Math.max(0, ...dbInstances.map((r) => lifetimeS(r)!));
   let acuSeconds: number | undefined;
   const serverless = cell.variant.serverless;
@@ -359,8 +346,8 @@ export function actualCellCost(
 }
 
 /**
- * The closing lines of a run's output: what its cells cost from what really ran beside the plan's
- * estimate for the same cells (the manifest's `cells[].cost`); none when no cell has a cost.
+ * The closing lines of a run's output, each cell's real cost beside the plan's estimate.
+ * None when no cell has a cost.
  */
 export function runCostLines(costs: readonly ActualCellCost[]): string[] {
   if (costs.length === 0) return [];

@@ -1,14 +1,12 @@
 /**
- * Prices and cost: the price table kept in the repo (prices/aws-prices.json, overridable with a
- * user file), the estimate of what an AWS run of a plan costs (DB instances x hours, client
- * instances, storage and storage I/O where Aurora Standard bills it), the budget check that refuses
- * a run whose estimate exceeds spec.budget, and hourly prices for the price-performance tables.
+ * Prices and cost: the estimate of what an AWS run of a plan costs, and the budget check.
+ * The price table lives in prices/aws-prices.json and a user file may override it.
  */
 import { estimate } from './plan';
 import { cellEngine, type CellPlan, type Plan, type StepPlan } from './types';
 import { ENGINES, rdsAllocatedStorageGib, serverVolumeGib, type EngineRef } from '../aurora/engines';
 import { isServerless } from '../aurora/aurora-configurations';
-// Imported (not read from disk) so a bundled Lambda carries the table too.
+// Imported rather than read from disk, so a bundled Lambda carries the table too.
 import bundledPriceDoc from '../../prices/aws-prices.json';
 import type { Spec } from '../experiment/schema';
 import { READ_ONLY_TESTS } from '../experiment/read-only-tests';
@@ -19,7 +17,7 @@ import { PriceTableError } from './price-error';
 export type { PriceTable, RegionPrices } from './price-file';
 export { loadPrices } from './price-file';
 
-/** The keys of `used` (see RegionPrices.unconfirmedPrices) that the table lists as unconfirmed, once each. */
+/** The keys of `used` that the table lists as unconfirmed, once each. */
 export function unconfirmedPricesUsed(prices: RegionPrices, used: readonly string[]): string[] {
   const patterns = (prices.unconfirmedPrices ?? []).map(
     (p) =>
@@ -33,14 +31,14 @@ export function unconfirmedPricesUsed(prices: RegionPrices, used: readonly strin
   return [...new Set(used.filter((key) => patterns.some((re) => re.test(key))))];
 }
 
-/** "as of 2025-2026 (collected 2026-11-21)": what the figures' date is, for plan and report lines. */
+/** The figures' date, for plan and report lines. */
 export function pricesAsOfText(table: PriceTable): string {
   return `as of ${table.pricesAsOf}${table.collectedOn ? ` (collected ${table.collectedOn})` : ''}`;
 }
 
 /**
- * A custom script's declared row size: a comment line `-- aurora-bench: bytes-per-row N`.
- * @internal exported for its tests (a test seam)
+ * A custom script's declared row size, from a comment line `-- aurora-bench: bytes-per-row N`.
+ * @internal Exported for its tests.
  */
 export function declaredBytesPerRow(scriptBody: string | undefined): number | undefined {
   const m = /^--\s*aurora-bench:\s*bytes-per-row\s+(\d+)\s*$/m.exec(scriptBody ?? '');
@@ -52,10 +50,9 @@ export class BudgetExceededError extends AuroraBenchError {
 }
 
 /**
- * The repo's price table as bundled with the code (for Lambdas, which have no checkout). Not parsed
- * here: the Tasks that price a run (TeardownCell, FinishRun) would otherwise bundle zod for a file
- * that cannot change after the build. test/unit/report-cost.test.ts proves the bundled file is what
- * PriceTableSchema makes of it (valid, defaults already written out).
+ * The repo's price table as bundled with the code, for Lambdas without a checkout.
+ * It is not parsed here, or the Tasks that price a run would bundle zod for a file fixed at build.
+ * test/unit/report-cost.test.ts proves the bundled file is what PriceTableSchema makes of it.
  */
 export function bundledPrices(): PriceTable {
   return bundledPriceDoc;
@@ -83,7 +80,7 @@ export function regionPrices(table: PriceTable, region: string): RegionLookup {
   };
 }
 
-/** $/h of a variant's DB instances (writer + readers); null when the class has no price. */
+/** $/h of a variant's writer and readers. Null when the class has no price. */
 export function variantHourly(prices: RegionPrices, instanceClass: string, readers: number): number | null {
   const p = prices.dbInstanceHourly[instanceClass];
   return p === undefined ? null : p * (1 + readers);
@@ -125,20 +122,18 @@ export interface PlanCost {
   readonly cells: readonly CellCost[];
   /** null when any price is missing. */
   readonly total: number | null;
-  /** Instance classes / types without a price. */
+  /** Instance classes and types without a price. */
   readonly missing: readonly string[];
-  /** Price keys the estimate used that the table lists as unconfirmed (RegionPrices.unconfirmedPrices). */
+  /** Price keys the estimate used that the table lists as unconfirmed. */
   readonly unconfirmed: readonly string[];
   readonly notes: readonly string[];
 }
 
 /**
- * $/h of one DB instance of `instanceClass` on `engine`, and under what name a missing price is
- * reported. Aurora MySQL: dbInstanceHourly. A self-managed server: the EC2 instance of the same
- * name without "db.". Others: dbInstanceHourlyByEngine[kind]; Aurora PostgreSQL without its own
- * entry falls back to the Aurora MySQL figures, said in a note (AWS's Aurora pricing page: "The
- * prices below apply to both the MySQL-compatible and the PostgreSQL-compatible editions of Amazon
- * Aurora, except where noted", with the instance prices of each edition on their own tab).
+ * $/h of one DB instance of `instanceClass` on `engine`, and the name a missing price is reported under.
+ * A self-managed server is priced as the EC2 instance of the same name without "db.".
+ * Aurora PostgreSQL without its own entry falls back to the Aurora MySQL figures, with a note.
+ * AWS's Aurora pricing page says its prices apply to both editions except where noted.
  */
 export function dbInstancePrice(
   prices: RegionPrices,
@@ -170,18 +165,16 @@ export function dbInstancePrice(
 }
 
 /**
- * What an Aurora cell's compute, storage and I/O cost per unit under its storage configuration
- * (prices/aws-prices.json auroraConfigurationsSource): a provisioned instance at its class's
- * Aurora Standard price (x ioOptimizedInstanceMultiplier on I/O-Optimized), a Serverless v2
- * instance per ACU-hour, the volume per GB-month, and I/O per million requests on Aurora Standard
- * only ("for the Aurora Standard DB cluster configuration only", Aurora User Guide, "DB instance
- * billing for Aurora"). `missing` names what the table lacks.
+ * What an Aurora cell's compute, storage and I/O cost per unit under its storage configuration.
+ * I/O-Optimized multiplies the instance price by ioOptimizedInstanceMultiplier.
+ * I/O is billed on Aurora Standard only. See Aurora User Guide, "DB instance billing for Aurora".
+ * `missing` names what the table lacks.
  */
 export interface AuroraRates {
   readonly ioOptimized: boolean;
-  /** $/h of one provisioned instance; undefined for Serverless v2 or a missing price. */
+  /** $/h of one provisioned instance. Undefined for Serverless v2 or a missing price. */
   readonly instanceHourly: number | undefined;
-  /** $ per ACU-hour; undefined for a provisioned variant or a missing price. */
+  /** $ per ACU-hour. Undefined for a provisioned variant or a missing price. */
   readonly acuHourly: number | undefined;
   readonly storageGbMonth: number;
   readonly ioPerMillion: number;
@@ -226,7 +219,7 @@ export function auroraRates(
   };
 }
 
-/** The price keys an Aurora cell's bill reads (the names `unconfirmedPrices` lists). */
+/** The price keys an Aurora cell's bill reads. */
 export function auroraPriceKeys(
   engine: EngineRef,
   variant: Pick<CellPlan['variant'], 'instanceClass' | 'serverless' | 'storage'>,
@@ -247,7 +240,7 @@ export function auroraPriceKeys(
   return keys;
 }
 
-/** The price key (RegionPrices.unconfirmedPrices) of one DB instance of `instanceClass` on `engine`. */
+/** The price key of one DB instance of `instanceClass` on `engine`. */
 export function dbInstancePriceKey(engine: EngineRef, instanceClass: string): string {
   if (engine.kind === 'aurora-mysql') return `dbInstanceHourly.${instanceClass}`;
   if (engine.kind === 'self-managed') return `ec2Hourly.${instanceClass.replace(/^db\./, '')}`;
@@ -259,16 +252,16 @@ const SERVERLESS_ESTIMATE =
   'during set-up and teardown at its minAcu, at the ACU-hour price; the bill after a run uses the ACUs ' +
   'CloudWatch measured (ServerlessDatabaseCapacity)';
 
-/** Whether a step's workload writes (stock tests known read-only, custom scripts read: S4's scan). */
+/** Whether a step's workload writes. Only stock read-only tests are known not to, and custom scripts may. */
 function stepWrites(test: string | undefined): boolean {
   return test !== undefined && !READ_ONLY_TESTS.has(test);
 }
 
 /**
- * The cost of running `plan` on AWS: every cell's DB instances for its provisioning + run time
- * (RDS bills per second with a 10-minute minimum), its clients for the run time (EC2 per second,
- * 1-minute minimum), the data's storage for those hours and storage I/O (Aurora Standard): the
- * data written once per prepare plus an assumed I/O rate while steps run (prices/assumptions).
+ * The cost of running `plan` on AWS.
+ * DB instances are billed for provisioning and run time, per second with a 10-minute minimum.
+ * Clients are billed for the run time, per second with a 1-minute minimum.
+ * Storage and Aurora Standard's I/O are added, from the prepares and an assumed rate while steps run.
  * Cells that run at once do not share instances, so concurrency changes wall time, not cost.
  */
 export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
@@ -292,10 +285,10 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     const runS = Math.max(0, cellS - provisionS);
     const dbInstances = 1 + cell.variant.readers;
     const engine = cellEngine(plan, cell);
-    // Aurora bills its cluster volume and (Standard) its I/O; RDS bills the gp3 storage allocated to
-    // each instance (a replica has its source's) and no I/O below gp3's baseline ("3,000 IOPS and
-    // 125 MiB/s" included below 400 GiB, RDS User Guide, "Amazon RDS DB instance storage", gp3);
-    // a self-managed server its gp3 root volume (EC2 and EBS bill per second, at least a minute).
+    // Aurora bills its cluster volume and, on Standard, its I/O.
+    // RDS bills each instance's allocated gp3 storage, and no I/O below gp3's baseline.
+    // See RDS User Guide, "Amazon RDS DB instance storage".
+    // A self-managed server bills its gp3 root volume.
     const topology = ENGINES[engine.kind].topology;
     const aurora = topology === 'cluster';
     const rates = aurora ? auroraRates(prices, engine, cell.variant) : undefined;
@@ -330,12 +323,12 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
     const clients = cell.variant.clients.count;
     const clientHourly = prices.ec2Hourly[clientType];
     if (clientHourly === undefined) missing.add(clientType);
-    // Clients start once the cluster is ready (~2 min to boot) and stop at the cell's end.
+    // Clients start once the cluster is ready and stop at the cell's end.
     const clientS = runS + 120;
     const clientCost =
       clientHourly === undefined ? null : (clients * clientHourly * Math.max(clientS, a.ec2MinimumBillingS)) / 3600;
-    // Each step's data is as wide as its workload's rows: stock tables by the assumption, a custom
-    // script by what it declares. Storage holds the widest; every prepare writes its own.
+    // Each step's data is as wide as its workload's rows.
+    // Storage holds the widest data set, and every prepare writes its own.
     const rows = cell.data.tables * cell.data.tableSize;
     const dataBytes = rows * Math.max(...cell.steps.map(stepBytesPerRow));
     const preparedBytes = cell.steps.filter((s) => s.prepare).reduce((acc, s) => acc + rows * stepBytesPerRow(s), 0);
@@ -396,7 +389,7 @@ export function estimatePlanCost(plan: Plan, table: PriceTable): PlanCost {
   };
 }
 
-/** " (unconfirmed price: dbInstanceHourly.db.r8g.2xlarge)" after a figure that uses one; "" otherwise. */
+/** A note after a figure that uses an unconfirmed price, or "". */
 export function unconfirmedText(keys: readonly string[]): string {
   return keys.length === 0
     ? ''
@@ -437,8 +430,8 @@ export function checkBudget(plan: Plan, budget: Spec['budget'], table: PriceTabl
 }
 
 /**
- * The lines `aurora-bench plan` adds under the plan: the estimated AWS cost and the budget verdict.
- * @internal exported for its tests (a test seam)
+ * The lines `aurora-bench plan` adds under the plan, the estimated AWS cost and the budget verdict.
+ * @internal Exported for its tests.
  */
 export function costLines(cost: PlanCost, budget: Spec['budget'], backend: Plan['backend']): string[] {
   const lines: string[] = [];
@@ -474,9 +467,9 @@ export function costLines(cost: PlanCost, budget: Spec['budget'], backend: Plan[
 }
 
 /**
- * What `aurora-bench plan` prints under the plan: for an AWS plan its cost and budget verdict; for a
- * local plan, what the same experiment would cost on AWS (planned again for AWS, since a local plan
- * drops the steps only AWS can run).
+ * What `aurora-bench plan` prints under the plan.
+ * A local plan shows what the same experiment would cost on AWS.
+ * It is planned again for AWS, since a local plan drops the steps only AWS can run.
  */
 export async function planCostLines(spec: Spec, plan: Plan, repoRoot: string, pricesFile?: string): Promise<string[]> {
   const table = loadPrices(repoRoot, pricesFile);

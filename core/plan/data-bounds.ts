@@ -1,15 +1,14 @@
 /**
- * What a spec's data may ask of the backend that holds it: tables x tableSize rows at the bytes a
- * sysbench row takes on disk (core/aurora/engines.ts dataDiskBytes), against what the backend can
- * hold. Refused at plan time with the JSON path, before a server starts: a data set no disk can
- * hold would otherwise run its prepare for days and fail at the end.
+ * What a spec's data may ask of the backend that holds it.
+ * A data set no disk can hold would prepare for days and fail at the end.
+ * So it is refused at plan time with the JSON path, before a server starts.
  */
 import { awsDataLimitBytes, dataDiskBytes, engineName } from '../aurora/engines';
 import { variantEngine } from '../experiment/engine-checks';
 import type { Spec } from '../experiment/schema';
 import type { PlanNote } from './types';
 
-/** What a backend holds: bytes, and how the refusal names that room. */
+/** What a backend holds in bytes, and how the refusal names that room. */
 export interface DataRoom {
   readonly bytes: number;
   readonly what: string;
@@ -29,8 +28,8 @@ function refusal(spec: Spec, needed: number, room: DataRoom): PlanNote {
 }
 
 /**
- * Locally every server of a cell (the writer and each reader) holds a copy under the run root, and
- * a duet's members run at once: the most copies at a time, against `free` bytes there.
+ * Locally every server of a cell holds a copy under the run root, and a duet's members run at once.
+ * So the most copies at a time are checked against `free` bytes there.
  */
 export function localDataRefusals(spec: Spec, room: DataRoom): PlanNote[] {
   const copies = spec.variants.map((v) => 1 + v.readers);
@@ -39,7 +38,7 @@ export function localDataRefusals(spec: Spec, room: DataRoom): PlanNote[] {
   return needed > room.bytes ? [refusal(spec, needed, room)] : [];
 }
 
-/** On AWS one server's storage (an Aurora cluster volume, an RDS or EC2 volume) holds the data. */
+/** On AWS one server's storage holds the data. */
 export function awsDataRefusals(spec: Spec): PlanNote[] {
   const needed = dataDiskBytes(spec.data);
   const kinds = [...new Set(spec.variants.map((v) => variantEngine(spec, v).kind))];

@@ -1,10 +1,8 @@
 /**
- * A run's ETA from its plan: the plan's time assumptions (core/plan/plan.ts BACKEND_TIMES and each
- * step's warm-up and duration, as in the plan's estimate) applied to what is left, given what the
- * run has done so far. Items (cells, or duets run together) that have started keep the time they
- * have used; the ones not started are scheduled greedily onto maxConcurrency lanes in plan order, as
- * the workflow's Map starts them. Re-planned at every event, so a slow provisioning or a step that
- * ran long moves the ETA by what it actually took.
+ * A run's ETA, from the plan's time assumptions applied to what is left.
+ * Started items keep the time they have used.
+ * The rest are scheduled greedily onto maxConcurrency lanes, as the workflow's Map starts them.
+ * It is planned again at every event, so a slow step moves the ETA by what it actually took.
  */
 import { BACKEND_TIMES } from './plan';
 import type { CellPlan, Plan } from './types';
@@ -12,7 +10,7 @@ import type { CellPlan, Plan } from './types';
 type EtaPlan = Pick<Plan, 'backend' | 'cells' | 'maxConcurrency' | 'duets'>;
 
 interface Item {
-  /** Seconds of each step in run order (for a duet, the slowest member's, as they run together). */
+  /** Seconds of each step in run order. A duet takes its slowest member's. */
   readonly stepS: readonly number[];
 }
 
@@ -53,7 +51,7 @@ export class RunEta {
     }
   }
 
-  /** A cell (or duet) began provisioning. Unknown ids (not in the plan) are ignored. */
+  /** A cell or duet began provisioning. Ids not in the plan are ignored. */
   itemStarted(id: string, atMs: number): void {
     if (!this.items.has(id) || this.state.has(id)) return;
     this.state.set(id, { startedAtMs: atMs, stepsDone: 0, lastStepAtMs: atMs, finished: false });
@@ -70,7 +68,7 @@ export class RunEta {
     this.state.set(id, s);
   }
 
-  /** It was torn down (done, failed or stopped). */
+  /** It was torn down, done, failed or stopped. */
   itemFinished(id: string): void {
     const s = this.state.get(id);
     if (s) s.finished = true;
@@ -88,7 +86,7 @@ export class RunEta {
     return { done, planned };
   }
 
-  /** Seconds until the last item is torn down, from the plan's assumptions and what has happened by `nowMs`. */
+  /** Seconds until the last item is torn down, as of `nowMs`. */
   remainingS(nowMs: number): number {
     const setUpS = this.times.provisionS - this.times.teardownS;
     const running: number[] = [];
@@ -103,7 +101,7 @@ export class RunEta {
       }
       const sinceS = (ms: number): number => Math.max(0, (nowMs - ms) / 1000);
       if (s.stepsDone === 0) {
-        // Still setting up, or in its first step: what is left of both.
+        // Still setting up, or in its first step, so what is left of both.
         running.push(
           Math.max(0, setUpS + (item.stepS[0] ?? 0) - sinceS(s.startedAtMs)) + sum(1) + this.times.teardownS,
         );
@@ -126,7 +124,10 @@ export class RunEta {
   }
 }
 
-/** "1 h 05 min", "12 min", "40 s". @internal exported for its tests (a test seam) */
+/**
+ * "1 h 05 min", "12 min" or "40 s".
+ * @internal Exported for its tests.
+ */
 export function durationText(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
   if (s < 60) return `${s} s`;
@@ -135,7 +136,7 @@ export function durationText(seconds: number): string {
   return `${Math.floor(min / 60)} h ${String(min % 60).padStart(2, '0')} min`;
 }
 
-/** "ETA 12 min (about 01:23 UTC), 3 of 8 steps done". */
+/** e.g. "ETA 12 min (about 01:23 UTC), 3 of 8 steps done". */
 export function etaText(eta: RunEta, nowMs: number): string {
   const left = eta.remainingS(nowMs);
   const at = new Date(nowMs + left * 1000).toISOString();

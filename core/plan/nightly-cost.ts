@@ -1,13 +1,8 @@
 /**
- * What the stack's nightly schedule (cdk.json "aurora-bench".nightly) costs a month: the runs its
- * cron expression starts in an average month times the estimated cost of one run of its experiment
- * (core/plan/cost.ts, the price table's on-demand prices).
- *
- * EventBridge Scheduler cron expressions: cron(minutes hours day-of-month month day-of-week year),
- * "You can't use * in both the Day-of-month and Day-of-week fields. If you use it in one, you must
- * use ? in the other" (EventBridge User Guide, "Cron expressions"; the Scheduler takes the same
- * syntax). Only the forms a regular schedule uses are counted: fixed minutes and hours (values and
- * comma lists), every day of the month, and every day or a list/range of week days (1-7 or SUN-SAT).
+ * What the stack's nightly schedule costs a month.
+ * That is the runs its cron starts in an average month, times the estimated cost of one run.
+ * A cron cannot use * in both the day-of-month and day-of-week fields. See EventBridge User Guide, "Cron expressions".
+ * Only the forms a regular schedule uses are counted.
  */
 
 /** Days in an average Gregorian month, 365.2425 / 12. */
@@ -21,7 +16,7 @@ function weekDay(text: string): number | undefined {
   return /^[1-7]$/.test(text) ? Number(text) : undefined;
 }
 
-/** The week days of a day-of-week field (1 = SUN ... 7 = SAT), or undefined for a form not counted here. */
+/** The week days of a day-of-week field, or undefined for a form not counted here. */
 function weekDays(field: string): Set<number> | undefined {
   const days = new Set<number>();
   for (const part of field.split(',')) {
@@ -34,14 +29,15 @@ function weekDays(field: string): Set<number> | undefined {
   return days;
 }
 
-/** Values of a minutes or hours field given as numbers or a comma list; undefined for wildcards, ranges and steps. */
+/** Values of a minutes or hours field given as numbers or a list. Undefined for wildcards, ranges and steps. */
 function fixedValues(field: string): number | undefined {
   const parts = field.split(',');
   return parts.every((p) => /^[0-9]{1,2}$/.test(p)) ? new Set(parts).size : undefined;
 }
 
-/** Runs a cron schedule starts in an average month; undefined when
- * its form is not one counted here (say so rather than guess).
+/**
+ * Runs a cron schedule starts in an average month.
+ * Undefined for a form not counted here, to say so rather than guess.
  */
 export function runsPerMonth(schedule: string): number | undefined {
   const m = /^cron\((.*)\)$/.exec(schedule.trim());
@@ -73,14 +69,14 @@ export interface NightlySchedule {
   readonly timeZone: string;
 }
 
-/** The lines `plan --aws` prints for the nightly experiment: runs a month × the cost of a run. */
+/** The lines `plan --aws` prints for the nightly experiment. */
 export function nightlyCostLines(
   schedule: NightlySchedule,
   perRun: number | null,
   currency: string,
   pricesAsOf: string,
   format: (value: number) => string,
-  /** The share of perRun a night when nothing moved costs, when the runs stop early (rounds-plan.ts). */
+  /** The share of a run's cost that a quiet night costs, when the runs stop early. */
   quietShare: number | null = null,
 ): string[] {
   const state = schedule.enabled ? 'on' : 'off in cdk.json (set aurora-bench.nightly.enabled to true to deploy it)';

@@ -1,8 +1,4 @@
-/**
- * Expanding a validated spec into the plan the workflow runs: cells (variant x repeat) in the
- * spec's order (interleaved, randomized, duet or sequential), steps (workload x threads x rate) with stable ids, notes
- * on what the chosen backend cannot do, and an estimate of the wall time.
- */
+/** Expands a validated spec into the plan the workflow runs, with notes on what the backend cannot do. */
 import { randomBytes } from 'node:crypto';
 import type { Spec, Variant, Workload } from '../experiment/schema';
 import { READ_ONLY_TESTS } from '../experiment/read-only-tests';
@@ -30,22 +26,22 @@ import { AuroraBenchError } from '../errors';
 import { SeededRandom } from '../random';
 
 /**
- * Per-backend time assumptions for the estimate and the run's ETA (seconds): provisionS is a cell's
- * whole set-up and teardown, of which teardownS comes after its last step.
+ * Per-backend time assumptions in seconds, for the estimate and the run's ETA.
+ * provisionS is a cell's whole set-up and teardown. teardownS is the part after its last step.
  */
 export const BACKEND_TIMES: Record<
   BackendKind,
   { provisionS: number; teardownS: number; stepOverheadS: number; rowsPerS: number }
 > = {
-  // Local: copy a template datadir and start mariadbd (~2 s), teardown ~1 s; sysbench prepare ~100k rows/s.
+  // Locally a datadir copy and mariadbd start take about 2 s. sysbench prepares about 100k rows/s.
   local: { provisionS: 5, teardownS: 1, stepOverheadS: 2, rowsPerS: 100_000 },
-  // AWS: an Aurora cluster + instances take ~15-20 min to create and ~10 min to delete; clients ~2 min.
+  // On AWS a cluster takes 15-20 min to create and about 10 to delete. Clients take about 2 min.
   aws: { provisionS: 30 * 60, teardownS: 10 * 60, stepOverheadS: 30, rowsPerS: 200_000 },
 };
 
 export class PlanError extends AuroraBenchError {
   override readonly name = 'PlanError';
-  /** `source` names the spec file (or execution input) in the message. */
+  /** `source` names the spec file or execution input in the message. */
   constructor(
     readonly notes: readonly PlanNote[],
     readonly source?: string,
@@ -59,36 +55,35 @@ export class PlanError extends AuroraBenchError {
 
 export interface PlanOptions {
   readonly backend: BackendKind;
-  /** Custom Lua bodies by file name (from loadSpecFile). */
+  /** Custom Lua bodies by file name. */
   readonly scripts?: Readonly<Record<string, string>>;
-  /** Reuse an id (a retried execution); otherwise one is made from the spec name and time. */
+  /** Reuse an id on a retried execution. Otherwise one is made from the spec name and time. */
   readonly runId?: string;
   readonly now?: Date;
   /** The spec file, named in a PlanError. */
   readonly source?: string;
   /**
-   * What the backend that runs the plan does with writes sent to a reader of a write-forwarding
-   * variant: its Backend.writeForwarding. Absent: what the backend kind's implementation declares
-   * (DECLARED_WRITE_FORWARDING), for a plan made without the backend at hand (the CLI's preview).
+   * What the running backend does with writes sent to a reader of a write-forwarding variant.
+   * Without it, the backend kind's declared value applies, for a plan made without a backend.
    */
   readonly writeForwarding?: WriteForwardingSupport;
 }
 
 /**
- * Backend.writeForwarding of each backend kind's implementation, for the plans made without one
- * (test/unit/write-forwarding-declared.test.ts holds it to the local and AWS backends' own declarations).
- * @internal exported for its tests (a test seam)
+ * Backend.writeForwarding of each backend kind, for plans made without one.
+ * A test holds it to the backends' own declarations.
+ * @internal Exported for its tests.
  */
 export const DECLARED_WRITE_FORWARDING: Readonly<Record<BackendKind, WriteForwardingSupport>> = {
   local: 'emulated',
   aws: 'native',
 };
 
-/** The write forwarding a plan is made for (PlanOptions.writeForwarding). */
+/** The write forwarding a plan is made for. */
 export const writeForwardingOf = (options: Pick<PlanOptions, 'backend' | 'writeForwarding'>): WriteForwardingSupport =>
   options.writeForwarding ?? DECLARED_WRITE_FORWARDING[options.backend];
 
-/** A fresh seed for a randomized order (recorded in the plan, so the order can be asked for again). */
+/** A fresh seed for a randomized order. The plan records it, so the order can be asked for again. */
 export function drawOrderSeed(): number {
   return randomBytes(4).readUInt32BE(0);
 }
@@ -98,7 +93,7 @@ function makeRunId(specName: string, now: Date): string {
   return `${specName}-${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
-/** A variant's local-only what-if settings, its template's merged under its own. */
+/** A variant's local-only what-if settings, merged over its template's. */
 function localOnlyParametersOf(spec: Spec, variant: Variant): Record<string, string | number | boolean> {
   const template =
     variant.parameterTemplate !== undefined ? spec.parameterTemplates[variant.parameterTemplate] : undefined;
@@ -109,7 +104,7 @@ export function hasLocalOnlyParameters(spec: Spec, variant: Variant): boolean {
   return Object.keys(localOnlyParametersOf(spec, variant)).length > 0;
 }
 
-/** JSON path of a variant's local-only setting: its own, or its template's. */
+/** JSON path of a variant's local-only setting, its own or its template's. */
 function localOnlyPath(spec: Spec, vi: number, name: string): string {
   const v = spec.variants[vi]!;
   return v.localOnlyParameters && name in v.localOnlyParameters
@@ -146,18 +141,18 @@ function resolveVariant(spec: Spec, variant: Variant): ResolvedVariant {
 }
 
 function workloadWrites(w: Workload): boolean {
-  // A custom script may write; only stock read-only tests are known not to.
+  // A custom script may write. Only stock read-only tests are known not to.
   return w.script !== undefined || !READ_ONLY_TESTS.has(w.test ?? '');
 }
 
 /**
- * Cells in execution order. interleaved rotates the variant order every repeat round; randomized
- * shuffles each round's variants with a generator seeded by `seed` (randomized multiple interleaved
- * trials: Abedi and Brecht, "Conducting Repeatable Experiments in Highly Variable Cloud Computing
- * Environments", ICPE 2017), so no variant keeps a position a periodic disturbance could favour;
- * duet keeps each round's variants together in variant order (they run at once); sequential runs
- * all repeats of a variant before the next.
- * @internal exported for its tests (a test seam)
+ * Cells in execution order.
+ * interleaved rotates the variant order every round.
+ * randomized shuffles each round with a seeded generator, so no variant keeps a favoured position.
+ * See Abedi and Brecht, "Conducting Repeatable Experiments in Highly Variable Cloud Computing Environments", ICPE 2017.
+ * duet keeps each round's variants together, since they run at once.
+ * sequential runs all repeats of a variant before the next.
+ * @internal Exported for its tests.
  */
 export function orderCells(
   variantCount: number,
@@ -182,13 +177,13 @@ export function orderCells(
   return cells;
 }
 
-/** The id of a round's duet: it ends in "-duet", which no `${variant}-r${repeat}` cell id does. */
+/** The id of a round's duet. It ends in "-duet", which no cell id does. */
 const duetId = (repeat: number): string => `r${repeat}-duet`;
 
 /**
- * Order "duet": each round's cells grouped into one DuetPlan. Its members must run the same steps
- * (a step starts on all of them at once): a variant whose steps the backend narrowed differently,
- * or a round left with one variant, is refused.
+ * Order "duet" groups each round's cells into one DuetPlan.
+ * A step starts on all members at once, so they must run the same steps.
+ * A variant whose steps the backend narrowed differently, or a lone variant, is refused.
  */
 function duetsOf(cells: readonly CellPlan[], spec: Spec, source: string | undefined): DuetPlan[] {
   const rounds = new Map<number, CellPlan[]>();
@@ -248,9 +243,9 @@ function stepIdFor(w: Workload, threads: number, rate: number, rateOfCapacity?: 
 }
 
 /**
- * The rate points of a workload, in run order: absolute rates as written; with ratesOfCapacity
- * the unlimited-rate probe first, then the multiples in increasing order (each needs the probe's
- * achieved rate, and stopAtOverload needs lower rates first).
+ * The rate points of a workload, in run order.
+ * With ratesOfCapacity the unlimited probe comes first, then the multiples in increasing order.
+ * Each multiple needs the probe's achieved rate, and stopAtOverload needs lower rates first.
  */
 function ratePoints(w: Workload): { rate: number; rateOfCapacity?: number }[] {
   if (w.ratesOfCapacity === undefined) return w.rates.map((rate) => ({ rate }));
@@ -307,9 +302,7 @@ function buildSteps(spec: Spec, scripts: Readonly<Record<string, string>>, clien
   return steps;
 }
 
-/**
- * What a backend cannot do, per variant and workload: warnings (run anyway, said) and refusals (steps dropped, said).
- */
+/** What a backend cannot do, per variant and workload. Warnings still run, and refusals drop steps. */
 function backendNotes(spec: Spec, backend: BackendKind, forwarding: WriteForwardingSupport): PlanNote[] {
   const notes: PlanNote[] = [];
   spec.workloads.forEach((w, wi) => {
@@ -330,7 +323,7 @@ function backendNotes(spec: Spec, backend: BackendKind, forwarding: WriteForward
   notes.push(...engineNotes(spec, backend));
   notes.push(...auroraConfigurationNotes(spec, backend));
   if (spec.engine.kind === 'aurora-mysql' && /^2\.|^5\.7\./.test(spec.engine.version)) {
-    // AWS, "Using Amazon RDS Extended Support": the end of standard support for Aurora MySQL version 2 was 2024-10-31.
+    // AWS, "Using Amazon RDS Extended Support", ends Aurora MySQL version 2's standard support on 2024-10-31.
     notes.push({
       level: 'warning',
       path: 'engine.version',
@@ -397,8 +390,8 @@ function backendNotes(spec: Spec, backend: BackendKind, forwarding: WriteForward
 }
 
 /**
- * What a backend that does not forward writes natively says of the workloads that send writes to a
- * reader of this variant: emulated (run, said), or refused (dropped by dropRefusedSteps, said).
+ * What a backend without native write forwarding says of workloads that write to this variant's reader.
+ * They are either emulated, or refused and dropped by dropRefusedSteps.
  */
 function forwardingNotes(spec: Spec, v: Variant, vi: number, forwarding: WriteForwardingSupport): PlanNote[] {
   if (forwarding === 'native') return [];
@@ -446,13 +439,13 @@ function forwardingNotes(spec: Spec, v: Variant, vi: number, forwarding: WriteFo
   return notes;
 }
 
-/** The workloads the local write-forwarding emulation (client/workloads/wf_emulation.lua) can run. */
+/** The workloads the local write-forwarding emulation can run. */
 const EMULATED_WORKLOADS = ['oltp_read_write', 'oltp_write_only', 'rw_consistency.lua'];
 const emulatable = (w: Workload): boolean => EMULATED_WORKLOADS.includes(w.test ?? w.script?.split('/').pop() ?? '');
 
 /**
- * The workloads that send writes to a reader of this variant while it forwards writes: what only
- * Aurora's write forwarding (or, locally, the client-side emulation) can run.
+ * The workloads that write to this variant's reader while it forwards writes.
+ * Only Aurora's write forwarding, or the local emulation, can run them.
  */
 export function forwardedWorkloads(spec: Spec, variant: Variant): Workload[] {
   return spec.workloads.filter(
@@ -461,10 +454,9 @@ export function forwardedWorkloads(spec: Spec, variant: Variant): Workload[] {
 }
 
 /**
- * Remove the steps a refusal names, per variant; a refusal that leaves a cell empty fails the plan.
- * A step that sends writes to a reader of a write-forwarding variant is marked so (forwardedWrites,
- * with its consistency level); a backend that emulates write forwarding runs it where its emulation
- * covers the workload and refuses it otherwise, one that cannot refuses it.
+ * Removes the steps a refusal names. A refusal that leaves a cell empty fails the plan.
+ * A step that writes to a write-forwarding variant's reader is marked with its consistency level.
+ * An emulating backend runs it where its emulation covers the workload. Other backends refuse it.
  */
 function dropRefusedSteps(
   spec: Spec,
@@ -485,7 +477,7 @@ function dropRefusedSteps(
   const kept = steps
     .filter((s) => !refusedWorkloads.has(s.workload))
     .map((s) => (forwardedNames.has(s.workload) ? { ...s, forwardedWrites: { consistency: levelOf(s) } } : s));
-  // Renumber and move the data preparation onto the first kept step of each data set.
+  // Renumber, and move the data preparation onto the first kept step of each data set.
   const prepared = new Set<string>();
   return kept.map((s, index) => {
     const dataSet = s.script?.name ?? 'sbtest';
@@ -502,10 +494,10 @@ export function estimate(cells: readonly CellPlan[], backend: BackendKind, maxCo
       c.steps.filter((s) => s.prepare).length * Math.ceil((c.data.tables * c.data.tableSize) / t.rowsPerS);
     return prepareS + c.steps.reduce((acc, s) => acc + s.warmupS + s.durationS + t.stepOverheadS, 0);
   });
-  // The workflow's Map items: a cell, or a duet whose members run together (as long as the slowest).
+  // The workflow's Map items. A duet lasts as long as its slowest member.
   const items = new Map<string, number>();
   cells.forEach((c, i) => items.set(c.duet ?? c.cellId, Math.max(items.get(c.duet ?? c.cellId) ?? 0, cellTimes[i]!)));
-  // Greedy list scheduling onto maxConcurrency lanes, in plan order (what the Map state does).
+  // Greedy list scheduling onto maxConcurrency lanes in plan order, as the Map state does.
   const lanes = new Array<number>(Math.max(1, maxConcurrency)).fill(0);
   items.forEach((ct) => {
     const i = lanes.indexOf(Math.min(...lanes));
@@ -518,7 +510,7 @@ export function estimate(cells: readonly CellPlan[], backend: BackendKind, maxCo
   };
 }
 
-/** Every workload's options through the command builder, for both phases; problems by JSON path. */
+/** Every workload's options through the command builder, for both phases. Problems go by JSON path. */
 function checkSysbenchOptions(spec: Spec, cells: readonly CellPlan[]): PlanNote[] {
   const problems: PlanNote[] = [];
   const checked = new Set<string>();
@@ -547,8 +539,8 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
   const forwarding = writeForwardingOf(options);
   const notes = backendNotes(spec, options.backend, forwarding);
   const cells: CellPlan[] = [];
-  // A randomized order without a seed draws one here; preparePlan draws it first
-  // and puts it in the spec, so the workflow's PlanRun plans the same order.
+  // A randomized order without a seed draws one here.
+  // preparePlan draws it first and puts it in the spec, so PlanRun plans the same order.
   const orderSeed = spec.order === 'randomized' ? (spec.orderSeed ?? drawOrderSeed()) : undefined;
   if (orderSeed !== undefined) {
     notes.push({
@@ -576,7 +568,7 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
   }
   for (const { variantIndex, repeat } of orderCells(spec.variants.length, maxRepeats(spec), spec.order, orderSeed)) {
     const variant = spec.variants[variantIndex]!;
-    // A local-only what-if has no Aurora counterpart: refused on AWS (said in the notes).
+    // A local-only what-if has no Aurora counterpart, so AWS refuses it with a note.
     if (options.backend === 'aws' && hasLocalOnlyParameters(spec, variant)) continue;
     const steps = dropRefusedSteps(spec, variant, buildSteps(spec, scripts, variant.clients.count), forwarding);
     if (steps.length === 0) continue;
@@ -590,7 +582,7 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
       ...(spec.order === 'duet' ? { duet: duetId(repeat) } : {}),
     });
   }
-  // sysbench options are checked now, not when a cluster already exists.
+  // sysbench options are checked now, before any cluster exists.
   const optionProblems = checkSysbenchOptions(spec, cells);
   if (optionProblems.length > 0) throw new PlanError(optionProblems, options.source);
   if (cells.length === 0) {
@@ -601,8 +593,8 @@ export function planRun(spec: Spec, options: PlanOptions): Plan {
     );
   }
   const duets = spec.order === 'duet' ? duetsOf(cells, spec, options.source) : undefined;
-  // Every script the spec names, also those of steps this backend refused: re-planning the same
-  // plan for another backend (the AWS cost of a local plan) needs them.
+  // Every script the spec names, also for refused steps.
+  // Planning the same plan for another backend, as the AWS cost of a local plan does, needs them.
   const usedScripts: Record<string, string> = {};
   for (const w of spec.workloads) {
     const name = w.script?.split('/').pop();

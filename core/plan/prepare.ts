@@ -1,9 +1,6 @@
 /**
- * One way to prepare a run: scale the loaded experiment, apply what the backend refuses from the
- * spec alone, and plan it. `plan`, `validate`, `run` (local, AWS, rehearsal), `preflight` and the
- * workflow's PlanRun all come through here, so what `plan` shows is what `run` does. The account
- * checks that need the plan (AWS preflight, budget) follow it; they are backend code and are called
- * with the prepared plan.
+ * The one way to prepare a run, so what `plan` shows is what `run` does.
+ * Account checks that need the plan follow it in backend code.
  */
 import type { Spec } from '../experiment/schema';
 import { scaleSpec, type Scale } from '../experiment/scale';
@@ -16,18 +13,17 @@ import { prepareDeadlineS, SEGMENT_EVENTS_BUDGET, worstStepEvents } from './step
 import type { Plan, PlanNote, WriteForwardingSupport } from './types';
 
 /**
- * Step Functions: "Maximum input or output size for a task, state, or execution: 256 KiB of data as
- * a UTF-8 encoded string" (Step Functions Developer Guide, "Step Functions service quotas").
+ * Step Functions limits a state's input or output to 256 KiB.
+ * See Step Functions Developer Guide, "Step Functions service quotas".
  */
 const STATE_BYTES_LIMIT = 256 * 1024;
 
 /**
- * The least the workflow's parent execution carries: PlanRun's output holds the cell Map's items,
- * each only its position (a cell's, or a duet's with order "duet"), and FinishRun's input the same
- * (the cells' results are discarded, ResultPath null, and read from the lake by run id):
- * state-machines/benchmark.asl.json, RunCells. An item costs its decimal digits and a comma, whatever
- * the names. bench/workflow-scale.js measures the real states.
- * @internal exported for its tests (a test seam)
+ * The least the workflow's parent execution carries.
+ * Each Map item holds only its position, and the results are read from the lake by run id.
+ * An item costs its decimal digits and a comma, whatever the names.
+ * bench/workflow-scale.js measures the real states.
+ * @internal Exported for its tests.
  */
 export function parentStateBytesAtLeast(plan: Plan): number {
   const items = (plan.duets ?? plan.cells).length;
@@ -37,11 +33,9 @@ export function parentStateBytesAtLeast(plan: Plan): number {
 }
 
 /**
- * On AWS a plan of more cells than the parent execution's state can carry is refused before anything
- * starts: otherwise the execution would fail on the state limit. Within the limit but without 2x
- * margin: a warning. Neither happens to a plan a spec can make: its most cells (5,000) are 23,890
- * bytes of positions, under a tenth of the limit, whatever the variant names. The bound stays for a
- * spec schema that allows more.
+ * On AWS a plan whose cells overflow the parent execution's state is refused before anything starts.
+ * Otherwise the execution would fail on the state limit. Within 2x of the limit it warns.
+ * A spec's most cells need under a tenth of the limit. The bound stays for a schema that allows more.
  */
 function awsWorkflowStateNotes(plan: Plan, spec: Spec): PlanNote[] {
   const items = (plan.duets ?? plan.cells).length;
@@ -78,11 +72,10 @@ function awsWorkflowStateNotes(plan: Plan, spec: Spec): PlanNote[] {
 }
 
 /**
- * On AWS a step whose jobs, looked at until their deadline, could cost more history events than a
- * segment's budget (half of the 25,000-event history) is refused: segments (core/plan/segments.ts)
- * bound many steps together, but not one step alone. Only a huge data set gets there: a prepare's
- * deadline grows with its rows (1 s per 2,000, step-looks.ts) and RunStep looks at most every 300 s,
- * at 9 events a look, so about 830 million rows.
+ * On AWS a step that could cost more history events than a segment's budget is refused.
+ * Segments bound many steps together, but not one step alone.
+ * Only a huge data set gets there, about 830 million rows.
+ * A prepare's deadline grows with its rows, and RunStep looks at most every 300 s.
  */
 function awsStepHistoryNotes(plan: Plan, forwarding: WriteForwardingSupport): PlanNote[] {
   let worst: { readonly events: number; readonly rows: number; readonly deadlineS: number } | undefined;
@@ -113,40 +106,40 @@ function awsStepHistoryNotes(plan: Plan, forwarding: WriteForwardingSupport): Pl
 
 export interface LoadedExperiment {
   readonly spec: Spec;
-  /** Custom Lua bodies by file name (from loadSpecFile). */
+  /** Custom Lua bodies by file name. */
   readonly scripts: Readonly<Record<string, string>>;
 }
 
 export interface PreparePlanOptions extends Omit<PlanOptions, 'scripts'> {
-  /** 'small' shrinks the experiment for a local rehearsal (core/experiment/scale.ts); default 'full'. */
+  /** 'small' shrinks the experiment for a local rehearsal. Default 'full'. */
   readonly scale?: Scale;
   /**
-   * What the backend that will run it refuses from the spec alone (locally: instance classes it
-   * cannot emulate, core/backends/local/preflight.ts). Passed in: planning does not import backends.
+   * What the running backend refuses from the spec alone.
+   * It is passed in, because planning does not import backends.
    */
   readonly backendRefusals?: (spec: Spec) => readonly PlanNote[];
   /**
-   * 'refuse' (run): any refusal stops it with a PlanError naming the
-   * source; 'show' (plan): the refusals are listed in the notes.
+   * 'refuse' stops a run at any refusal with a PlanError naming the source.
+   * 'show' lists the refusals in the notes, for `plan`.
    */
   readonly refusals?: 'refuse' | 'show';
   /**
-   * Narrows the scaled spec before planning, saying what it left out
-   * (the AWS rehearsal drops workloads its local servers refuse).
+   * Narrows the scaled spec before planning, saying what it left out.
+   * The AWS rehearsal drops workloads its local servers refuse.
    */
   readonly narrow?: (spec: Spec) => { readonly spec: Spec; readonly notes: readonly PlanNote[] };
 }
 
 export interface PreparedPlan {
-  /** The spec as planned: scaled, and narrowed if asked. */
+  /** The spec as planned, scaled and narrowed if asked. */
   readonly spec: Spec;
   readonly scripts: Readonly<Record<string, string>>;
   readonly plan: Plan;
-  /** What scaling and narrowing changed: PlanRun cannot know it, so it travels with the execution input. */
+  /** What scaling and narrowing changed. PlanRun cannot know it, so it travels with the execution input. */
   readonly preparationNotes: readonly PlanNote[];
   /**
-   * Everything to tell the user, in order: scaling, narrowing, the
-   * plan's own notes, and (shown, not refused) the backend's refusals.
+   * Everything to tell the user, in order.
+   * The backend's refusals come last, shown but not refused.
    */
   readonly notes: readonly PlanNote[];
 }
@@ -161,8 +154,7 @@ export function preparePlan(loaded: LoadedExperiment, options: PreparePlanOption
   ];
   if (onRefusal === 'refuse' && refused.length > 0) throw new PlanError(refused, planOptions.source);
   const narrowed = narrow ? narrow(scaled.spec) : { spec: scaled.spec, notes: [] };
-  // A randomized order's seed is drawn here, into the spec the run
-  // starts with: the workflow's PlanRun plans the same order from it.
+  // A randomized order's seed is drawn into the spec here, so PlanRun plans the same order.
   const spec =
     narrowed.spec.order === 'randomized' && narrowed.spec.orderSeed === undefined
       ? { ...narrowed.spec, orderSeed: drawOrderSeed() }
@@ -200,7 +192,7 @@ export function preparePlan(loaded: LoadedExperiment, options: PreparePlanOption
   };
 }
 
-/** Load an experiment file (its custom scripts from `builtinWorkloads`) and prepare it; errors name the file. */
+/** Load an experiment file and prepare it. Errors name the file. */
 export function preparePlanFromFile(
   file: string,
   builtinWorkloads: string,

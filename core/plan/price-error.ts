@@ -1,4 +1,4 @@
-/** A price table that cannot be read or has no prices for a region (a module without zod, for the Lambdas). */
+/** A price table that cannot be read or lacks a region. This module has no zod, for the Lambdas. */
 import { AuroraBenchError } from '../errors';
 
 export class PriceTableError extends AuroraBenchError {

@@ -1,8 +1,6 @@
 /**
- * The price table file's shape (prices/aws-prices.json, and a user's --prices file merged over it) and
- * its loading with a clear error per invalid field. A module of its own: its zod schemas are built
- * when it loads, so only what reads a price file (the CLI) bundles zod; the Lambdas price with the
- * bundled table (core/plan/cost.ts bundledPrices).
+ * The price table file's shape and loading, with a clear error per invalid field.
+ * Its zod schemas are built when it loads, so only the CLI bundles zod. The Lambdas use the bundled table.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +8,7 @@ import { z } from 'zod';
 import { PriceTableError } from './price-error';
 import { MIB, readUserText, UserFileError } from '../user-file';
 
-/** The most bytes of a price file: the repo's table is under 20 KiB. */
+/** The most bytes of a price file. The repo's table is under 20 KiB. */
 const MAX_PRICE_FILE_BYTES = MIB;
 
 const hourly = z.record(z.string(), z.number().nonnegative());
@@ -21,25 +19,24 @@ const RegionPricesSchema = z
     source: z.string().optional(),
     unconfirmed: z.array(z.string()).optional(),
     /**
-     * The prices `unconfirmed` describes, by key: a dbInstanceHourly class ("dbInstanceHourly.db.r8g.*"),
-     * "dbInstanceHourlyByEngine.<kind>.<class>", "ec2Hourly.<type>" or a field name ("acuHourlyIoOptimized");
-     * "*" matches any run of characters. A figure that uses one is printed with "unconfirmed price".
+     * The prices `unconfirmed` describes, by key, where "*" matches any run of characters.
+     * A figure that uses one is printed with "unconfirmed price".
      */
     unconfirmedPrices: z.array(z.string()).optional(),
     dbInstanceHourly: hourly.default({}),
-    /** DB instance $/h of engines other than Aurora MySQL (whose prices are dbInstanceHourly), by engine kind. */
+    /** DB instance $/h of engines other than Aurora MySQL, by engine kind. */
     dbInstanceHourlyByEngine: z.record(z.string(), hourly).optional(),
     ec2Hourly: hourly.default({}),
     storageGbMonth: z.number().nonnegative().optional(),
-    /** RDS DB instance gp3 storage, $ per GB-month (RDS for MySQL, MariaDB, PostgreSQL). */
+    /** RDS DB instance gp3 storage, $ per GB-month. */
     rdsGp3GbMonth: z.number().nonnegative().optional(),
-    /** EBS gp3 storage, $ per GB-month (self-managed servers' root volumes). */
+    /** EBS gp3 storage, $ per GB-month, for self-managed servers' root volumes. */
     ebsGp3GbMonth: z.number().nonnegative().optional(),
     ioPerMillion: z.number().nonnegative().optional(),
-    /** Aurora Serverless v2 capacity, $ per ACU-hour: Aurora Standard, and Aurora I/O-Optimized. */
+    /** Aurora Serverless v2 capacity, $ per ACU-hour, for Standard and I/O-Optimized. */
     acuHourly: z.number().nonnegative().optional(),
     acuHourlyIoOptimized: z.number().nonnegative().optional(),
-    /** Aurora I/O-Optimized storage, $ per GB-month (Aurora Standard's is storageGbMonth). */
+    /** Aurora I/O-Optimized storage, $ per GB-month. */
     storageGbMonthIoOptimized: z.number().nonnegative().optional(),
     /** An Aurora I/O-Optimized provisioned instance's price over its Aurora Standard price. */
     ioOptimizedInstanceMultiplier: z.number().positive().optional(),
@@ -59,10 +56,10 @@ const AssumptionsSchema = z
 const PriceTableSchema = z
   .object({
     $comment: z.string().optional(),
-    /** When the figures were current, as their sources say (a date, a month or a range of years). */
+    /** When the figures were current, as their sources say. */
     pricesAsOf: z.string().min(1, 'when the figures were current, e.g. "2025-2026" or "2026-03"'),
     pricesAsOfNote: z.string().optional(),
-    /** When the table was put together (not when its figures were current). */
+    /** When the table was put together, not when its figures were current. */
     collectedOn: z
       .string()
       .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD')
@@ -81,7 +78,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Deep merge: objects merge key by key, everything else (numbers, arrays) is replaced. */
+/** Deep merge. Objects merge key by key, and everything else is replaced. */
 function mergePrices(base: unknown, override: unknown): unknown {
   if (!isObject(base) || !isObject(override)) return override === undefined ? base : override;
   const out: Record<string, unknown> = { ...base };
@@ -105,7 +102,7 @@ function readJson(file: string): unknown {
   }
 }
 
-/** The repo's price table, with a user's file (same shape, any subset) merged over it. */
+/** The repo's price table, with a user's file merged over it. */
 export function loadPrices(repoRoot: string, overrideFile?: string): PriceTable {
   const baseFile = join(repoRoot, 'prices', 'aws-prices.json');
   let doc = readJson(baseFile);

@@ -1,8 +1,7 @@
 /**
- * What a run id may be. It names folders in the run root and the lake (`dt=.../<run id>/`), S3 keys
- * and, on AWS, the Step Functions execution, whose name takes "1-80 characters" of letters, digits,
- * '-' and '_' (Step Functions API Reference, StartExecution, name). An id is checked before anything
- * starts, so "." or ".." never names the lake's own folder mid-run.
+ * What a run id may be. It names folders, S3 keys and the Step Functions execution.
+ * An execution name takes 1-80 letters, digits, '-' and '_'. See Step Functions API Reference, StartExecution.
+ * An id is checked before anything starts, so "." or ".." never names the lake's own folder mid-run.
  */
 import { UsageError } from '../errors';
 
@@ -17,7 +16,7 @@ function runIdProblem(id: string): string | undefined {
   return `--run-id ${shown} is not a run id: a run id is ${RUN_ID_RULE}`;
 }
 
-/** A --run-id is refused before anything starts when it cannot be one. */
+/** A --run-id that cannot be one is refused before anything starts. */
 export function checkRunId(id: string | undefined): void {
   const problem = id === undefined ? undefined : runIdProblem(id);
   if (problem !== undefined) throw new UsageError(problem);

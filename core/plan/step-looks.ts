@@ -1,25 +1,19 @@
 /**
- * How long a step's runner jobs may run, and what looking at them until then can cost the workflow
- * in Step Functions history events. The RunStep Task stops jobs past these deadlines
- * (core/workflow/step-scheduler.ts), SSM's own execution timeout sits above them (core/backends/aws/jobs.ts),
- * and a cell's steps are split into segments by the worst case (core/plan/segments.ts): no loop
- * whose length depends on the data's size or on a hung job can bring a segment's execution near the
- * 25,000-event history limit.
+ * How long a step's runner jobs may run, and how many history events looking at them can cost.
+ * Segments are split by this worst case, so no hung job can bring one near the history limit.
  */
 import type { CellPlan, DataPlan, RunnerPhase, StepPlan, WriteForwardingSupport } from './types';
 
 /**
- * How long the WaitForStep state waits before RunStep looks again at jobs it found still running:
- * 10 s after the first such look, 1.5 times longer after each next one, at most 300 s
- * (lookAgainAfterS). The look count is kept in the step's cursor in the lake (core/workflow/step-scheduler.ts),
- * so a step not done yet is a value RunStep returns ({ done: false, waitS }), not an error.
+ * How long WaitForStep waits before RunStep looks again at running jobs.
+ * It starts at 10 s and grows 1.5 times per look, to at most 300 s.
+ * The look count lives in the step's cursor, so a running step is a return value, not an error.
  */
 const STEP_LOOK_BACKOFF = { intervalS: 10, backoffRate: 1.5, maxDelayS: 300 } as const;
 
 /**
- * Seconds to wait after the `looks`-th look (1, 2, ...) that found the phase's jobs still running.
- * Whole seconds: a Wait state's SecondsPath must select a non-negative integer (Amazon States
- * Language, "Wait workflow state"; aws-local-stepfunctions checks it too).
+ * Seconds to wait after the `looks`-th look that found the phase's jobs still running.
+ * A Wait state's SecondsPath must select a non-negative integer. See Amazon States Language, "Wait workflow state".
  */
 export function lookAgainAfterS(looks: number): number {
   const { intervalS, backoffRate, maxDelayS } = STEP_LOOK_BACKOFF;
@@ -27,28 +21,25 @@ export function lookAgainAfterS(looks: number): number {
 }
 
 /**
- * Half of Step Functions' "Maximum execution history size: 25,000 events" (Developer
- * Guide, "Step Functions service quotas"): the 2x margin the segments keep.
+ * Half of Step Functions' 25,000-event execution history limit, the 2x margin segments keep.
+ * See Developer Guide, "Step Functions service quotas".
  */
 export const SEGMENT_EVENTS_BUDGET = 12_500;
 
 /**
- * History events of a step's phase besides its looks, as bench/workflow-scale.ts counts what AWS
- * records: RunStep entered and succeeded (5: TaskStateEntered, TaskScheduled, TaskStarted,
- * TaskSucceeded, TaskStateExited), AreStepsLeft (2: ChoiceStateEntered, ChoiceStateExited) and
- * WaitForStep (2: WaitStateEntered, WaitStateExited). Each look that finds the jobs still running
- * goes round the same loop (RunStep, AreStepsLeft, WaitForStep): 9 more.
+ * History events of a step's phase besides its looks, as bench/workflow-scale.ts counts them.
+ * RunStep costs 5 events, AreStepsLeft 2 and WaitForStep 2.
+ * Each look that finds the jobs still running goes round that loop again, for 9 more.
  */
 const PHASE_EVENTS = 9;
 const EVENTS_PER_LOOK = 9;
 
 /**
- * Whether a step's run jobs prepare its data themselves: with data.reuse "step" every step
- * prepares, and one runner job per client and step makes a step cost the workflow one
- * look-until-done instead of two (a prepare's, then the run's). With data.reuse "cell" only a
- * cell's first step prepares; it keeps its own prepare job. Nor, on a backend that emulates write
- * forwarding (WriteForwardingSupport), for a step whose writes go to a reader: the emulated run waits
- * for the replicas to catch up with a fresh prepare (the local backend does that between the two jobs).
+ * Whether a step's run jobs prepare its data themselves.
+ * With data.reuse "step" every step prepares, and one job per client saves a look-until-done.
+ * With "cell" only the first step prepares, and it keeps its own prepare job.
+ * Emulated write forwarding also keeps it, when a step writes to a reader.
+ * The emulation waits for the replicas to catch up between the two jobs.
  */
 export function preparesInRun(
   cell: Pick<CellPlan, 'data'>,
@@ -60,15 +51,15 @@ export function preparesInRun(
   );
 }
 
-/** Seconds a prepare may take. Generous: 2,000 rows/s is far below what sysbench prepare does anywhere we run it. */
+/** Seconds a prepare may take. 2,000 rows/s is far below what sysbench prepare does anywhere. */
 export function prepareDeadlineS(data: DataPlan): number {
   return Math.max(600, Math.ceil((data.tables * data.tableSize) / 2000));
 }
 
 /**
- * Seconds a job may run before it is stopped and its step marked failed (the cell failed, for a
- * prepare): a prepare's; a run's (warm-up + duration + half the duration, at least a minute); both
- * for a run that prepares first.
+ * Seconds a job may run before it is stopped and its step marked failed.
+ * A run gets warm-up plus duration plus half the duration, at least a minute.
+ * A run that prepares first gets both.
  */
 export function jobDeadlineS(step: StepPlan, data: DataPlan, phase: RunnerPhase, withPrepare = false): number {
   if (phase === 'prepare') return prepareDeadlineS(data);
@@ -77,16 +68,14 @@ export function jobDeadlineS(step: StepPlan, data: DataPlan, phase: RunnerPhase,
 }
 
 /**
- * Looks that can find a job still running before it is past its deadline and stopped: the waits
- * between looks (lookAgainAfterS) summed until they pass the deadline (counted from the job's start,
- * so the Wait before the first look only makes it fewer).
+ * Looks that can find a job still running before its deadline.
+ * The waits are summed until they pass the deadline, counted from the job's start.
  */
 export function looksUntil(deadlineS: number): number {
   let waited = 0;
   let looks = 0;
-  // The waits grow until they reach maxDelayS (a dozen looks); past that they are all equal, so the
-  // rest is counted by division: a loop per look would run for minutes on a huge data set's deadline
-  // and keep the event loop from acting on a signal.
+  // The waits grow until maxDelayS and are equal after, so the rest is counted by division.
+  // A loop per look would run for minutes on a huge deadline and block signals.
   while (waited <= deadlineS && lookAgainAfterS(looks + 1) < STEP_LOOK_BACKOFF.maxDelayS) {
     looks++;
     waited += lookAgainAfterS(looks);
@@ -95,9 +84,7 @@ export function looksUntil(deadlineS: number): number {
   return looks + Math.floor((deadlineS - waited) / STEP_LOOK_BACKOFF.maxDelayS) + 1;
 }
 
-/**
- * The most history events a step can cost its segment's execution: every phase's jobs looked at until their deadline.
- */
+/** The most history events a step can cost, with every phase looked at until its deadline. */
 export function worstStepEvents(
   cell: Pick<CellPlan, 'data'>,
   step: StepPlan,

@@ -1,26 +1,20 @@
 /**
- * A planned step's sysbench options (buildSysbenchArgs), decided and checked when planning, so a
- * spec with an option sysbench would refuse fails at plan time instead of on a client. Connection
- * options are not built here: client/runner.js adds --mysql-host/--mysql-port/--mysql-user and the
- * password from its own flags (core/sysbench/command.ts builds its argv).
+ * A planned step's sysbench options, checked when planning so a bad option fails before any client runs.
+ * Connection options are added by the runner.
  *
- * sysbench 1.0.20 specifics this relies on (checked against the installed binary):
- * - There is no --warmup-time (it came after 1.0.20). Warmup is `--report-checkpoints=W` with
- *   `--time=W+D`: at W s sysbench prints a checkpoint report and resets its counters, so the final
- *   summary covers only the D measured seconds; the parser drops the intervals up to W.
- * - Option names accept '-' and '_' interchangeably (--table-size = --table_size).
- * - A script that declares sysbench.cmdline.options (every stock OLTP test does) makes sysbench
- *   reject any option it does not know ("invalid option: --foo=1"): checked here first.
+ * sysbench 1.0.20 has no --warmup-time.
+ * Warmup is `--report-checkpoints=W` with `--time=W+D`, and the checkpoint resets the counters.
+ * So the final summary covers only the D measured seconds.
+ * Option names take '-' and '_' alike.
+ * A script that declares its options makes sysbench reject unknown ones, so they are checked here first.
  */
 import type { DataPlan, RunnerPhase, StepPlan } from './types';
 import { AuroraBenchError } from '../errors';
 
 /**
- * The database every sysbench job uses, on both backends, passed explicitly as --mysql-db. It is
- * sysbench 1.0.20's own default (src/drivers/mysql/drv_mysql.c: SB_OPT("mysql-db", "MySQL database
- * name", "sbtest", STRING); `sysbench --help` prints [sbtest]), but sysbench never creates it: the AWS
- * backend asks CreateDBCluster for it (DatabaseName), the local template creates it. Naming it on the
- * command line keeps the three in step should any default change.
+ * The database every sysbench job uses, passed explicitly as --mysql-db.
+ * It is sysbench 1.0.20's default, but sysbench never creates it. See src/drivers/mysql/drv_mysql.c.
+ * The AWS backend and the local template create it. Naming it keeps all three in step.
  */
 export const BENCHMARK_DATABASE = 'sbtest';
 
@@ -30,7 +24,7 @@ export class SysbenchOptionError extends AuroraBenchError {
 
 type Kind = 'bool' | 'int' | 'number' | 'string';
 
-/** sysbench 1.0.20 general options (`sysbench --help`) a spec may set, by canonical spelling. */
+/** sysbench 1.0.20 general options a spec may set, by canonical spelling. */
 const GENERAL_OPTIONS: Readonly<Record<string, Kind>> = {
   'forced-shutdown': 'string',
   'thread-stack-size': 'string',
@@ -53,7 +47,7 @@ const GENERAL_OPTIONS: Readonly<Record<string, Kind>> = {
   'mysql-dry-run': 'bool',
 };
 
-/** Options the step itself or the runner sets: a spec setting them would silently conflict. */
+/** Options the step or the runner sets. A spec setting them would silently conflict. */
 const MANAGED_OPTIONS: Readonly<Record<string, string>> = {
   threads: 'set by the workload\'s "threads" (one step per value)',
   'num-threads': 'set by the workload\'s "threads"',
@@ -74,7 +68,7 @@ const MANAGED_OPTIONS: Readonly<Record<string, string>> = {
   'mysql-user': "set by the runner from the cell's credentials",
   'mysql-password': "set by the runner from the cell's credentials",
   'mysql-socket': 'the runner connects over TCP',
-  // drv_mysql.c (sysbench 1.0.20) then logs mysql_real_connect()'s arguments, the password among them.
+  // sysbench 1.0.20's drv_mysql.c would then log the connect arguments, password included.
   'mysql-debug': 'it makes sysbench print the database password into its output',
   'db-driver': 'always mysql',
   'mysql-db': `the benchmark database is always ${BENCHMARK_DATABASE} (the one the backends create)`,
@@ -83,7 +77,7 @@ const MANAGED_OPTIONS: Readonly<Record<string, string>> = {
   version: 'not a benchmark option',
 };
 
-/** Options of /usr/share/sysbench/oltp_common.lua, which every stock OLTP test requires. */
+/** Options of oltp_common.lua, which every stock OLTP test requires. */
 const OLTP_OPTIONS: Readonly<Record<string, Kind>> = {
   range_size: 'int',
   point_selects: 'int',
@@ -103,7 +97,7 @@ const OLTP_OPTIONS: Readonly<Record<string, Kind>> = {
   pgsql_variant: 'string',
 };
 
-/** Script options per workload, beyond --tables/--table_size. Unknown custom scripts: not checked. */
+/** Script options per workload, beyond --tables and --table_size. Unknown custom scripts are not checked. */
 const SCRIPT_OPTIONS: Readonly<Record<string, Readonly<Record<string, Kind>>>> = {
   oltp_read_only: OLTP_OPTIONS,
   oltp_write_only: OLTP_OPTIONS,
@@ -118,7 +112,7 @@ const SCRIPT_OPTIONS: Readonly<Record<string, Readonly<Record<string, Kind>>>> =
   'fullscan_1kb.lua': {},
 };
 
-/** Options sysbench reads only while running (not while preparing): left out of prepare. */
+/** Options sysbench reads only while running, so prepare leaves them out. */
 const RUN_ONLY_GENERAL = new Set(['histogram', 'forced-shutdown']);
 
 const key = (name: string): string => name.replace(/-/g, '_');
@@ -155,7 +149,7 @@ function formatValue(option: string, value: string | number | boolean, kind: Kin
   return value;
 }
 
-/** The workload key the option tables use: the stock test name or the custom script's file name. */
+/** The workload key the option tables use, the stock test name or the script's file name. */
 function workloadOf(step: StepPlan): string {
   const w = step.script?.name ?? step.test;
   if (w === undefined) throw new SysbenchOptionError(`step ${step.stepId} has neither a test nor a script`);
@@ -170,10 +164,7 @@ function positiveInt(value: number, field: string, min = 1): number {
 
 /**
  * sysbench options for one step and phase, without connection options.
- * run:     --mysql-db --tables --table-size --threads --time --report-interval --percentile [--rate]
- *          [--report-checkpoints (warmup)] [--histogram] then the step's options.
- * prepare: --mysql-db --tables --table-size --threads=data.prepareThreads then the step's options
- *          (the table-shaping ones, such as auto_inc or mysql_storage_engine, matter to prepare).
+ * Table-shaping options matter to prepare too, so it gets the step's options.
  */
 export function buildSysbenchArgs(step: StepPlan, data: DataPlan, phase: RunnerPhase): string[] {
   const workload = workloadOf(step);
@@ -192,12 +183,12 @@ export function buildSysbenchArgs(step: StepPlan, data: DataPlan, phase: RunnerP
     args.push(`--report-interval=${positiveInt(step.reportIntervalS, `step ${step.stepId} reportIntervalS`)}`);
     args.push(`--percentile=${positiveInt(step.percentile, `step ${step.stepId} percentile`, 0)}`);
     if (positiveInt(step.rate, `step ${step.stepId} rate`, 0) > 0) args.push(`--rate=${step.rate}`);
-    // The latency distribution (p50 ... p99.9) comes from the histogram sysbench prints at the end
-    // of a run (sb_histogram_print, src/sysbench.c); on unless the step's options say otherwise.
+    // The latency distribution comes from the histogram sysbench prints at the end of a run.
+    // See sb_histogram_print in src/sysbench.c. It is on unless the step's options say otherwise.
     if (!Object.keys(step.options).some((name) => key(name) === 'histogram')) args.push('--histogram=on');
   }
   const seen = new Map<string, string>();
-  // An optional option set to undefined in code (the type allows it without exactOptionalPropertyTypes) is left out.
+  // An optional option set to undefined in code is left out.
   for (const [name, value] of Object.entries(step.options) as [string, string | number | boolean | undefined][]) {
     if (value === undefined) continue;
     if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(name)) {

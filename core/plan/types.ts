@@ -1,7 +1,4 @@
-/**
- * The plan: a spec expanded into cells (variant x repeat) and steps (workload x threads x rate).
- * It is the execution input the state machine's Map states iterate over, so it stays plain JSON.
- */
+/** The plan. It is the execution input the state machine's Map states iterate over, so it stays plain JSON. */
 import type { PlanNote } from '../experiment/notes';
 import type { SysbenchOptions, Target, Variant, WriteForwarding } from '../experiment/schema';
 import type { EngineRef } from '../aurora/engines';
@@ -10,40 +7,39 @@ import type { AuroraStorage, ReaderScaling } from '../aurora/aurora-configuratio
 export type BackendKind = 'local' | 'aws';
 
 /**
- * What a backend can do with a step that sends writes to a reader of a variant with write
- * forwarding (StepPlan.forwardedWrites), as it declares it (Backend.writeForwarding): "native", the
- * reader forwards them (Aurora write forwarding; the job runs as it is); "emulated", the backend runs
- * such a job its own way (the local backend's client-side emulation, core/backends/local), which
- * covers some workloads only; "none", it cannot run one.
+ * What a backend does with a step that writes to a reader of a write-forwarding variant.
+ * "native" means the reader forwards them, as Aurora does.
+ * "emulated" means the backend runs the job its own way, for some workloads only.
+ * "none" means it cannot run one.
  */
 export type WriteForwardingSupport = 'native' | 'emulated' | 'none';
 
-/** A step's data is prepared once (prepare), then measured (run): the runner's two phases. */
+/** A step's data is prepared once, then measured. These are the runner's two phases. */
 export type RunnerPhase = 'prepare' | 'run';
 
-/** A variant with its parameter template merged in: what one cell provisions. */
+/** A variant with its parameter template merged in, which is what one cell provisions. */
 export interface ResolvedVariant {
   readonly name: string;
   /**
-   * The variant's engine (its own, or the spec's); absent only in plans made
-   * before engines were a dimension, which ran aurora-mysql at the plan's version.
+   * The variant's engine, its own or the spec's.
+   * Plans made before engines were a dimension lack it, and ran aurora-mysql.
    */
   readonly engine?: EngineRef;
   readonly instanceClass: string;
-  /** AZ letter, or undefined for "let the backend choose". */
+  /** AZ letter, or undefined to let the backend choose. */
   readonly az?: string;
   readonly readers: number;
   readonly clusterParameters: Readonly<Record<string, string | number | boolean>>;
   readonly instanceParameters: Readonly<Record<string, string | number | boolean>>;
   /**
-   * MariaDB-only settings of a local what-if (template's merged under the
-   * variant's); absent when none. Only the local backend applies them.
+   * MariaDB-only settings of a local what-if, the variant's over its template's.
+   * Only the local backend applies them.
    */
   readonly localOnlyParameters?: Readonly<Record<string, string | number | boolean>>;
   readonly writeForwarding?: WriteForwarding;
-  /** instanceClass db.serverless: the cluster's capacity range (ACUs per instance) and how its readers scale. */
+  /** The Serverless v2 capacity range in ACUs per instance, and how its readers scale. */
   readonly serverless?: { readonly minAcu: number; readonly maxAcu: number; readonly readerScaling: ReaderScaling };
-  /** Aurora's cluster storage configuration as the spec gave it; absent: Aurora Standard (RDS's default). */
+  /** Aurora's cluster storage configuration as the spec gave it. Absent means Aurora Standard. */
   readonly storage?: AuroraStorage;
   readonly performanceInsights: boolean;
   readonly clients: Variant['clients'];
@@ -56,15 +52,15 @@ export interface DataPlan {
   readonly prepareThreads: number;
 }
 
-/** A custom Lua workload; `body` travels in the plan so AWS clients can fetch it from the run prefix. */
+/** A custom Lua workload. `body` travels in the plan so AWS clients can fetch it from the run prefix. */
 interface ScriptRef {
-  /** File name the runner writes it under, e.g. "fullscan_1kb.lua". */
+  /** File name the runner writes it under. */
   readonly name: string;
   readonly sha256: string;
 }
 
 export interface StepPlan {
-  /** Stable within a cell: `${workload}-t${threads}-${rate|'max'}` (plus target suffix when not writer). */
+  /** Stable within a cell. A target suffix is added when the target is not the writer. */
   readonly stepId: string;
   /** 0-based position in the cell. */
   readonly index: number;
@@ -75,22 +71,17 @@ export interface StepPlan {
   readonly options: SysbenchOptions;
   readonly threads: number;
   /**
-   * Offered transactions/s per client; 0 = unlimited. A step with rateOfCapacity has rate 0 in the
-   * plan: its rate is decided when it starts (core/workflow/step-rates.ts).
+   * Offered transactions/s per client, 0 for unlimited.
+   * A step with rateOfCapacity has rate 0 in the plan, because its rate is decided when it starts.
    */
   readonly rate: number;
-  /**
-   * Offer this multiple of the achieved rate of the cell's capacity probe (the same workload and
-   * threads at rate 0, which runs before it); absent for an absolute rate.
-   */
+  /** Offer this multiple of the rate the cell's capacity probe achieved. Absent for an absolute rate. */
   readonly rateOfCapacity?: number;
   /** Skip this rate step when a lower rate of the same workload and threads overloaded in this cell. */
   readonly stopAtOverload?: boolean;
   /**
-   * The step sends writes to a reader of a variant with write forwarding, at this read consistency
-   * level (the workload's own, else the variant's). The plan records only that; how such a step
-   * runs is the backend's (WriteForwardingSupport: Aurora forwards natively, the local backend
-   * emulates it on the client, core/backends/local).
+   * The step writes to a reader of a write-forwarding variant, at this read consistency level.
+   * The plan records only that. How such a step runs is the backend's choice.
    */
   readonly forwardedWrites?: { readonly consistency: string };
   readonly durationS: number;
@@ -100,7 +91,7 @@ export interface StepPlan {
   readonly target: Target;
   /** How many of the cell's clients run this step at once. */
   readonly clients: number;
-  /** Prepare the data (cleanup first if tables exist) before this step runs. */
+  /** Prepare the data before this step runs, cleaning up any tables first. */
   readonly prepare: boolean;
   /** Seconds the workflow waits after starting the step before it first polls. */
   readonly waitS: number;
@@ -115,41 +106,41 @@ export interface CellPlan {
   readonly variant: ResolvedVariant;
   readonly data: DataPlan;
   readonly steps: readonly StepPlan[];
-  /** Order "duet": the id of the duet (DuetPlan.cellId) this cell runs in, beside the round's other variants. */
+  /** Order "duet" only. The id of the duet this cell runs in. */
   readonly duet?: string;
 }
 
-/** How the cells of the repeat rounds are ordered (the spec's `order`). */
+/** How the cells of the repeat rounds are ordered. */
 export type CellOrder = 'interleaved' | 'sequential' | 'randomized' | 'duet';
 
 /**
- * Order "duet" (Bulej et al., "Duet Benchmarking: Improving Measurement Accuracy in the Cloud",
- * ICPE 2020): one round's cells, one per variant, provisioned together and run as one item of the
- * workflow's cell Map; each step starts on all of them in the same Task call and the next step
- * starts only when every member's step is collected (a barrier), so the members' per-interval
- * samples are paired by time. The members stay ordinary cells in the plan and the lake.
+ * Order "duet" provisions one round's cells together and runs them as one Map item.
+ * See Bulej et al., "Duet Benchmarking: Improving Measurement Accuracy in the Cloud", ICPE 2020.
+ * Each step starts on all members at once, and the next waits for every member.
+ * So the members' per-interval samples are paired by time.
+ * The members stay ordinary cells in the plan and the lake.
  */
 export interface DuetPlan {
-  /** Stable: `r${repeat}-duet` (never the `${variant}-r${repeat}` of a cell). */
+  /** Stable, and never a cell's id. */
   readonly cellId: string;
   /** 0-based position among the duets, the workflow Map's item order. */
   readonly index: number;
   readonly repeat: number;
   /** The member cells' ids, in variant order. */
   readonly members: readonly string[];
-  /** Steps per member: every member runs the same steps (the plan refuses a duet whose members differ). */
+  /** Steps per member. The plan refuses a duet whose members differ. */
   readonly stepCount: number;
 }
 
-/** Defined with the experiment (scaling notes are PlanNotes too); the plan's notes are the same kind. */
+/** Defined with the experiment, since scaling notes are PlanNotes too. */
 export type { PlanNote } from '../experiment/notes';
 
 export interface PlanEstimate {
-  /** Estimated wall time of the whole run, seconds, at the spec's maxConcurrency. */
+  /** Estimated wall time of the whole run in seconds, at the spec's maxConcurrency. */
   readonly wallTimeS: number;
-  /** Seconds of benchmark steps (sum over cells). */
+  /** Seconds of benchmark steps, summed over cells. */
   readonly stepTimeS: number;
-  /** Provisioning + teardown seconds assumed per cell on this backend. */
+  /** Provisioning and teardown seconds assumed per cell on this backend. */
   readonly provisionS: number;
 }
 
@@ -160,11 +151,11 @@ export interface Plan {
   readonly specSha256: string;
   readonly backend: BackendKind;
   readonly region: string;
-  /** The spec's engine; a variant may have its own (ResolvedVariant.engine). */
+  /** The spec's engine. A variant may have its own. */
   readonly engine: EngineRef;
   readonly maxConcurrency: number;
   readonly ttlHours: number;
-  /** ISO date (UTC) the lake partitions this run's rows under. */
+  /** ISO date in UTC that the lake partitions this run's rows under. */
   readonly dt: string;
   readonly createdAt: string;
   readonly cells: readonly CellPlan[];
@@ -172,25 +163,25 @@ export interface Plan {
   readonly estimate: PlanEstimate;
   /** Custom Lua bodies keyed by ScriptRef.name. */
   readonly scripts: Readonly<Record<string, string>>;
-  /** The spec's order (absent in plans made before it was recorded: interleaved or sequential). */
+  /** The spec's order. Plans made before it was recorded lack it. */
   readonly order?: CellOrder;
-  /** Order "randomized": the seed the rounds were shuffled with (the spec's, or one drawn at planning). */
+  /** Order "randomized" only. The seed the rounds were shuffled with. */
   readonly orderSeed?: number;
-  /** Order "duet": the workflow's Map items, each running one round's cells together. */
+  /** Order "duet" only. The workflow's Map items. */
   readonly duets?: readonly DuetPlan[];
   /**
-   * With questions: the workflow runs the cells round by round (repeat 1 first) and JudgeRound stops
-   * it between min and max rounds; cells of rounds it did not run stay unrun. Absent: every cell.
+   * With questions, the workflow runs the cells round by round and JudgeRound stops it.
+   * Cells of rounds it did not run stay unrun. Absent means every cell runs.
    */
   readonly rounds?: { readonly min: number; readonly max: number };
 }
 
-/** The engine a cell provisions: its variant's, or (a plan from before variants had one) the plan's. */
+/** The engine a cell provisions. Older plans without a variant engine use the plan's. */
 export function cellEngine(plan: Pick<Plan, 'engine'>, cell: Pick<CellPlan, 'variant'>): EngineRef {
   return cell.variant.engine ?? plan.engine;
 }
 
-/** A run of consecutive steps of a cell (indexes from..to-1) executed by one child execution. */
+/** A run of consecutive steps of a cell that one child execution runs. */
 export interface StepSegment {
   readonly from: number;
   readonly to: number;

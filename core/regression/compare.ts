@@ -1,19 +1,15 @@
 /**
- * `aurora-bench compare RUN_A RUN_B`: for every step both runs ran (matched by variant, workload,
- * threads, rate and target), each metric as B/A with a 95% interval (or the level asked) and a verdict. A pure function
- * of lake rows (runs, step_summary, interval_totals).
+ * `aurora-bench compare RUN_A RUN_B`, as a pure function of lake rows.
+ * Every step both runs ran gets each metric as B/A, with an interval and a verdict.
  *
- * Where the interval comes from, as the report does it (core/report/sections.ts, estimate()):
- *  - both runs have two or more repeats of the step: from the repeats (run-to-run noise, the one
- *    that matters when comparing two runs), Welch's interval for a ratio of means (stats.ts);
- *  - otherwise from each run's per-interval samples. They are autocorrelated (a slow second
- *    follows a slow second), so they enter as batch means (stats.ts batchMeans; the method of batch
- *    means, Law and Kelton, Simulation Modeling and Analysis), which are nearly independent. This only
- *    sees the noise within a run: the text says so.
- * An interval entirely above or below 100% is a change beyond the noise, judged by the metric's
- * direction (latency and errors up is a regression). Errors are compared as a difference of
- * errors/s (their mean is often 0) and count only above NORMAL_ERROR_SHARE of the throughput.
- * A step that failed or whose client was saturated in either run is shown and not judged.
+ * The interval comes from the repeats when both runs have two or more. That is the noise that matters between runs.
+ * Otherwise it comes from each run's per-interval samples, which only show noise within a run.
+ * Those samples are autocorrelated, so they enter as batch means.
+ * See Law and Kelton, Simulation Modeling and Analysis, on the method of batch means.
+ * An interval entirely off 100% is a change, judged by the metric's direction.
+ * Errors compare as a difference of errors/s, since their mean is often 0.
+ * They count only above NORMAL_ERROR_SHARE of the throughput.
+ * A failed or client-bound step in either run is shown and not judged.
  */
 import {
   batchMeans,
@@ -40,7 +36,7 @@ import {
   type Verdict,
 } from './metrics';
 
-/** Per-interval totals of one step of one cell (the interval_totals view), in time order. */
+/** Per-interval totals of one step of one cell, in time order. */
 export interface IntervalSample {
   readonly tps: number;
   readonly qps: number;
@@ -57,7 +53,7 @@ interface CompareRunInfo {
   readonly plan: string | null;
 }
 
-/** One value of the configuration a run's cells ran with (the server_config table). */
+/** One value of the configuration a run's cells ran with. */
 export interface ConfigValue {
   readonly variant: string;
   readonly name: string;
@@ -66,7 +62,7 @@ export interface ConfigValue {
 
 export interface CompareSide {
   readonly run: CompareRunInfo;
-  /** What the servers ran with, read at prepare; empty for runs recorded before it was. */
+  /** What the servers ran with, read at prepare. Empty for older runs. */
   readonly config?: readonly ConfigValue[];
   readonly steps: readonly StepRow[];
   /** Keyed `${cell_id}/${step_id}`. */
@@ -77,14 +73,15 @@ export interface CompareOptions {
   /** Batches per run for the batch means of per-interval samples. Default 10. */
   readonly batches?: number;
   /**
-   * Confidence level of every interval. Default 0.95. At 0.95 two runs of the same configuration
-   * are called different about one time in twenty per metric (tps and qps move together, so nearly
-   * one time in ten for a step): a CI gate over many steps asks for 0.99 or 0.999.
+   * Confidence level of every interval. Default 0.95.
+   * At 0.95 two runs of one configuration differ by chance once in twenty per metric.
+   * tps and qps move together, so that is nearly once in ten per step.
+   * A CI gate over many steps asks for 0.99 or 0.999.
    */
   readonly level?: number;
 }
 
-/** The levels `compare --level` accepts: an interval must have some width and not be infinite. */
+/** The levels `compare --level` accepts. An interval must have some width and not be infinite. */
 export const COMPARE_LEVEL_RANGE = { min: 0.5, max: 0.9999 } as const;
 
 type IntervalSource = 'repeats' | 'intervals' | 'none';
@@ -93,51 +90,49 @@ export interface ComparedMetric {
   readonly metric: RegressionMetric;
   readonly label: string;
   readonly higherIsBetter: boolean;
-  /** The step's value in each run: the mean over its repeats. */
+  /** The step's value in each run, the mean over its repeats. */
   readonly a: number | null;
   readonly b: number | null;
   /**
-   * B/A with its interval at the comparison's level (NaN bounds when it cannot be had); null when A is 0 or missing.
+   * B/A with its interval at the comparison's level. Bounds are NaN when unknown, and it is null when A is 0 or
+   * missing.
    */
   readonly ratio: { readonly estimate: number; readonly low: number; readonly high: number } | null;
-  /** B − A with its interval at the comparison's level, for errors/s. */
+  /** B − A with its interval, for errors/s. */
   readonly difference: { readonly estimate: number; readonly low: number; readonly high: number } | null;
   readonly source: IntervalSource;
   readonly verdict: Verdict;
 }
 
-/** A step's latency distribution in ms (p50, p90, p95, p99, p99.9, max), the mean over its repeats. */
+/** A step's latency distribution in ms, the mean over its repeats. */
 type LatencyDistribution = readonly [number, number, number, number, number, number];
 
 interface ComparedStep {
   readonly key: StepKey;
-  /** The distribution in each run; null for a run whose steps recorded no histogram (or failed). */
+  /** The distribution in each run. Null for a run without a histogram. */
   readonly latency: { readonly a: LatencyDistribution | null; readonly b: LatencyDistribution | null };
   readonly label: string;
   readonly repeats: { readonly a: number; readonly b: number };
   readonly judged: boolean;
-  /**
-   * Why not judged (failed or client-bound, in which run), or what
-   * to keep in mind (measurement differs, within-run noise only).
-   */
+  /** Why it was not judged, or what to keep in mind. */
   readonly notes: readonly string[];
   readonly metrics: readonly ComparedMetric[];
 }
 
 /**
  * A configuration value that differs between the runs, for a variant both ran.
- * @internal exported for its tests (a test seam)
+ * @internal Exported for its tests.
  */
 export interface ConfigDifference {
   readonly variant: string;
   readonly name: string;
-  /** The distinct values over the run's cells ("" when the server did not report it), joined by " | ". */
+  /** The distinct values over the run's cells, joined by " | ". "" means the server did not report it. */
   readonly a: string;
   readonly b: string;
 }
 
 export interface Comparison {
-  /** The confidence level of every interval (0.95 unless asked otherwise). */
+  /** The confidence level of every interval. */
   readonly level: number;
   readonly a: CompareRunInfo;
   readonly configDifferences: readonly ConfigDifference[];
@@ -148,16 +143,14 @@ export interface Comparison {
   readonly regressions: number;
   readonly improvements: number;
   /**
-   * Metrics judged with an interval (within the noise, improved or regressed), and how many of them
-   * would be called improved or regressed by chance alone if nothing had changed: each is outside
-   * its interval with probability 1 − level, so m(1 − level) are expected (the per-comparison error
-   * rate summed over the family; Benjamini and Hochberg, "Controlling the false discovery rate",
-   * JRSS B 57(1), 1995, section 1). tps and qps of a step move together, so the calls come in pairs
-   * more often than independent metrics would.
+   * Metrics judged with an interval, and how many would be called changed by chance alone.
+   * Each falls outside its interval with probability 1 − level, so m(1 − level) are expected.
+   * See Benjamini and Hochberg, "Controlling the false discovery rate", JRSS B 1995, section 1.
+   * tps and qps move together, so the calls come in pairs more often than for independent metrics.
    */
   readonly judgedMetrics: number;
   readonly expectedFalseCalls: number;
-  /** Both sides are the same run: every verdict is "no change" by construction. */
+  /** Both sides are the same run, so every verdict is "no change". */
   readonly sameRun: boolean;
   readonly notes: readonly string[];
 }
@@ -169,7 +162,7 @@ const INTERVAL_FIELD: Readonly<Record<RegressionMetric, keyof IntervalSample>> =
   errors: 'errors_per_s',
 };
 
-/** The mean over the repeats that have one; null when any lacks it (no histogram, failed). */
+/** The mean over the repeats. Null when any repeat lacks it. */
 function latencyDistribution(rows: readonly StepRow[]): LatencyDistribution | null {
   const per = rows.map((r) => [r.lat_p50_ms, r.lat_p90_ms, r.lat_p95_ms, r.lat_p99_ms, r.lat_p999_ms, r.lat_max_ms]);
   if (per.length === 0 || per.some((p) => p.some((v) => v === null || v === undefined))) return null;
@@ -190,7 +183,7 @@ function valuesOf(rows: readonly StepRow[], metric: RegressionMetric): number[] 
   return rows.map((r) => metricValue(r, metric)).filter((v): v is number => v !== null && Number.isFinite(v));
 }
 
-/** The batch means of every repeat's per-interval samples, pooled: the run's within-run sample of a metric. */
+/** The pooled batch means of every repeat's per-interval samples. */
 function intervalSample(
   side: CompareSide,
   rows: readonly StepRow[],
@@ -255,7 +248,7 @@ function compareMetric(
         verdict: 'unknown',
       };
     const ci = welchDifferenceCi(sb, sa, level);
-    // Centred on the step values (as the ratio below): the samples only give the width.
+    // Centred on the step values. The samples only give the width.
     const shift = meanB - meanA - ci.estimate;
     const difference = { estimate: meanB - meanA, low: ci.low + shift, high: ci.high + shift };
     const tpsA = valuesOf(rowsA, 'tps');
@@ -285,9 +278,8 @@ function compareMetric(
     };
   }
   const ci = welchRatioCi(sb, sa, level);
-  // With interval samples the ratio of the sample means is not the ratio of the step values (a
-  // step's pNN is not the mean of its per-interval pNN): keep the interval's relative width
-  // around the ratio of the step values, as the report does.
+  // A step's pNN is not the mean of its per-interval pNN.
+  // So keep the interval's relative width around the ratio of the step values, as the report does.
   const scale = pointRatio / ci.estimate;
   const ratio = { estimate: pointRatio, low: ci.low * scale, high: ci.high * scale };
   const v = ratioVerdict({ ...ci, ...ratio });
@@ -305,8 +297,8 @@ function configValues(side: CompareSide): Map<string, string> {
 }
 
 /**
- * Values that differ between two runs' configurations, for the variants both recorded one of.
- * @internal exported for its tests (a test seam)
+ * Values that differ between two runs' configurations, for the variants both recorded.
+ * @internal Exported for its tests.
  */
 export function configDifferences(a: CompareSide, b: CompareSide): ConfigDifference[] {
   const va = configValues(a);

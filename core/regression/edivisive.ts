@@ -1,60 +1,53 @@
 /**
- * Change points of a noisy performance series: E-Divisive means with a permutation significance
- * test, the method of Matteson and James ("A nonparametric approach for multiple change point
- * analysis of multivariate data", JASA 109(505), 2014, arXiv:1306.4933) as MongoDB runs it on its
- * performance CI (Daly et al., "The use of change point detection to identify software performance
- * regressions in a continuous integration system", ICPE 2020; PyPI signal-processing-algorithms) and
- * Apache Otava (formerly Hunter; Fleming et al., ICPE 2023; PyPI apache-otava, whose
- * compute_change_points_orig is this method).
+ * Change points of a noisy performance series, by E-Divisive means with a permutation test.
+ * See Matteson and James, "A nonparametric approach for multiple change point analysis of multivariate data", JASA
+ * 2014.
+ * MongoDB's performance CI runs the same method. See Daly et al., ICPE 2020, and PyPI signal-processing-algorithms.
+ * So does Apache Otava, formerly Hunter. See Fleming et al., ICPE 2023, and PyPI apache-otava.
  *
- * The series is split where the energy statistic between the part before and the part after is
- * largest; the split is kept when a permutation test says such a large statistic is unlikely
- * without a change (the values of every current segment shuffled within it, the largest statistic
- * over the segments taken each time, p = #(permuted >= observed) / (permutations + 1), as both
- * implementations count). Then each segment is split again, until the next split is not significant.
- * No distribution is assumed: a change in level, in spread, or in shape is a change.
+ * The series is split where the energy statistic between before and after is largest.
+ * The split is kept when a permutation test finds so large a statistic unlikely without a change.
+ * Each test shuffles every segment within itself and takes the largest statistic over the segments.
+ * p = #(permuted >= observed) / (permutations + 1), as both implementations count.
+ * Segments are split again until the next split is not significant.
+ * No distribution is assumed, so a change in level, spread or shape is a change.
  *
- * Two statistics, both with distances |x - y| (alpha = 1):
- *  - 'u-statistic-best-end' (the default; Matteson and James; otava/change_point_divisive/calculator.py):
- *    X = [start, tau), Y = [tau, kappa), within-sample means over n(n-1) pairs (U-statistics),
- *    q = nm/(n+m) (2 E|X-Y| - E|X-X'| - E|Y-Y'|), maximised over tau and kappa. Maximising over
- *    the end of Y lets it find a change that is undone later (a regression fixed a few runs on).
- *    One scan is O(L^2).
- *  - 'v-statistic-to-end' (signal-processing-algorithms 2.1.6, energy_statistics.py): Y always
- *    runs to the segment's end, within-sample means over n^2 pairs (V-statistics). One scan is
- *    O(L log L) here (Fenwick trees over the values' ranks), but a change that is undone later is
- *    diluted in Y and rarely found (test/unit/edivisive.test.ts).
+ * Two statistics, both with distances |x - y|.
+ * 'u-statistic-best-end' is the default, after Matteson and James and Otava's calculator.py.
+ * It maximises over the end of Y too, so it finds a change that is undone later. One scan is O(L^2).
+ * 'v-statistic-to-end' follows signal-processing-algorithms 2.1.6.
+ * Y always runs to the segment's end, and one scan is O(L log L) with Fenwick trees.
+ * A change that is undone later is diluted in Y and rarely found.
  *
- * The p-values use the seeded generator of random.ts, so a history is reproducible; with
- * `stopEarly` a permutation test stops as soon as the candidate can no longer be significant
- * (Besag and Clifford, "Sequential Monte Carlo p-values", Biometrika 78(2), 1991): the decisions,
- * and the p-values of the change points kept, are exactly those of the full test.
+ * The p-values use the seeded generator of random.ts, so a history is reproducible.
+ * With `stopEarly` a test stops once the candidate can no longer be significant.
+ * See Besag and Clifford, "Sequential Monte Carlo p-values", Biometrika 1991.
+ * The decisions and the kept change points' p-values are exactly those of the full test.
  */
 import { SeededRandom } from '../random';
 
 export type EDivisiveStatistic = 'v-statistic-to-end' | 'u-statistic-best-end';
 
 export interface EDivisiveOptions {
-  /** A split is kept when its p-value is at most this. Default 0.05 (signal-processing-algorithms' default). */
+  /** A split is kept when its p-value is at most this. Default 0.05, as in signal-processing-algorithms. */
   readonly significance?: number;
-  /** Permutations per test. Default 100 (both implementations' default). */
+  /** Permutations per test. Default 100, as in both implementations. */
   readonly permutations?: number;
-  /** Seed of the permutations (uint32). Default 1. */
+  /** Seed of the permutations, a uint32. Default 1. */
   readonly seed?: number;
   readonly statistic?: EDivisiveStatistic;
-  /** Stop a test once it cannot be significant any more (the decision is the full test's). Default true. */
+  /** Stop a test once it cannot be significant any more. The decision stays the full test's. Default true. */
   readonly stopEarly?: boolean;
   /**
-   * With stopEarly, a test stops only once its p-value is sure to exceed this (at least
-   * `significance`): the rejected candidate's p-value is then exact up to it, so a near-miss (p just
-   * above the significance) can be told from a clear no. Decisions and the change points kept are
-   * the same whatever it is. Default: the significance.
+   * With stopEarly, a test stops only once its p-value is sure to exceed this.
+   * The rejected candidate's p-value is then exact up to it, so a near-miss can be told from a clear no.
+   * Decisions and change points do not depend on it. Default is the significance.
    */
   readonly exactUpTo?: number;
 }
 
 interface ChangePoint {
-  /** Index of the first value after the change (the series' own indexes). */
+  /** Index of the first value after the change. */
   readonly index: number;
   /** The energy statistic of the split (q-hat). */
   readonly statistic: number;
@@ -67,9 +60,9 @@ interface ChangePoint {
 export interface EDivisiveResult {
   /** Significant change points, by index. */
   readonly changePoints: readonly ChangePoint[];
-  /** Their indexes in the order they were found (the strongest split first). */
+  /** Their indexes in the order they were found, the strongest split first. */
   readonly discoveryOrder: readonly number[];
-  /** The candidate whose test ended the search (not significant), or null when no segment could be split. */
+  /** The candidate whose test ended the search. Null when no segment could be split. */
   readonly rejected: (ChangePoint & { readonly stoppedEarly: boolean }) | null;
 }
 
@@ -79,9 +72,9 @@ interface Prepared {
   readonly length: number;
   /** The segment's values, ascending. */
   readonly sorted: Float64Array;
-  /** Rank (into `sorted`) of the value at each position of the segment, in series order. */
+  /** Rank into `sorted` of the value at each position of the segment, in series order. */
   readonly ranks: Int32Array;
-  /** Sum of |v - w| over every w of the segment, per rank: the same for every order of the segment. */
+  /** Sum of |v - w| over every w of the segment, per rank. It is the same for every order of the segment. */
   readonly distanceToAll: Float64Array;
   /** Sum of |v_i - v_j| over the segment's pairs i < j. */
   readonly pairSum: number;
@@ -116,7 +109,7 @@ function prepare(series: ArrayLike<number>, start: number, end: number): Prepare
   return { start, length, sorted, ranks, distanceToAll, pairSum };
 }
 
-/** Scratch reused by every scan: a Fenwick tree of (count, sum) pairs by rank, interleaved. */
+/** Scratch reused by every scan. A Fenwick tree of interleaved count and sum pairs by rank. */
 class Scratch {
   tree: Float64Array;
   constructor(size: number) {
@@ -125,10 +118,9 @@ class Scratch {
 }
 
 /**
- * signal-processing-algorithms' statistic for every tau of one order of a segment: X = [0, tau),
- * Y = [tau, L). Moving the value at tau from Y to X changes the three pair sums by its distances to
- * the values before it (a Fenwick-tree query over ranks) and to those after it (its distance to all
- * values minus those), so the whole scan is O(L log L) instead of O(L^2).
+ * signal-processing-algorithms' statistic for every tau of one order of a segment.
+ * Moving the value at tau from Y to X changes the pair sums by its distances to the other values.
+ * A Fenwick query over ranks gives those, so the scan is O(L log L) instead of O(L^2).
  */
 function scanV(p: Prepared, ranks: Int32Array, scratch: Scratch, out?: Float64Array): Best {
   const L = p.length;
@@ -141,7 +133,7 @@ function scanV(p: Prepared, ranks: Int32Array, scratch: Scratch, out?: Float64Ar
   let cross = 0;
   let sumX = 0;
   let bestTau = 0;
-  let best = 0; // tau = 0: X is empty, the statistic is 0
+  let best = 0; // tau = 0 leaves X empty, so the statistic is 0
   if (out) out[0] = 0;
   for (let tau = 0; tau < L - 1; tau++) {
     const r = ranks[tau]!;
@@ -162,8 +154,8 @@ function scanV(p: Prepared, ranks: Int32Array, scratch: Scratch, out?: Float64Ar
       tree[2 * i] = tree[2 * i]! + 1;
       tree[2 * i + 1] = tree[2 * i + 1]! + v;
     }
-    // The split after the value just moved: n = tau + 1 values in X, m in Y. As calculate_t in
-    // e_divisive.c, the within terms are full double sums (2 x the pair sums) over n^2 and m^2.
+    // The split after the value just moved, with n = tau + 1 values in X.
+    // As in calculate_t of e_divisive.c, the within terms are full double sums over n^2 and m^2.
     const n = tau + 1;
     const m = L - n;
     const stat = ((n * m) / L) * ((2 * cross) / (n * m) - (2 * withinX) / (n * n) - (2 * withinY) / (m * m));
@@ -177,11 +169,11 @@ function scanV(p: Prepared, ranks: Int32Array, scratch: Scratch, out?: Float64Ar
 }
 
 /**
- * Matteson and James' statistic maximised over tau and kappa, as Otava's PairDistanceCalculator:
- * Q(tau, kappa) = 2/(n+m) sum|X-Y| - 2m/((n+m)(n-1)) sum_{i<k}|X_i-X_k| - 2n/((n+m)(m-1)) sum_{j<k}|Y_j-Y_k|,
- * the within terms 0 for a one-value side. Otava takes the argmax over its (L-1) x (L-1) matrix in
- * row order with the entries below the diagonal 0; so does this, so ties and all-negative segments
- * give the same candidate.
+ * Matteson and James' statistic maximised over tau and kappa, as in Otava's PairDistanceCalculator.
+ * Q(tau, kappa) = 2/(n+m) sum|X-Y| - 2m/((n+m)(n-1)) sum_{i<k}|X_i-X_k| - 2n/((n+m)(m-1)) sum_{j<k}|Y_j-Y_k|
+ * A one-value side has within terms 0.
+ * The argmax runs in row order with zeros below the diagonal, as Otava's does.
+ * So ties and all-negative segments give Otava's candidate.
  */
 function scanU(p: Prepared, ranks: Int32Array, scratch: UScratch): Best {
   const L = p.length;
@@ -203,12 +195,12 @@ function scanU(p: Prepared, ranks: Int32Array, scratch: UScratch): Best {
   let withinX = 0;
   const size = L - 1;
   for (let row = 0; row < size; row++) {
-    const n = row + 1; // tau: X = [0, tau)
+    const n = row + 1; // tau, with X = [0, tau)
     withinX += columns[(n - 1) * L + (n - 1)]!;
     const xTerm = inverseLess1[n]! * withinX;
     let cross = 0;
     let withinY = 0;
-    // kappa = n + m runs from n + 1 to L: Y = [tau, kappa), the value at kappa - 1 joins Y.
+    // kappa = n + m runs from n + 1 to L. The value at kappa - 1 joins Y.
     for (let m = 1; n + m <= L; m++) {
       const base = (n + m - 1) * L;
       const toX = columns[base + n]!;
@@ -221,19 +213,19 @@ function scanU(p: Prepared, ranks: Int32Array, scratch: UScratch): Best {
       }
     }
   }
-  // Otava takes the argmax of the whole (L-1) x (L-1) matrix, whose entries below the diagonal are
-  // 0: when no split is positive, its candidate is the first of those zeros, row 1 (tau = 2).
+  // Otava's matrix has zeros below the diagonal.
+  // So when no split is positive, its candidate is the first zero, row 1, tau = 2.
   if (size >= 2 && (best < 0 || (best === 0 && bestRow >= 1))) return { tau: 2, statistic: 0 };
   return { tau: bestRow + 1, statistic: best };
 }
 
-/** Scratch of the O(L^2) scan: the permuted values, the column prefix sums and 1/k tables. */
+/** Scratch of the O(L^2) scan. */
 class UScratch {
   values: Float64Array;
   columns: Float64Array;
   /** 1/k. */
   inverse: Float64Array;
-  /** 1/(k-1), 0 for k = 1 (a one-value side has no within pairs). */
+  /** 1/(k-1), and 0 for k = 1 since a one-value side has no within pairs. */
   inverseLess1: Float64Array;
   constructor(size: number) {
     this.values = new Float64Array(size);
@@ -248,8 +240,8 @@ class UScratch {
 }
 
 /**
- * signal-processing-algorithms' statistic at every tau of a series (tau = 0 gives 0), for checks.
- * @internal exported for its tests (a test seam)
+ * signal-processing-algorithms' statistic at every tau of a series, for checks.
+ * @internal Exported for its tests.
  */
 export function vStatistics(series: readonly number[]): Float64Array {
   const p = prepare(series, 0, series.length);
@@ -259,8 +251,8 @@ export function vStatistics(series: readonly number[]): Float64Array {
 }
 
 /**
- * The best split of a whole series under a statistic, for checks: {index, statistic}.
- * @internal exported for its tests (a test seam)
+ * The best split of a whole series under a statistic, for checks.
+ * @internal Exported for its tests.
  */
 export function bestSplit(
   series: readonly number[],
@@ -323,9 +315,9 @@ export function eDivisive(series: readonly number[], options: EDivisiveOptions =
     const observedStatistic = candidate.best.statistic;
     const index = candidate.prepared.start + candidate.best.tau;
 
-    // A permutation that reproduces the observed split (or its mirror image, which has the same
-    // statistic) is a tie and counts, as it does in exact arithmetic; summed in another order its
-    // statistic can differ in the last bits, so "at least as large" allows for rounding.
+    // A permutation that reproduces the observed split or its mirror image is a tie and counts.
+    // Summed in another order, its statistic can differ in the last bits.
+    // So "at least as large" allows for rounding.
     const atLeast = observedStatistic - TIE_TOLERANCE * Math.abs(observedStatistic);
     let exceedances = 0;
     let ran = 0;

@@ -1,13 +1,11 @@
 /**
- * TaskDeps.historyLevels: each series' stable history before a run, for the questions against
- * history (core/workflow/tasks/history-round.ts). The history is the one `history` and
- * ComputeVerdicts read (judge.ts readHistoryInput: the experiment's last HISTORY_DEFAULTS.window
- * runs, rehearsals left out), without the run itself; a series' stable runs are those since its last
- * change point (E-Divisive, as `history` finds them). Each run's value is its mean over its repeats,
- * as the history plots it. Tonight's rounds are single repeats, whose variance is the night-to-night
- * part plus all of the within-night part, where a mean of r repeats has only 1/r of the latter: so
- * the sd of one round is the run means' variance plus the pooled within-run variance times
- * (1 - mean of 1/r) (a method-of-moments estimate; with one repeat a run it is the run means' sd).
+ * Each series' stable history before a run, for the questions against history.
+ * The history is the one `history` and ComputeVerdicts read, without the run itself.
+ * A series' stable runs are those since its last change point.
+ * Tonight's rounds are single repeats, with all of the within-night variance.
+ * A mean of r repeats has only 1/r of it.
+ * So one round's variance is the run means' variance plus the within-run variance times (1 - mean of 1/r).
+ * This is a method-of-moments estimate.
  */
 import type { AthenaClient } from '@aws-sdk/client-athena';
 import type { RunContext } from '../backend';
@@ -20,7 +18,7 @@ import { buildHistory, HISTORY_DEFAULTS, type HistoryInput } from './history';
 import { readerOpener, readHistoryInput, type LakeOpener } from './judge';
 import { metricValue, notJudgedReason, stepKeyText, type RegressionMetric, type StepKey } from './metrics';
 
-/** The pooled within-run variance of the repeats' log values, and the mean of 1/repeats, over the runs given. */
+/** The pooled within-run variance of the repeats' log values, and the mean of 1/repeats. */
 function withinRuns(
   input: HistoryInput,
   key: StepKey,
@@ -56,7 +54,7 @@ export async function historyLevels(
   try {
     input = await readHistoryInput(open, run.specName, { window: HISTORY_DEFAULTS.window });
   } catch (e) {
-    // The experiment's first run: no history at all.
+    // The experiment's first run has no history at all.
     if (e instanceof NotFoundError) return [];
     throw e;
   }
@@ -67,7 +65,7 @@ export async function historyLevels(
   };
   if (before.runs.length === 0) return [];
   const history = buildHistory(before);
-  // Only the series still going (those of the latest run): an older one measured something else.
+  // Only the series still going. An older one measured something else.
   return history.steps
     .filter((s) => s.current)
     .flatMap((s) =>
@@ -98,9 +96,8 @@ export async function historyLevels(
 }
 
 /**
- * TaskDeps.historyLevels on AWS: Athena over the lake with the stack's work group and Glue database,
- * as athenaJudge reads it; without them every series is taken as without history (the run goes to
- * its maximum, and its round line says why).
+ * TaskDeps.historyLevels on AWS, by Athena with the stack's work group and Glue database.
+ * Without them every series counts as without history, so the run goes to its maximum.
  */
 export function athenaHistoryLevels(
   config: AwsBackendConfig,

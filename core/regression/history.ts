@@ -1,20 +1,17 @@
 /**
- * The history of an experiment: every run of it, per step and metric the series of values over
- * time, where the series changed (E-Divisive means, edivisive.ts), and whether the latest run is
- * beyond the noise of the last stable segment. A pure function of lake rows (runs and step_summary),
- * so the CLI, a workflow Task reading Athena, or a test can all call it.
+ * The history of an experiment, per step and metric, with its change points and the latest verdict.
+ * It is a pure function of lake rows, so the CLI, a workflow Task or a test can call it.
  *
- * One point per run: the mean over the run's repeats of the step (cells of the same variant) whose
- * numbers can be judged; a failed or client-bound step is shown and left out of the series.
+ * Each run is one point, the mean over the step's repeats whose numbers can be judged.
+ * A failed or client-bound step is shown but left out of the series.
  *
- * The latest run's verdict: the last stable segment is the segment of the latest run without it
- * when it has at least `minStableRuns` earlier runs, else the latest earlier segment that has
- * (the runs since a recent change point are not yet a level to compare with). The latest value is
- * judged against the prediction interval of that segment for one new observation,
- * mean ± t(1 - (1 - level)/2, n - 1) · s · sqrt(1 + 1/n), the normal-theory interval for one future
- * observation (Hahn and Meeker, Statistical Intervals: A Guide for Practitioners, Wiley 1991; the
- * segment's runs are independent repeats of the same measurement, nights apart): outside it, the
- * run regressed or improved (by the metric's direction), inside it, it is within the noise.
+ * The latest run is judged against the last stable segment.
+ * That is the latest run's own segment when it has `minStableRuns` earlier runs, else the latest earlier one that has.
+ * Runs since a recent change point are not yet a level to compare with.
+ * The value is judged against the segment's prediction interval for one new observation.
+ * mean ± t(1 - (1 - level)/2, n - 1) · s · sqrt(1 + 1/n)
+ * See Hahn and Meeker, Statistical Intervals, Wiley 1991. The segment's runs are independent repeats.
+ * Outside the interval the run regressed or improved, by the metric's direction.
  */
 import { eDivisive, type EDivisiveStatistic } from './edivisive';
 import { measuredSteps, measurementDifferences, type StepMeasurement } from './measurement';
@@ -42,7 +39,7 @@ export interface HistoryRunRow {
   readonly started_at: string;
   readonly status: string;
   readonly backend: string;
-  /** The run's plan as JSON (runs.plan): where the measurement definition comes from. */
+  /** The run's plan as JSON. The measurement definition comes from it. */
   readonly plan: string | null;
 }
 
@@ -50,47 +47,44 @@ export interface HistoryInput {
   readonly experiment: string;
   readonly runs: readonly HistoryRunRow[];
   readonly steps: readonly StepRow[];
-  /** Earlier runs of the experiment that were not read (load.ts reads the last `window`). */
+  /** Earlier runs of the experiment that were not read, outside the window. */
   readonly runsNotRead?: number;
-  /** Rehearsal runs (run --aws-rehearsal) an AWS experiment's history left out (load.ts withoutRehearsals). */
+  /** Rehearsal runs that an AWS experiment's history left out. */
   readonly rehearsalsLeftOut?: readonly string[];
 }
 
 export interface HistoryOptions {
   /** Significance of a change point's permutation test. Default 0.01. */
   readonly significance?: number;
-  /** Permutations per test. Default 199 (so a p-value <= 0.01 is 2 exceedances or fewer). */
+  /** Permutations per test. Default 199, so p <= 0.01 allows 2 exceedances or fewer. */
   readonly permutations?: number;
   /**
-   * Default 'u-statistic-best-end' (Matteson and James, Otava's compute_change_points_orig): it
-   * also finds a regression that was fixed a few runs later, which the to-end statistic misses
-   * (test/unit/edivisive.test.ts shows both).
+   * Default 'u-statistic-best-end', after Matteson and James and Otava's compute_change_points_orig.
+   * It also finds a regression fixed a few runs later, which the to-end statistic misses.
    */
   readonly statistic?: EDivisiveStatistic;
   /**
-   * Change points are searched in the last `window` runs of each series (one test per series, so
-   * the false-positive rate stays the test's level); 'all' searches the whole series, whose cost
-   * grows with the square of its length per permutation. Default 100 runs.
+   * Change points are searched in the last `window` runs of each series. Default 100 runs.
+   * One test per series keeps the false-positive rate at the test's level.
+   * 'all' searches the whole series, at a cost that grows with the square of its length.
    */
   readonly window?: number | 'all';
-  /** Added to every series' seed, to see how much the p-values move with the permutations drawn. Default 0. */
+  /** Added to every series' seed, to see how much the p-values move with the permutations. Default 0. */
   readonly seed?: number;
   /** Level of the prediction interval the latest run is judged against. Default 0.99. */
   readonly predictionLevel?: number;
   /** Runs a segment needs to be a stable level to judge against. Default 3. */
   readonly minStableRuns?: number;
   /**
-   * The smallest relative change a change point must show, |after mean / before mean - 1|, as
-   * Apache Otava's `-M, --magnitude` ("minimum accepted magnitude of a change-point computed as
-   * abs(new_mean / old_mean - 1.0)", otava/main.py setup_analysis_options_parser; default 0.0
-   * there too). A significant split smaller than this is listed as a near-miss, not a change point.
-   * Default 0: every significant split counts.
+   * The smallest relative change a change point must show, |after mean / before mean - 1|.
+   * This is Apache Otava's `--magnitude`, which also defaults to 0. See otava/main.py.
+   * A smaller significant split is listed as a near-miss, not a change point.
    */
   readonly magnitude?: number;
   /**
-   * A series' strongest rejected split with a p-value above the significance but at most this is a
-   * near-miss: listed with its p-value, since on such a borderline series another seed (other
-   * permutations) can decide the other way. Default 0.05, and never below twice the significance.
+   * A strongest rejected split with p above the significance but at most this is a near-miss.
+   * It is listed, since another seed could decide such a borderline series the other way.
+   * Default 0.05, and never below twice the significance.
    */
   readonly nearMissUpTo?: number;
 }
@@ -110,15 +104,15 @@ export const HISTORY_DEFAULTS: Required<HistoryOptions> = {
 interface HistoryPoint {
   readonly runId: string;
   readonly startedAt: string;
-  /** Repeats whose numbers count (ok, client not saturated). */
+  /** Repeats whose numbers count, ok and not client-bound. */
   readonly repeats: number;
-  /** Why this run's step is left out (or why some of its repeats are), when it is. */
+  /** Why this run's step, or some of its repeats, is left out. */
   readonly note: string | null;
 }
 
 interface Interval {
   readonly estimate: number;
-  /** NaN when not enough runs on a side. */
+  /** NaN when a side has too few runs. */
   readonly low: number;
   readonly high: number;
 }
@@ -139,13 +133,13 @@ export interface HistoryChangePoint {
   readonly before: SegmentSummary;
   readonly after: SegmentSummary;
   /**
-   * after/before of the segment means (95% Welch interval on the log
-   * scale), or after − before for a metric whose mean can be 0 (errors).
+   * after/before of the segment means, with a 95% Welch interval on the log scale.
+   * For a metric whose mean can be 0, such as errors, it is after − before.
    */
   readonly change: Interval & { readonly kind: 'ratio' | 'difference' };
   /**
-   * regressed/improved by the metric's direction; 'changed' when the
-   * means' interval includes no change (the spread or shape changed).
+   * regressed or improved by the metric's direction.
+   * 'changed' when the means' interval includes no change, so the spread or shape changed.
    */
   readonly direction: 'regressed' | 'improved' | 'changed';
   readonly pValue: number;
@@ -154,8 +148,8 @@ export interface HistoryChangePoint {
 }
 
 /**
- * A split that was nearly a change point: significant only just
- * not, or significant but smaller than the magnitude asked for.
+ * A split that was nearly a change point.
+ * It just missed significance, or it was smaller than the magnitude asked for.
  */
 export interface NearMiss {
   /** The first run after the split. */
@@ -164,7 +158,7 @@ export interface NearMiss {
   readonly why: 'p-value' | 'magnitude';
   readonly pValue: number;
   readonly permutations: number;
-  /** |after mean / before mean - 1| of the split within its segment (Infinity when the mean before is 0). */
+  /** |after mean / before mean - 1| of the split within its segment. Infinity when the mean before is 0. */
   readonly relativeChange: number;
 }
 
@@ -172,13 +166,13 @@ export interface LatestVerdict {
   readonly runId: string;
   readonly value: number | null;
   readonly verdict: Verdict;
-  /** One sentence: what the verdict is based on. */
+  /** One sentence on what the verdict is based on. */
   readonly reason: string;
   readonly baseline: (SegmentSummary & { readonly n: number }) | null;
   /** latest / baseline mean. */
   readonly ratio: number | null;
   readonly interval: { readonly low: number; readonly high: number; readonly level: number } | null;
-  /** The change point after the baseline segment, when the latest run is in a segment too young to judge against. */
+  /** The change point after the baseline, when the latest run's segment is too young to judge against. */
   readonly sinceRunId: string | null;
 }
 
@@ -186,9 +180,9 @@ export interface MetricHistory {
   readonly metric: RegressionMetric;
   readonly label: string;
   readonly higherIsBetter: boolean;
-  /** Aligned with the step's points; null where the run's step is left out. */
+  /** Aligned with the step's points. Null where the run's step is left out. */
   readonly values: readonly (number | null)[];
-  /** The first run of the window change points were searched in, when the series is longer than the window. */
+  /** The first run of the search window, when the series is longer than the window. */
   readonly searchedFrom: string | null;
   readonly changePoints: readonly HistoryChangePoint[];
   readonly nearMisses: readonly NearMiss[];
@@ -198,10 +192,10 @@ export interface MetricHistory {
 interface StepHistory {
   readonly key: StepKey;
   readonly label: string;
-  /** Short hash of the step's measurement definition (measurement.ts). */
+  /** Short hash of the step's measurement definition. */
   readonly measurementHash: string;
   readonly measurement: StepMeasurement | null;
-  /** Set when an earlier series of the same step measured something else: what changed, from which run. */
+  /** Set when an earlier series of the step measured something else. Says what changed and from which run. */
   readonly startedBecause: {
     readonly previousHash: string;
     readonly lastRunBefore: string;
@@ -224,7 +218,7 @@ export interface History {
   readonly latestRunId: string | null;
   readonly options: Required<HistoryOptions>;
   readonly steps: readonly StepHistory[];
-  /** Sentences about the history as a whole: new series, runs without a readable plan. */
+  /** Sentences about the history as a whole, such as new series or runs without a readable plan. */
   readonly notices: readonly string[];
 }
 
@@ -266,7 +260,7 @@ export function buildHistory(input: HistoryInput, options: HistoryOptions = {}):
     else byKey.set(k, [r]);
   }
 
-  // Series: step key + measurement hash, in the order of their first run.
+  // Series are keyed by step and measurement hash, in the order of their first run.
   const series = new Map<string, SeriesBuilder>();
   const unreadable: string[] = [];
   for (const run of runs) {
@@ -332,7 +326,7 @@ export function buildHistory(input: HistoryInput, options: HistoryOptions = {}):
           `run(s) before are series ${previous.hash}.`,
       );
     }
-    // A series that starts at the first run read may go on before it, in runs the window left unread.
+    // A series that starts at the first run read may go on before it, in runs outside the window.
     const continuesUnread = (input.runsNotRead ?? 0) > 0 && s.points[0]!.runId === runs[0]?.run_id;
     steps.push(analyseSeries(s, startedBecause, latestRunId, continuesUnread, opts));
   }
@@ -422,7 +416,7 @@ function analyseMetric(
   continuesUnread: boolean,
   opts: Required<HistoryOptions>,
 ): MetricHistory {
-  // The series without its gaps; `at` maps back to the step's points.
+  // The series without its gaps. `at` maps back to the step's points.
   const at: number[] = [];
   const xs: number[] = [];
   values.forEach((v, i) => {
@@ -444,7 +438,7 @@ function analyseMetric(
         })
       : null;
   const significant = (result?.changePoints ?? []).map((c) => ({ ...c, index: c.index + offset }));
-  // |after/before - 1| of a split between the change points around it (Otava's magnitude).
+  // |after/before - 1| of a split between the change points around it, as Otava's magnitude.
   const relativeChange = (index: number, cuts: readonly number[]): number => {
     const from = Math.max(offset, ...cuts.filter((b) => b < index));
     const to = Math.min(xs.length, ...cuts.filter((b) => b > index));
@@ -533,7 +527,10 @@ function analyseMetric(
   };
 }
 
-/** after/before as a ratio with Welch's interval on the log scale, or as a difference when a mean is not positive. */
+/**
+ * after/before as a ratio with Welch's interval on the log scale.
+ * A difference is used when a mean is not positive.
+ */
 function changeEstimate(
   before: readonly number[],
   after: readonly number[],
@@ -565,7 +562,7 @@ function latestVerdict(
   if (value === null)
     return { ...base, verdict: 'not-judged', reason: lastPoint.note ?? 'no result in the latest run' };
   const last = xs.length - 1;
-  // Segments [bounds[k], bounds[k+1]); the latest value is the last of the last one.
+  // Segments run [bounds[k], bounds[k+1]). The latest value is the last of the last one.
   let k = bounds.length - 2;
   let from = bounds[k]!;
   let to = last; // the latest run's own segment, without it
@@ -616,10 +613,7 @@ function latestVerdict(
   };
 }
 
-/**
- * The latest run's verdicts as flat rows, one per step and metric of the current series: what a
- * workflow step would write to a verdicts table, or a CI job would check.
- */
+/** The latest run's verdicts as flat rows, one per step and metric of the current series. */
 export interface VerdictRow {
   readonly experiment: string;
   readonly run_id: string;

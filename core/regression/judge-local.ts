@@ -1,4 +1,4 @@
-/** The local lake's side of judge.ts: DuckDB over the lake directory (not for the Lambdas, which ship no DuckDB). */
+/** The local lake's side of judge.ts, by DuckDB. The Lambdas ship no DuckDB, so it lives apart. */
 import type { RunContext } from '../backend';
 import { withLake } from '../lake/duckdb';
 import type { VerdictsRow } from '../lake/rows';

@@ -1,12 +1,7 @@
 /**
- * A finished run judged against its experiment's history: the ComputeVerdicts Task's judging
- * (TaskDeps.judgeRun), and the reading of a history `history` does, from either lake. The history is
- * taken as of the run (runs that started after it are left out) and over the last
- * HISTORY_DEFAULTS.window runs, the ones change points are searched in; the rows are the run's
- * verdicts as the lake's verdicts table keeps them.
- *
- * Nothing here loads DuckDB (a native module the Lambdas do not ship): the local lake's opener and
- * judge are in judge-local.ts.
+ * A finished run judged against its experiment's history, and the history read `history` does.
+ * The history is taken as of the run, over the window change points are searched in.
+ * The local lake's judge lives in judge-local.ts, so nothing here loads DuckDB.
  */
 import type { AthenaClient } from '@aws-sdk/client-athena';
 import type { RunContext } from '../backend';
@@ -19,8 +14,8 @@ import { buildHistory, HISTORY_DEFAULTS, verdictRows, type HistoryInput, type Hi
 import { loadHistoryDetails, loadHistoryRuns, runsToRead, withoutRehearsals, type HistoryReadOptions } from './load';
 
 /**
- * Runs one read over a lake: a local lake is opened over the files `scope` names (DuckDB's cost is
- * per file); Athena reads by the SQL alone and ignores it.
+ * Runs one read over a lake.
+ * A local lake opens only the files `scope` names, since DuckDB's cost is per file. Athena ignores it.
  */
 export type LakeOpener = <T>(read: (lake: LakeReader) => Promise<T>, scope: LakeScope) => Promise<T>;
 
@@ -29,10 +24,7 @@ export const readerOpener =
   (read) =>
     read(lake);
 
-/**
- * The history input: the experiment's runs (the runs table alone),
- * then the plans and steps of the runs read (their files alone).
- */
+/** The history input. The runs table comes first, then the files of the runs read. */
 export async function readHistoryInput(
   open: LakeOpener,
   experiment: string,
@@ -51,7 +43,7 @@ class VerdictError extends AuroraBenchError {
   override readonly name = 'VerdictError';
 }
 
-/** The run's verdicts, one row per step and metric of its current series, as the lake's verdicts table keeps them. */
+/** The run's verdicts, one row per step and metric of its current series. */
 export async function judgeRun(
   open: LakeOpener,
   run: Pick<RunContext, 'runId' | 'specName' | 'dt'>,
@@ -72,8 +64,8 @@ export async function judgeRun(
 }
 
 /**
- * TaskDeps.judgeRun on AWS: Athena over the lake with the stack's work group and Glue database
- * (AwsBackendConfig.athenaWorkGroup, glueDatabase); without them it says which settings are missing.
+ * TaskDeps.judgeRun on AWS, by Athena with the stack's work group and Glue database.
+ * Without them it says which settings are missing.
  */
 export function athenaJudge(
   config: AwsBackendConfig,

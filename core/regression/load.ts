@@ -1,12 +1,8 @@
 /**
- * The lake rows `compare` and `history` need, from any lake (DuckDB locally, Athena on AWS): plain
- * SELECTs over runs, step_summary and interval_totals in the SQL both engines run.
- *
- * A history reads only what it analyses: the experiment's runs (id and start), then for the last
- * `window` of them (the runs change points are searched in, HistoryOptions.window) their plans and
- * the step columns the analysis uses. A local lake is opened twice for that (regression-command.ts):
- * over the runs table alone, then over the files of the runs read, since DuckDB's cost over a lake
- * of one file per step is per file opened.
+ * The lake rows `compare` and `history` need, from DuckDB or Athena, in SQL both engines run.
+ * A history reads only what it analyses, the runs in its window.
+ * A local lake is opened twice, first over the runs table and then over the files of the runs read.
+ * DuckDB's cost is per file opened.
  */
 import type { LakeReader } from '../lake/duckdb';
 import { findRun, NotFoundError } from '../lake/results';
@@ -36,7 +32,7 @@ export async function loadCompareSide(lake: LakeReader, runId: string): Promise<
     const k = stepKey(r.cell_id, r.step_id);
     intervals.set(k, [...(intervals.get(k) ?? []), r]);
   }
-  // The configuration each cell's server ran with (read at prepare); apply-status rows are AWS bookkeeping, not values.
+  // The configuration each cell's server ran with. apply-status rows are AWS bookkeeping, not values.
   const config = await lake.query<ConfigValue>(
     `SELECT DISTINCT variant, name, value FROM server_config WHERE run_id = ${quote(run.run_id)} AND kind <> ` +
       `'apply-status' ORDER BY variant, name`,
@@ -63,13 +59,13 @@ export interface HistoryRunRef {
   readonly backend?: string;
 }
 
-/** RunRow.backend of a run `run --aws-rehearsal` left in a local lake. */
+/** RunRow.backend of a rehearsal run left in a local lake. */
 export const REHEARSAL_BACKEND = 'aws-rehearsal';
 
 /**
- * The runs of an experiment's history: an experiment with runs on AWS leaves out its rehearsals
- * (their figures come from MariaDB/PostgreSQL stand-ins on the machine that rehearsed, not from
- * Aurora), and says which (HistoryInput.rehearsalsLeftOut). The run being judged is always kept.
+ * The runs of an experiment's history.
+ * An experiment with AWS runs leaves out its rehearsals, because their figures come from local stand-ins.
+ * It says which. The run being judged is always kept.
  */
 export function withoutRehearsals(
   runs: readonly HistoryRunRef[],
@@ -81,15 +77,15 @@ export function withoutRehearsals(
 }
 
 export interface HistoryReadOptions {
-  /** Runs to read, the latest ones (HistoryOptions.window); 'all' reads every run. Default 'all'. */
+  /** Runs to read, the latest ones. Default 'all'. */
   readonly window?: number | 'all';
-  /** Judge this run: runs that started after it are left out (a verdict is computed as of its run). */
+  /** Judge this run. Runs that started after it are left out. */
   readonly untilRunId?: string;
 }
 
 /**
- * Every run of an experiment (by its name), oldest first, up to `untilRunId`; a clear error naming
- * the experiments the lake has when none.
+ * Every run of an experiment, oldest first, up to `untilRunId`.
+ * When there are none, the error names the experiments the lake has.
  */
 export async function loadHistoryRuns(
   lake: LakeReader,
@@ -127,12 +123,12 @@ export async function loadHistoryRuns(
   return runs;
 }
 
-/** The runs a history reads: the last `window` (all of them for 'all'). */
+/** The runs a history reads, the last `window`. */
 export function runsToRead(runs: readonly HistoryRunRef[], window: number | 'all' = 'all'): HistoryRunRef[] {
   return window === 'all' ? [...runs] : runs.slice(Math.max(0, runs.length - window));
 }
 
-/** The plans and step rows of the runs read: the history's input. */
+/** The plans and step rows of the runs read. */
 export async function loadHistoryDetails(
   lake: LakeReader,
   experiment: string,
@@ -147,8 +143,8 @@ export async function loadHistoryDetails(
           `SELECT run_id, started_at, status, backend, plan FROM runs WHERE run_id IN (${ids}) ORDER BY ` +
             `started_at, run_id`,
         );
-  // Ordered: a run's repeats of a step are listed in this order (the history's note of those it left out), and
-  // neither engine orders an aggregate's rows by itself (on the same lake DuckDB and Trino gave other orders).
+  // Ordered, because the history's note lists a run's repeats in this order.
+  // Neither engine orders an aggregate's rows by itself, and DuckDB and Trino disagreed on one lake.
   const steps =
     read.length === 0
       ? []

@@ -1,13 +1,9 @@
 /**
- * What defines a measurement, as opposed to what is measured. A nightly history compares runs of
- * one experiment: when the system under test changes (engine version, instance class, a server
- * parameter), that is exactly what the history should show as a change point. When the measurement
- * itself changes (the workload, its options, threads, rate, duration, warm-up, report interval,
- * percentile, data size, the clients driving it, or the backend it ran on), earlier runs measured
- * something else: the series starts anew, and the history says which of these changed.
- *
- * The definition is taken from the run's stored plan (the spec as resolved into steps, defaults
- * applied), per step, so adding a workload to an experiment does not break the other series.
+ * What defines a measurement, as opposed to what is measured.
+ * A change in the system under test is what the history should show as a change point.
+ * A change in the measurement itself starts a new series, and the history says what changed.
+ * The definition comes per step from the run's stored plan.
+ * So adding a workload to an experiment does not break the other series.
  */
 import { createHash } from 'node:crypto';
 import type { CellPlan, Plan, StepPlan } from '../plan/types';
@@ -19,7 +15,7 @@ export interface StepMeasurement {
   readonly backend: string;
   readonly region: string;
   readonly test: string | null;
-  /** sha256 of a custom Lua script; null for a stock test. */
+  /** sha256 of a custom Lua script. Null for a stock test. */
   readonly script: string | null;
   readonly options: Readonly<Record<string, unknown>>;
   readonly durationS: number;
@@ -41,8 +37,8 @@ export interface MeasuredStep {
 }
 
 /**
- * A plan as a run row stores it: written by whichever version ran it, so fields added to the plan
- * since (step options, the variant's clients, the cells' steps) may be missing.
+ * A plan as a run row stores it.
+ * Whichever version ran it wrote it, so fields added since may be missing.
  */
 type StoredStep = Omit<StepPlan, 'options'> & { readonly options?: StepPlan['options'] };
 type StoredCell = Omit<CellPlan, 'steps' | 'variant'> & {
@@ -70,11 +66,11 @@ function stepMeasurement(plan: Pick<Plan, 'backend' | 'region'>, cell: StoredCel
   };
 }
 
-/** Hashes already computed, by canonical text: a history reads the same definitions from every run's plan. */
+/** Hashes already computed, by canonical text. A history reads the same definitions from every run. */
 const hashes = new Map<string, string>();
 
 function measurementHash(m: StepMeasurement): string {
-  // A cheap exact key first (fixed field order; options, the one nested object, canonical).
+  // A cheap exact key first.
   const key = JSON.stringify([
     m.backend,
     m.region,
@@ -101,9 +97,9 @@ function measurementHash(m: StepMeasurement): string {
 }
 
 /**
- * The measured steps of a run, keyed by stepKeyText, from its stored plan (JSON). Steps of the
- * same variant in several cells (repeats) are one measured step. Empty when the plan cannot be
- * read (a run row written by hand): such a run's steps are left out of histories, said by the caller.
+ * The measured steps of a run, keyed by stepKeyText, from its stored plan.
+ * A variant's repeats are one measured step.
+ * Empty when the plan cannot be read. The caller says such a run's steps are left out.
  */
 export function measuredSteps(planJson: string | null | undefined): Map<string, MeasuredStep> {
   const out = new Map<string, MeasuredStep>();
@@ -132,7 +128,7 @@ export function measuredSteps(planJson: string | null | undefined): Map<string, 
   return out;
 }
 
-/** "durationS 60 → 120, tableSize 10000 → 100000": what differs between two definitions. */
+/** What differs between two definitions, e.g. "durationS 60 → 120". */
 export function measurementDifferences(before: StepMeasurement, after: StepMeasurement): string[] {
   const out: string[] = [];
   for (const k of Object.keys(after) as (keyof StepMeasurement)[]) {

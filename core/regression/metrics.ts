@@ -1,7 +1,7 @@
 /**
- * The metrics runs are judged on, with the direction that is better, and how a step of the lake is
- * identified across runs: by what it ran (variant, workload, threads, offered rate, target), not by
- * cell or position, so a run with more repeats or another order still matches.
+ * The metrics runs are judged on, and which direction is better.
+ * A step is identified across runs by what it ran, not by cell or position.
+ * So a run with more repeats or another order still matches.
  */
 import type { StepResult } from '../lake/results';
 
@@ -9,7 +9,7 @@ export type RegressionMetric = 'tps' | 'qps' | 'latency' | 'errors';
 
 export interface MetricInfo {
   readonly metric: RegressionMetric;
-  /** Higher values are better (throughput) or worse (latency, errors). */
+  /** Higher values are better for throughput, and worse for latency and errors. */
   readonly higherIsBetter: boolean;
   readonly unit: string;
 }
@@ -21,7 +21,7 @@ export const REGRESSION_METRICS: readonly MetricInfo[] = [
   { metric: 'errors', higherIsBetter: false, unit: 'errors/s' },
 ];
 
-/** "TPS", "QPS", "p95 latency" (the step's percentile), "errors/s". */
+/** e.g. "TPS" or "p95 latency", at the step's percentile. */
 export function metricLabel(metric: RegressionMetric, latencyPercentile: number | null): string {
   switch (metric) {
     case 'tps':
@@ -36,9 +36,9 @@ export function metricLabel(metric: RegressionMetric, latencyPercentile: number 
 }
 
 /**
- * sysbench counts deadlocks and lock-wait timeouts as errors; below this share of transactions they
- * are normal OLTP behaviour (the report marks steps by the same rule), so an error rate is judged
- * changed only when the change is also larger than this share of the step's throughput.
+ * sysbench counts deadlocks and lock-wait timeouts as errors.
+ * Below this share of transactions they are normal OLTP behaviour, as the report marks them.
+ * So an error rate is judged changed only when the change also exceeds this share of the throughput.
  */
 export const NORMAL_ERROR_SHARE = 0.001;
 
@@ -69,7 +69,7 @@ export interface StepKey {
   readonly variant: string;
   readonly workload: string;
   readonly threads: number;
-  /** Offered transactions/s per client; 0 = unlimited. */
+  /** Offered transactions/s per client, 0 for unlimited. */
   readonly rate: number;
   readonly target: string;
 }
@@ -87,7 +87,7 @@ export function stepKeyLabel(k: StepKey): string {
   );
 }
 
-/** A step's value of a metric; null when the step has none (failed). */
+/** A step's value of a metric. Null when the step has none. */
 export function metricValue(
   row: Pick<StepRow, 'tps' | 'qps' | 'lat_pct_ms' | 'errors_per_s'>,
   metric: RegressionMetric,
@@ -104,7 +104,7 @@ export function metricValue(
   }
 }
 
-/** Why a step's numbers are not judged: it failed, or its client was the bottleneck. null when they are. */
+/** Why a step's numbers are not judged. Null when they are. */
 export function notJudgedReason(
   row: Pick<StepRow, 'status' | 'error' | 'saturated_clients' | 'cell_id'>,
 ): string | null {
@@ -119,7 +119,7 @@ export function notJudgedReason(
 
 export type Verdict = 'improved' | 'regressed' | 'within-noise' | 'unknown' | 'not-judged';
 
-/** A direction-free position (above, below, inside) turned into a verdict for the metric's direction. */
+/** A direction-free position turned into a verdict for the metric's direction. */
 export function directedVerdict(position: 'above' | 'below' | 'inside' | 'unknown', higherIsBetter: boolean): Verdict {
   if (position === 'inside') return 'within-noise';
   if (position === 'unknown') return 'unknown';

@@ -1,7 +1,4 @@
-/**
- * How `compare` and `history` look: as report models (core/report/model.ts), so the terminal
- * tables and the self-contained HTML page (charts rendered to SVG by ECharts) are the report's own.
- */
+/** How `compare` and `history` look, as report models. The terminal tables and the HTML page are the report's own. */
 import { historyTrendChart, type TrendLine, type TrendMark } from './trend-chart';
 import { fixed, levelPercent, num, pct } from '../format';
 import type { ChartBlock, Report, ReportSection, TableBlock } from '../report/model';
@@ -98,7 +95,7 @@ export function comparisonReport(c: Comparison): Report {
     );
   }
   if (c.sameRun) findings.unshift(`WARNING: run ${c.a.run_id} is compared with itself: nothing can differ.`);
-  // The whole distribution where both runs recorded one (the verdicts above judge the configured percentile).
+  // The whole distribution where both runs recorded one. The verdicts above judge the configured percentile.
   const withDistribution = c.steps.filter((s) => s.latency.a !== null && s.latency.b !== null);
   const distribution: TableBlock = {
     title: 'Latency distribution, A → B (ms; mean over repeats)',
@@ -157,7 +154,7 @@ function changeText(cp: HistoryChangePoint): string {
   return `${c.estimate >= 0 ? '+' : ''}${num(c.estimate, 3)}${range(c.low, c.high, (x) => num(x, 3))}`;
 }
 
-/** The change as a signed relative size, for chart marks: "-30.2%", "+12.0%" (or "+0.35" for a difference). */
+/** The change as a signed relative size for chart marks, or a signed difference. */
 function signedChange(cp: HistoryChangePoint): string {
   const c = cp.change;
   if (c.kind === 'ratio') {
@@ -176,7 +173,7 @@ function latestCells(l: LatestVerdict, metric: MetricHistory['metric']): string[
     l.value === null ? '-' : fixed(l.value),
     b ? `${fixed(b.mean)} ±${fixed(b.sd)} (${b.n} runs${l.sinceRunId ? `, before ${l.sinceRunId}` : ''})` : '-',
     l.ratio === null ? '-' : pct(l.ratio, 1),
-    // An error rate cannot be negative: the interval's low end is shown from 0.
+    // An error rate cannot be negative, so the interval's low end is shown from 0.
     l.interval
       ? `${fixed(metric === 'errors' ? Math.max(0, l.interval.low) : l.interval.low)}–${fixed(l.interval.high)}`
       : '-',
@@ -314,7 +311,7 @@ const whyText = (n: NearMiss, h: History): string =>
     ? `not significant: ${pValueText(n.pValue, n.permutations)} > ${h.options.significance}`
     : `smaller than --magnitude ${pct(h.options.magnitude, 1)} (significant, ${pValueText(n.pValue, n.permutations)})`;
 
-/** The near misses of every series, or null (said in one line instead) when there is none. */
+/** The near misses of every series. Null when there are none, which one line says instead. */
 function nearMissTable(h: History): TableBlock | null {
   const rows: string[][] = [];
   for (const s of h.steps)
@@ -456,7 +453,7 @@ export function historyReport(h: History, options: { charts?: boolean } = {}): R
   };
 }
 
-/** The step series of a history as plain JSON (what --json prints). */
+/** The step series of a history as plain JSON, as --json prints. */
 export function historyJson(h: History): string {
   return JSON.stringify(h, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n';
 }

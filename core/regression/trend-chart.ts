@@ -1,23 +1,21 @@
 /**
- * The trend chart of one step of a history (`history --html`): TPS and the latency percentile over
- * the runs, on ONE y axis that starts at 0, each as a percentage of its own first stable segment's
- * mean (the legend says what 100% is). Two auto-scaled axes made a 594 -> 601 TPS wobble fill the
- * chart like a crash; on this axis a 1% wobble looks like 1% and a 30% drop like 30%, and the two
- * metrics are read on the same scale. Segment means between change points are dashed and named in
- * the legend; change points are vertical lines labelled with what changed there (red: regressed,
- * green: improved, grey: the spread or shape changed).
+ * The trend chart of one step of a history.
+ * TPS and latency share ONE y axis from 0, each as a percentage of its first stable segment's mean.
+ * Two auto-scaled axes made a 594 -> 601 TPS wobble fill the chart like a crash.
+ * Here a 1% wobble looks like 1% and a 30% drop like 30%.
+ * Change points are vertical lines, coloured by what changed there.
  */
 import type { EChartsOption, SeriesOption } from 'echarts';
 import { num } from '../format';
 import type { ChartBlock } from '../report/model';
 
 export interface TrendLine {
-  /** The metric's name (TPS, p95 latency). */
+  /** The metric's name. */
   readonly name: string;
   readonly unit: string;
-  /** [time in ms since the epoch, value]; null values are gaps. */
+  /** Time in ms since the epoch, and the value. Null values are gaps. */
   readonly points: readonly (readonly [number, number | null])[];
-  /** Segment means between change points, in order; the first one is the line's 100%. */
+  /** Segment means between change points, in order. The first one is the line's 100%. */
   readonly segments: readonly { readonly from: number; readonly to: number; readonly mean: number }[];
 }
 
@@ -33,16 +31,16 @@ const MARK_COLORS: Readonly<Record<TrendMark['kind'], string>> = {
   improved: '#2ca02c',
   changed: '#7f7f7f',
 };
-/** One colour per metric, its segment means in the same colour (ECharts' first palette colours). */
+/** One colour per metric, from ECharts' first palette colours. Its segment means share it. */
 const LINE_COLORS = ['#5470c6', '#fac858', '#91cc75', '#ee6666'];
 
-/** A y-axis maximum in round steps of 25% that shows every point (at least 125%). */
+/** A y-axis maximum in 25% steps that shows every point, at least 125%. */
 function axisMax(values: readonly number[]): number {
   const top = values.reduce((m, v) => Math.max(m, v), 125);
   return Math.ceil(top / 25) * 25;
 }
 
-/** The trend chart's ECharts option (rendered to SVG by the report's renderer). */
+/** The trend chart's ECharts option. */
 export function historyTrendChart(
   id: string,
   title: string,

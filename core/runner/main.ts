@@ -1,29 +1,11 @@
 /**
- * The client runner: runs one sysbench phase and leaves its output where it is told. Bundled by
- * scripts/build-runner.ts into client/runner.js (one file, Node 18: Debian 12's nodejs), run by
- * the local backend with the host's node and on EC2 clients through SSM Run Command
- * (core/backends/aws/runner-command.ts). Its command line is core/sysbench/runner-argv.ts.
- *
- * Writes (core/sysbench/types.ts): output.log (sysbench stdout+stderr, appended as printed),
- * client_cpu.jsonl (one sample a second while sysbench runs), after a successful prepare
- * server_variables.jsonl (the server's global variables, client/lua/server_config.lua),
- * result.json (last). Every workload runs through client/lua/aurora_bench_hook.lua, which prints
- * one JSON line per report interval. prepare = `sysbench cleanup` (failure ignored: the tables may
- * not exist yet) then `sysbench prepare`.
- *
- * --prepare-out (run only): the job first prepares the step's data (its files written to that
- * location exactly as a prepare job writes them), then runs only if that prepare exited 0.
- * --await-prepare (run only; repeatable): waits until each awaited location's result.json exists,
- * then runs only if each exited 0; after its own prepare, with --prepare-out too (a duet's members
- * each prepare their own data and all start their runs together). --start-after-prepare S: the
- * run starts S seconds after the last prepare ended, the same moment on every client.
- * A run that does not run (a failed prepare, a stop while waiting) still writes result.json, with
- * the prepare's exit code (or the signal's), and output.log says why.
- *
- * Exit status (RunnerExitCode): 0 when result.json was written (sysbench's own exit code is in it),
- * 2 usage, 3 setup (sysbench missing, secret or script not fetched), 4 upload failed. SIGTERM and
- * SIGINT stop sysbench; result.json is still written (and uploaded) before the runner exits. The
- * password never appears in output, in result.json or on any command line (protocol.ts passwordTransport).
+ * The client runner. It runs one sysbench phase and leaves its output where it is told.
+ * scripts/build-runner.ts bundles it into client/runner.js for Debian 12's Node 18.
+ * Its command line is built by core/sysbench/runner-argv.ts, and its files are in core/sysbench/types.ts.
+ * prepare runs `sysbench cleanup` first and ignores its failure, since the tables may not exist yet.
+ * A run that does not run still writes result.json with the prepare's exit code, and output.log says why.
+ * SIGTERM and SIGINT stop sysbench, but result.json is still written and uploaded.
+ * The password never appears in output, in result.json or on a command line.
  */
 import { accessSync, constants as fsConstants, existsSync, statSync } from 'node:fs';
 import { appendFile, chmod, mkdir, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises';
@@ -65,7 +47,7 @@ interface Output {
 
 const isoNow = (): string => new Date().toISOString();
 
-/** An error as one line: an AWS SDK error's name is its error code (ResourceNotFoundException). */
+/** An error as one line. An AWS SDK error's name is its error code. */
 const describeError = (e: unknown): string =>
   (e instanceof Error ? `${e.name}: ${e.message}` : String(e)).replace(/\s+/g, ' ');
 
@@ -83,7 +65,7 @@ function onPath(name: string, path: string): string | undefined {
   return undefined;
 }
 
-/** Setup failed: the runner writes what it owes and exits RunnerExitCode.Setup. */
+/** Setup failed. The runner writes what it owes and exits RunnerExitCode.Setup. */
 class SetupError extends Error {}
 
 /** Signals seen, and a wake-up for whatever waits. */
@@ -92,7 +74,7 @@ class Stop {
   private wakers: (() => void)[] = [];
   private current: SysbenchRun | undefined;
 
-  /** The signal received so far, if any (a call, not a field read: it changes while the runner awaits). */
+  /** The signal received so far, if any. It is a call, because it changes while the runner awaits. */
   stopped(): StopSignal | undefined {
     return this.signal;
   }
@@ -168,7 +150,7 @@ class Job {
       hostname: this.host,
       command,
     });
-    // Renamed into place in the same directory: a reader never sees a half-written result.json.
+    // Renamed into place in the same directory, so a reader never sees a half-written result.json.
     await writeFile(join(dir, '.result.json.tmp'), text);
     await rename(join(dir, '.result.json.tmp'), join(dir, 'result.json'));
   }
@@ -184,8 +166,8 @@ class Job {
   }
 
   /**
-   * A setup error: the reason in output.log (it reaches the lake when
-   * nobody reads stderr), the prepare this job owes ended with exit code 3.
+   * A setup error. The reason goes to output.log, which reaches the lake when nobody reads stderr.
+   * The prepare this job owes ends with exit code 3.
    */
   async setupFailed(message: string): Promise<number> {
     process.stderr.write(`${PROG}: ${message}\n`);
@@ -213,7 +195,7 @@ class Job {
   private async setup(): Promise<void> {
     const env = { ...this.env };
     const home = env['AURORA_BENCH_HOME'] || '/opt/aurora-bench';
-    // A sysbench under the client home comes first; EC2 clients have Debian's in /usr/bin (lib/client-user-data.ts).
+    // A sysbench under the client home comes first. EC2 clients have Debian's in /usr/bin.
     if (existsSync(join(home, 'sysbench', 'bin', 'sysbench')))
       env['PATH'] = `${join(home, 'sysbench', 'bin')}${delimiter}${env['PATH'] ?? ''}`;
     const sysbench = onPath('sysbench', env['PATH'] ?? '');
@@ -228,7 +210,7 @@ class Job {
     if ('env' in this.a.password) {
       const name = this.a.password.env;
       password = env[name] ?? '';
-      // Read once: nothing the runner starts (sysbench) inherits it.
+      // Read once, so nothing the runner starts inherits it.
       Reflect.deleteProperty(env, name);
     } else {
       try {
@@ -238,7 +220,7 @@ class Job {
         throw new SetupError(`could not read secret ${this.a.password.secret}: ${describeError(e)}`);
       }
     }
-    // sysbench gets MYSQL_PWD (PGPASSWORD) only when the password travels that way, never one this runner inherited.
+    // sysbench gets the password variable only when the password travels that way. It never inherits this runner's.
     delete env['MYSQL_PWD'];
     delete env['PGPASSWORD'];
 
@@ -288,7 +270,7 @@ class Job {
     return env;
   }
 
-  /** Runs one sysbench command of a phase into out; its exit code. */
+  /** Runs one sysbench command of a phase into out, and returns its exit code. */
   private runSysbench(
     out: Output,
     command: string,
@@ -317,8 +299,8 @@ class Job {
   }
 
   /**
-   * After a successful prepare: the server's settings (client/lua/server_config.lua)
-   * into server_variables.jsonl; its errors stay in that file.
+   * After a successful prepare, the server's settings go into server_variables.jsonl.
+   * Its errors stay in that file.
    */
   private async dumpServerVariables(out: Output, connection: readonly string[]): Promise<void> {
     const file = join(out.dir, 'server_variables.jsonl');
@@ -336,7 +318,7 @@ class Job {
     await this.stop.run(run);
   }
 
-  /** `sysbench cleanup` (failure ignored) then `sysbench prepare`: the exit code and the command result.json shows. */
+  /** `sysbench cleanup`, failure ignored, then `sysbench prepare`. Returns the exit code and the command shown. */
   private async prepareData(
     out: Output,
     connection: readonly string[],
@@ -347,7 +329,7 @@ class Job {
     const before = this.stop.stopped();
     if (before !== undefined) return { exitCode: signalExitCode(before), command };
     const cleanup = await this.runSysbench(out, 'cleanup', connection, options);
-    // A signal may have come while sysbench ran (Stop.receive): read it again.
+    // A signal may have come while sysbench ran, so read it again.
     if (this.stop.stopped() !== undefined) return { exitCode: cleanup, command };
     const prepared = await this.runSysbench(out, 'prepare', connection, options);
     if (prepared === 0 && this.stop.stopped() === undefined) await this.dumpServerVariables(out, connection);
@@ -385,7 +367,7 @@ class Job {
         const endedAt = isoNow();
         prepareEnds.push(endedAt);
         await this.writeResult(this.prepOut.dir, 'prepare', prepared.exitCode, startedAt, endedAt, prepared.command);
-        // Uploaded before the run starts: the clients awaiting it start their runs on it.
+        // Uploaded before the run starts, because the awaiting clients start their runs on it.
         if (!(await this.upload(this.prepOut))) {
           process.stderr.write(`${PROG}: could not upload the prepare's output to ${this.prepOut.location}\n`);
           return RunnerExitCode.Upload;
@@ -393,7 +375,7 @@ class Job {
         if (prepared.exitCode !== 0 || this.stop.stopped() !== undefined)
           notRun = preparedFailed(this.prepOut.location, prepared.exitCode, this.stop.stopped());
       }
-      // After this job's own prepare (if any, and only if it succeeded): the others' (a duet's members').
+      // After this job's own successful prepare, await the other members' prepares.
       if (a.awaitPrepare.length > 0 && notRun === undefined) {
         const awaited = await awaitPrepares(a.awaitPrepare, {
           readResult: (location) => this.storage.readText(location, 'result.json'),
@@ -403,14 +385,14 @@ class Job {
         notRun = awaited.notRun;
         prepareEnds.push(...awaited.ends);
       }
-      // A timer may fire a millisecond or so before the wall clock reaches its moment (Node's timers run
-      // on the event loop's cached monotonic time), so the wait repeats until the moment is past.
+      // A timer may fire a millisecond early, since Node's timers run on the loop's cached monotonic time.
+      // So the wait repeats until the moment is past.
       while (notRun === undefined && this.stop.stopped() === undefined) {
         const delayMs = runStartDelayMs(prepareEnds, a.startAfterPrepareS, Date.now());
         if (delayMs <= 0) break;
         await this.stop.sleep(delayMs);
       }
-      // The run's own times: a prepare before it is not part of the measured step.
+      // The run's own times. A prepare before it is not part of the measured step.
       const startedAt = isoNow();
       const command = this.display('run', runConnection, a.sysbenchOptions);
       if (notRun !== undefined) {
@@ -438,9 +420,9 @@ class Job {
 }
 
 /**
- * The local directory a location's files are written in (the location itself, or for s3:// a
- * work directory uploaded to it), its files emptied: a reader takes result.json as "the job has
- * ended", so an old one goes first.
+ * The local directory a location's files are written in, emptied first.
+ * For s3:// it is a work directory uploaded to the location.
+ * A reader takes result.json as the job's end, so an old one goes first.
  */
 async function outputDirOf(location: string, work: string, name: string): Promise<Output> {
   let dir: string;
@@ -462,7 +444,7 @@ function usageFailed(message: string): number {
   return RunnerExitCode.Usage;
 }
 
-/** Runs the runner with this argv and environment (client/ is clientDir); its exit code. */
+/** Runs the runner with this argv and environment, and returns its exit code. */
 export async function runRunner(argv: readonly string[], env: NodeJS.ProcessEnv, clientDir: string): Promise<number> {
   if (argv.length === 1 && argv[0] === '--help') {
     process.stdout.write(`${RUNNER_USAGE}\n`);
@@ -506,7 +488,7 @@ export async function runRunner(argv: readonly string[], env: NodeJS.ProcessEnv,
     job = new Job(a, env, work, clientDir, runOut, prepOut, stop);
     return await job.run();
   } finally {
-    // The signal handlers stay until the process exits: a late SIGTERM must not kill it mid-cleanup.
+    // The signal handlers stay until the process exits. A late SIGTERM must not kill it mid-cleanup.
     job?.destroy();
     await rm(work, { recursive: true, force: true });
   }

@@ -1,27 +1,22 @@
-/**
- * The runner's protocol steps as pure functions (core/runner/main.ts does the I/O): how an awaited
- * prepare's result.json is read, when a synchronized run starts, what a step that did not run
- * records, how the password reaches sysbench, the command line result.json shows, and one CPU
- * sample. Each is unit-tested alone (test/unit/runner-*.test.ts).
- */
+/** The runner's protocol steps as pure functions, so each is unit-tested alone. main.ts does the I/O. */
 import type { RunnerDriver } from '../sysbench/runner-argv';
 import type { RunnerPhase, RunnerResult } from '../sysbench/types';
 
-/** The signals that stop the runner (the workflow sends SIGTERM at a step's deadline). */
+/** The signals that stop the runner. The workflow sends SIGTERM at a step's deadline. */
 export type StopSignal = 'TERM' | 'INT';
 
-/** The exit code a shell reports for a process ended by the signal: 128 + its number (SIGTERM 15, SIGINT 2). */
+/** The exit code a shell reports for a process the signal ended, 128 plus its number. */
 export function signalExitCode(signal: StopSignal | undefined): number {
   return signal === 'TERM' ? 143 : signal === 'INT' ? 130 : 0;
 }
 
-/** What an awaited prepare's result.json says: it succeeded (and when it ended), or it failed. */
+/** What an awaited prepare's result.json says. It succeeded, with its end time, or it failed. */
 type AwaitedPrepare =
   { readonly ok: true; readonly endedAt: string } | { readonly ok: false; readonly exitCode: number | undefined };
 
 /**
- * Reads another client's prepare result.json (RunnerResult); an unreadable exit code is a failure.
- * @internal exported for its tests (a test seam)
+ * Reads another client's prepare result.json. An unreadable exit code is a failure.
+ * @internal Exported for its tests.
  */
 export function readAwaitedPrepare(text: string): AwaitedPrepare {
   let parsed: Partial<RunnerResult> | undefined;
@@ -36,13 +31,13 @@ export function readAwaitedPrepare(text: string): AwaitedPrepare {
   return { ok: true, endedAt: typeof parsed?.endedAt === 'string' ? parsed.endedAt : '' };
 }
 
-/** Why the run of this job does not run, and the exit code its result.json gets (never 0). */
+/** Why this job's run does not run, and the non-zero exit code its result.json gets. */
 export interface NotRun {
   readonly reason: string;
   readonly exitCode: number;
 }
 
-/** A prepare (this job's own or an awaited one) failed: the run does not run. */
+/** A prepare failed, this job's own or an awaited one, so the run does not run. */
 export function preparedFailed(location: string, exitCode: number | undefined, signal?: StopSignal): NotRun {
   const code = exitCode === undefined ? 1 : exitCode !== 0 ? exitCode : signalExitCode(signal) || 1;
   return { reason: `the data's prepare (${location}) failed: exit code ${exitCode ?? 'unknown'}`, exitCode: code };
@@ -60,13 +55,13 @@ function stoppedWhileAwaiting(signal: StopSignal, pending: readonly string[]): N
 export interface AwaitOutcome {
   /** Set unless every awaited prepare exited 0. */
   readonly notRun?: NotRun;
-  /** When each awaited prepare ended (their result.json endedAt), in the order seen. */
+  /** When each awaited prepare ended, in the order seen. */
   readonly ends: readonly string[];
 }
 
 /**
- * The I/O the await step needs: read a location's result.json
- * (undefined: not there yet), wait, and whether a signal came.
+ * The I/O the await step needs.
+ * Reading a location's result.json gives undefined while it is not there yet.
  */
 export interface AwaitIo {
   readonly readResult: (location: string) => Promise<string | undefined>;
@@ -76,9 +71,9 @@ export interface AwaitIo {
 }
 
 /**
- * Waits for the other clients' prepares: a look a second at each location whose result.json has
- * not been seen yet, until every one is seen, one has failed (one is enough: no run of the step
- * runs, and nobody waits for the rest), or the runner is stopped.
+ * Waits for the other clients' prepares, looking once a second at each one not seen yet.
+ * It stops when all are seen, when the runner is stopped, or at the first failure.
+ * One failure is enough, because no run of the step runs.
  */
 export async function awaitPrepares(locations: readonly string[], io: AwaitIo): Promise<AwaitOutcome> {
   let pending = [...locations];
@@ -105,10 +100,10 @@ export async function awaitPrepares(locations: readonly string[], io: AwaitIo): 
 }
 
 /**
- * Milliseconds until the run starts: S seconds after the last of the prepares ended, the same
- * moment on every client however late each one learns of it (clients' clocks are synchronized);
- * 0 once that is past, without --start-after-prepare, or when a time does not read. endedAt has
- * whole milliseconds, so the run never starts before the moment.
+ * Milliseconds until the run starts, S seconds after the last prepare ended.
+ * That moment is the same on every client, since their clocks are synchronized.
+ * 0 once it is past, without --start-after-prepare, or when a time does not read.
+ * endedAt has whole milliseconds, so the run never starts early.
  */
 export function runStartDelayMs(
   prepareEnds: readonly string[],
@@ -126,28 +121,24 @@ export function runStartDelayMs(
 }
 
 /**
- * How the password reaches sysbench; it never goes on a command line (the process list shows
- * those to every user). sysbench 1.0.20 passes --mysql-password to mysql_real_connect() and reads
- * no MySQL option file itself (src/drivers/mysql/drv_mysql.c: mysql_drv_init takes args.password
- * from sb_get_value_string("mysql-password"); mysql_drv_real_connect calls mysql_options only for
- * SSL and compression). Two ways in, in this order:
- * 1. sysbench's own config file (--config-file, a private 0600 file in the runner's 0700 work
- *    dir). Its parser (src/sb_options.c, read_config) takes `name=value`, splits values at ',' and
- *    whitespace, and treats '#' as the start of a comment, but reads a value that starts with ' or
- *    " verbatim up to the same quote character, with no escapes: so the password is written
- *    between the quote character it does not contain. fgets() reads lines of at most
- *    MAXSTRLEN-1 = 255 bytes, newline included, so the password must fit in
- *    255 - len('mysql-password=""\n') = 237 bytes. Every password RDS accepts fits: 8 to 41
- *    printable ASCII characters except '/', '"' and '@' (CreateDBCluster MasterUserPassword,
- *    botocore rds service-2.json), so '"' always works.
- * 2. Otherwise (both quote characters, a newline, or too long): MYSQL_PWD in sysbench's own
- *    environment. With no --mysql-password sysbench passes NULL, and MariaDB Connector/C then
- *    reads MYSQL_PWD (libmariadb/mariadb_lib.c, mthd_my_real_connect: "if (!passwd)
- *    passwd=getenv("MYSQL_PWD")"). /proc/<pid>/environ is readable by the process's own user and
- *    root only, like the config file.
- * The pgsql driver is the same in every respect that matters here (src/drivers/pgsql/drv_pgsql.c,
- * 1.0.20): the password goes to PQsetdbLogin(), which leaves an empty one unset so that libpq
- * reads PGPASSWORD; its config-file line is pgsql-password="...". pgsql- is as long as mysql-.
+ * How the password reaches sysbench. It never goes on a command line, which every user can see.
+ * sysbench 1.0.20 passes --mysql-password to mysql_real_connect() and reads no MySQL option file.
+ * See mysql_drv_init in src/drivers/mysql/drv_mysql.c.
+ * There are two ways in, tried in this order.
+ *
+ * 1. sysbench's own --config-file, a private 0600 file in the runner's 0700 work dir.
+ * Its parser reads a quoted value verbatim up to the same quote, with no escapes. See read_config in src/sb_options.c.
+ * So the password goes between the quote character it does not contain.
+ * fgets() reads at most 255 bytes a line, which leaves 237 for the password.
+ * RDS passwords are 8 to 41 printable characters without '"'. See botocore rds service-2.json, MasterUserPassword.
+ * So '"' always works for them.
+ *
+ * 2. Otherwise, as with both quotes, a newline or a long password, MYSQL_PWD goes in sysbench's environment.
+ * Without --mysql-password, MariaDB Connector/C reads MYSQL_PWD. See mthd_my_real_connect in libmariadb/mariadb_lib.c.
+ * /proc/<pid>/environ is readable only by the process's own user and root, like the config file.
+ *
+ * The pgsql driver works the same way. See src/drivers/pgsql/drv_pgsql.c, 1.0.20.
+ * PQsetdbLogin() leaves an empty password unset, so libpq reads PGPASSWORD.
  */
 export type PasswordTransport =
   | { readonly kind: 'none' }
@@ -164,18 +155,18 @@ export function passwordTransport(password: string, driver: RunnerDriver): Passw
   return { kind: 'env', name: driver === 'pgsql' ? 'PGPASSWORD' : 'MYSQL_PWD', value: password };
 }
 
-/** The connection options shown and passed to sysbench (the password travels apart: passwordTransport). */
+/** The connection options shown and passed to sysbench. The password travels apart. */
 export function connectionOptions(driver: RunnerDriver, host: string, ports: string, user: string): string[] {
   const opts = [`--${driver}-host=${host}`, `--${driver}-port=${ports}`, `--${driver}-user=${user}`];
   return driver === 'pgsql' ? ['--db-driver=pgsql', ...opts] : opts;
 }
 
-/** A word as a POSIX shell reads it back (single quotes unless it is plain). */
+/** A word as a POSIX shell reads it back. Plain words stay unquoted. */
 function shellWord(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The sysbench command line result.json records, the password masked. */
+/** The sysbench command line result.json records, with the password masked. */
 export function displayCommand(o: {
   readonly workloadEnv: readonly string[];
   readonly hook: string;
@@ -191,7 +182,7 @@ export function displayCommand(o: {
   );
 }
 
-/** result.json (core/sysbench/types.ts RunnerResult), as the runner writes it. */
+/** result.json as the runner writes it. */
 export function resultJson(r: RunnerResult): string {
   const ordered: RunnerResult = {
     phase: r.phase,
@@ -205,7 +196,7 @@ export function resultJson(r: RunnerResult): string {
   return `${JSON.stringify(ordered, null, 2)}\n`;
 }
 
-/** A result for a phase that ended at once (a setup error). */
+/** A result for a phase that ended at once, on a setup error. */
 export function immediateResult(
   phase: RunnerPhase,
   exitCode: number,
@@ -215,7 +206,7 @@ export function immediateResult(
   return { phase, exitCode, startedAt: at, endedAt: at, ...facts, command: '' };
 }
 
-/** One reading of sysbench's CPU ticks (/proc/PID/stat utime+stime) and the host's (/proc/stat's aggregate line). */
+/** One reading of sysbench's CPU ticks and the host's. */
 export interface CpuReading {
   readonly ticks: number;
   readonly busy: number;
@@ -223,13 +214,13 @@ export interface CpuReading {
   readonly atMs: number;
 }
 
-/** Parses /proc/PID/stat's utime and stime (fields 14 and 15, proc(5)); the command name may hold spaces and ')'. */
+/** Parses utime and stime from /proc/PID/stat, as proc(5) lays them out. The command name may hold spaces and ')'. */
 export function processTicks(stat: string): number {
   const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** The host's busy and total ticks from /proc/stat's aggregate "cpu" line (proc(5)), and its core count. */
+/** The host's busy and total ticks from /proc/stat's aggregate "cpu" line, and its core count. */
 export function hostTicks(procStat: string): { busy: number; total: number; cores: number } {
   const lines = procStat.split('\n');
   const n = lines[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
@@ -240,8 +231,8 @@ export function hostTicks(procStat: string): { busy: number; total: number; core
 }
 
 /**
- * One client_cpu.jsonl line: sysbench's CPU over the interval as % of one core, the host's busy
- * share of all cores; none when no time passed.
+ * One client_cpu.jsonl line, with sysbench's CPU as % of one core and the host's busy share.
+ * None when no time passed.
  */
 export function cpuSampleLine(
   prev: CpuReading,

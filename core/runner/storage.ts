@@ -1,13 +1,9 @@
 /**
- * Where the runner reads and writes: a local directory or s3://bucket/prefix/, and the Secrets
- * Manager secret of the password. S3 and Secrets Manager go through the AWS SDK v3, bundled into
- * client/runner.js: one process, no AWS CLI per call. The SDK takes its endpoint from
- * AWS_ENDPOINT_URL (the rehearsal points the emulated clients at moto with it; AWS SDKs and Tools
- * Reference Guide, "Service-specific endpoints"), credentials from the default chain (the
- * instance profile through IMDS on EC2, environment variables in the rehearsal).
- * The client role allows exactly these calls: s3:GetObject, s3:PutObject,
- * secretsmanager:GetSecretValue (lib/clients.ts; test/cdk/permissions.test.ts collects them from
- * this bundle).
+ * Where the runner reads and writes, and the secret holding the password.
+ * S3 and Secrets Manager go through the bundled AWS SDK v3, so there is no AWS CLI process per call.
+ * The SDK takes its endpoint from AWS_ENDPOINT_URL. The rehearsal points it at moto.
+ * See AWS SDKs and Tools Reference Guide, "Service-specific endpoints".
+ * The client role allows exactly these calls. test/cdk/permissions.test.ts collects them from this bundle.
  */
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,9 +23,8 @@ export function under(location: string, name: string): string {
 }
 
 /**
- * The region of the SDK clients: the environment's (AWS_REGION; AWS_DEFAULT_REGION, which the
- * AWS CLI reads and the SSM commands export), else the secret ARN's (arn:aws:secretsmanager:REGION:...),
- * else undefined (the SDK's own chain: the shared config file).
+ * The region of the SDK clients.
+ * It is the environment's, else the secret ARN's, else the SDK's own chain.
  */
 export function regionOf(
   env: Readonly<Record<string, string | undefined>>,
@@ -55,9 +50,8 @@ export class Storage {
   }
 
   private s3Config() {
-    // An endpoint of its own (an S3-compatible emulator such as the rehearsal's moto on 127.0.0.1)
-    // resolves no virtual-hosted bucket names: path-style requests there (S3 User Guide, "Virtual
-    // hosting of buckets": path-style is the alternative); AWS's own endpoint keeps its default.
+    // An S3-compatible emulator resolves no virtual-hosted bucket names, so it gets path-style requests.
+    // See S3 User Guide, "Virtual hosting of buckets". AWS's own endpoint keeps its default.
     const custom = Boolean(this.env['AWS_ENDPOINT_URL_S3'] || this.env['AWS_ENDPOINT_URL']);
     return { ...this.regionConfig(), forcePathStyle: custom };
   }
@@ -67,7 +61,7 @@ export class Storage {
     return this.s3Client;
   }
 
-  /** The text of location/name, or undefined when it is not there (yet) or cannot be read. */
+  /** The text of location/name. Undefined when it is not there yet or cannot be read. */
   async readText(location: string, name: string): Promise<string | undefined> {
     try {
       if (!location.startsWith('s3://')) return await readFile(under(location, name), 'utf8');
@@ -75,8 +69,8 @@ export class Storage {
       const got = await this.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
       return await got.Body?.transformToString();
     } catch {
-      // Not there yet: S3 answers 404, or 403 without s3:ListBucket (Amazon S3 API Reference,
-      // GetObject, "Permissions"); anything else is retried by the next look all the same.
+      // Not there yet. S3 answers 404, or 403 without s3:ListBucket.
+      // See Amazon S3 API Reference, GetObject, "Permissions". The next look retries anything else.
       return undefined;
     }
   }
@@ -90,8 +84,8 @@ export class Storage {
   }
 
   /**
-   * For an s3:// location, uploads the directory's files, then result.json (if written) on its own,
-   * so a reader polling the prefix never sees result.json before the files it describes.
+   * For an s3:// location, uploads the files first and result.json last.
+   * So a reader polling the prefix never sees result.json before the files it describes.
    */
   async uploadDir(dir: string, location: string): Promise<void> {
     if (!location.startsWith('s3://')) return;
@@ -104,7 +98,7 @@ export class Storage {
     if (names.includes('result.json')) await put('result.json');
   }
 
-  /** The "password" of an RDS-managed secret (JSON {"username": ..., "password": ...}). */
+  /** The password of an RDS-managed secret. */
   async secretPassword(secretId: string): Promise<string> {
     this.secretsClient ??= new SecretsManagerClient(this.regionConfig());
     const got = await this.secretsClient.send(new GetSecretValueCommand({ SecretId: secretId }));

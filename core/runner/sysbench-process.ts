@@ -1,8 +1,6 @@
 /**
- * Runs one sysbench command the way the runner needs it: output appended to output.log as printed,
- * one CPU sample a second into client_cpu.jsonl while it runs, its exit code as a shell reports it
- * (128+N when a signal N ended it), and stopped on request: SIGTERM, then SIGKILL 10 s later (a
- * sysbench stuck in a network call may outlive TERM).
+ * Runs one sysbench command as the runner needs it, with output and CPU samples written as it runs.
+ * A stop sends SIGTERM, then SIGKILL 10 s later, since a sysbench stuck in a network call may outlive TERM.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
@@ -12,7 +10,7 @@ import { cpuSampleLine, hostTicks, processTicks, type CpuReading } from './proto
 
 const KILL_AFTER_TERM_MS = 10_000;
 
-/** Clock ticks per second of /proc's times (getconf CLK_TCK; 100 on Linux when it cannot say). */
+/** Clock ticks per second of /proc's times. 100 on Linux when getconf cannot say. */
 function clockTicksPerS(): number {
   try {
     const n = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
@@ -32,7 +30,7 @@ async function readCpu(pid: number): Promise<(CpuReading & { cores: number }) | 
   }
 }
 
-/** Samples the process's CPU once a second into cpuFile until stopped; returns the stop function. */
+/** Samples the process's CPU once a second until stopped, and returns the stop function. */
 function sampleCpu(pid: number, cpuFile: string): () => Promise<void> {
   const clk = clockTicksPerS();
   let prev: CpuReading | undefined;
@@ -55,13 +53,13 @@ function sampleCpu(pid: number, cpuFile: string): () => Promise<void> {
 }
 
 export interface SysbenchRun {
-  /** sysbench's exit code (128+N when killed by signal N). */
+  /** sysbench's exit code, 128+N when signal N killed it. */
   readonly exitCode: Promise<number>;
   /** Sends SIGTERM, and SIGKILL if it is still there 10 s later. */
   readonly stop: () => void;
 }
 
-/** Starts `sysbench args...` in cwd with env, output appended to logFile, CPU sampled into cpuFile (when given). */
+/** Starts `sysbench args...` in cwd with env, appending output to logFile and sampling CPU into cpuFile. */
 export function startSysbench(o: {
   readonly args: readonly string[];
   readonly cwd: string;

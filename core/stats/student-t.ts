@@ -1,7 +1,6 @@
 /**
- * Sample mean and standard deviation, and Student's t distribution from the regularized
- * incomplete beta function (not a table, so any degrees of freedom work, fractional ones
- * included). Below the report and the rounds' judge, which both build intervals from them.
+ * Sample mean and standard deviation, and Student's t distribution.
+ * t comes from the regularized incomplete beta function, so any degrees of freedom work, fractional ones too.
  */
 
 export function mean(xs: readonly number[]): number {
@@ -9,7 +8,7 @@ export function mean(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
-/** Sample (n - 1) standard deviation; NaN below two samples. */
+/** Sample standard deviation with n - 1. NaN below two samples. */
 export function sampleStddev(xs: readonly number[]): number {
   if (xs.length < 2) return Number.NaN;
   const m = mean(xs);
@@ -17,7 +16,7 @@ export function sampleStddev(xs: readonly number[]): number {
 }
 
 function logGamma(x: number): number {
-  // Lanczos approximation (g = 7, n = 9), accurate to ~1e-15 for x > 0.
+  // Lanczos approximation with g = 7 and n = 9, accurate to about 1e-15 for x > 0.
   const c = [
     0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
     12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
@@ -30,7 +29,7 @@ function logGamma(x: number): number {
   return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(a);
 }
 
-/** Continued fraction for the incomplete beta function (modified Lentz). */
+/** Continued fraction for the incomplete beta function, by modified Lentz. */
 function betaContinuedFraction(a: number, b: number, x: number): number {
   const tiny = 1e-300;
   let c = 1;
@@ -71,8 +70,8 @@ function regularizedBeta(x: number, a: number, b: number): number {
 }
 
 /**
- * P(T <= t) for Student's t with `df` degrees of freedom (df may be fractional).
- * @internal exported for its tests (a test seam)
+ * P(T <= t) for Student's t with `df` degrees of freedom. df may be fractional.
+ * @internal Exported for its tests.
  */
 export function studentTCdf(t: number, df: number): number {
   const x = df / (df + t * t);
@@ -81,17 +80,19 @@ export function studentTCdf(t: number, df: number): number {
 }
 
 /**
- * Quantiles at integer degrees of freedom already computed (meanCi's n - 1 and the power searches
- * ask for the same few thousands of times), by p then df; bounded, since df can be any integer.
+ * Quantiles already computed at integer degrees of freedom, by p then df.
+ * meanCi and the power searches ask for the same few thousands of times.
+ * The cache is bounded, since df can be any integer.
  */
 const integerDfQuantiles = new Map<number, Map<number, number>>();
 const CACHED_QUANTILES_PER_P = 4096;
 
 /**
- * The t with P(T <= t) = p, exact to about 1e-12. Newton's method on the CDF from t = 0: the CDF is
- * concave above 0 and convex below, so every step lands between 0 and the root and the iteration
- * climbs to it monotonically (quadratically once near), in a handful of CDF evaluations where
- * bisection needs about fifty. Bisection remains the fallback should a step ever leave that range.
+ * The t with P(T <= t) = p, exact to about 1e-12.
+ * Newton's method runs on the CDF from t = 0.
+ * The CDF is concave above 0 and convex below, so every step lands between 0 and the root.
+ * So it climbs monotonically in a handful of evaluations, where bisection needs about fifty.
+ * Bisection stays as the fallback should a step leave that range.
  */
 export function studentTQuantile(p: number, df: number): number {
   if (!(p > 0 && p < 1)) throw new RangeError(`probability must be in (0, 1), got ${p}`);
@@ -120,14 +121,14 @@ function newtonQuantile(p: number, df: number): number | null {
     const step = (p - studentTCdf(t, df)) / density;
     if (Math.abs(step) <= 1e-12 * Math.max(1, Math.abs(t))) return t + step;
     const next = t + step;
-    // Away from the root or across 0 (rounding in a far tail, an underflowed density): not the monotone climb.
+    // Away from the root or across 0, rounding has broken the monotone climb.
     if (!Number.isFinite(next) || sign * step < 0 || sign * next < 0) return null;
     t = next;
   }
   return null;
 }
 
-/** Bisection on the CDF: monotone, and exact to 1e-12. */
+/** Bisection on the CDF. It is monotone and exact to 1e-12. */
 function bisectionQuantile(p: number, df: number): number {
   let lo = -1;
   let hi = 1;

@@ -1,57 +1,49 @@
-/**
- * The argv of the client runner (runnerArgs): its contract is core/sysbench/runner-argv.ts (RunnerArgv,
- * docs/architecture.md), called the same way by the local backend and, through SSM Run Command, by the AWS backend. The
- * sysbench options it passes on are the step's (core/plan/sysbench-args.ts).
- */
+/** The argv of the client runner. Both backends call it the same way. */
 import { SysbenchOptionError } from '../plan/sysbench-args';
 import { formatRunnerArgv, type RunnerArgv } from './runner-argv';
 import type { RunnerPhase } from './types';
 
-/** One invocation of the client runner: what its argv is made of (the Backend port's RunnerJob is one). */
+/** One invocation of the client runner. The Backend port's RunnerJob is one. */
 export interface RunnerInvocation {
   readonly jobId: string;
   readonly phase: RunnerPhase;
   readonly workload: string;
   readonly endpoint: { readonly host: string; readonly port: number };
   readonly sysbenchArgs: readonly string[];
-  /** sysbench's database driver (the engine's, core/aurora/engines.ts); absent: mysql. */
+  /** sysbench's database driver for the engine. Absent means mysql. */
   readonly driver?: 'mysql' | 'pgsql';
-  /** The job prepares the step's data first (Backend RunnerJob.prepareFirst). */
+  /** The job prepares the step's data first. */
   readonly prepareFirst?: {
     readonly outputPrefix: string;
     readonly endpoint: { readonly host: string; readonly port: number };
     readonly sysbenchArgs: readonly string[];
   };
-  /** The job waits for other clients' prepares under these prefixes (RunnerJob.awaitPrepareOf). */
+  /** The job waits for other clients' prepares under these prefixes. */
   readonly awaitPrepareOf?: readonly string[];
-  /** With either: when the run starts, in seconds after the last prepare ended (RunnerJob.startAfterPrepareS). */
+  /** With either, the run starts this many seconds after the last prepare ended. */
   readonly startAfterPrepareS?: number;
 }
 
 export interface RunnerArgsOptions {
-  /** Database user (CellResources.credentials.user). */
+  /** Database user. */
   readonly user: string;
-  /** Name of the environment variable holding the password (local backend). */
+  /** Name of the environment variable holding the password, on the local backend. */
   readonly passwordEnv?: string;
-  /** Secrets Manager ARN of the RDS-managed secret (AWS backend). */
+  /** Secrets Manager ARN of the RDS-managed secret, on the AWS backend. */
   readonly passwordSecret?: string;
-  /** Directory holding custom Lua workloads (local backend). */
+  /** Directory holding custom Lua workloads, on the local backend. */
   readonly scriptDir?: string;
-  /** s3://bucket/prefix/ custom Lua workloads are downloaded from (AWS backend). */
+  /** The s3:// prefix custom Lua workloads are downloaded from, on the AWS backend. */
   readonly scriptUri?: string;
-  /** Local directory or s3://bucket/prefix/ the runner writes its files under. */
+  /** Local directory or s3:// prefix the runner writes its files under. */
   readonly outLocation: string;
-  /**
-   * Where a lake prefix is for the runner (a local directory, s3://bucket/prefix/):
-   * the prepare's output of a job that prepares first or waits for one.
-   */
+  /** Where a lake prefix is for the runner, for a prepare's output. */
   readonly locationOf?: (outputPrefix: string) => string;
 }
 
 /**
- * The runner fields of a job that prepares its step's data first (prepareOut, prepareHost,
- * preparePort, prepareOptions), waits for other clients' prepares (awaitPrepare), or both (a duet
- * member's first job); empty lists for any other job.
+ * The runner fields of a job that prepares first, waits for other prepares, or both.
+ * Any other job gets empty lists.
  */
 export function prepareRunnerArgv(
   job: Pick<RunnerInvocation, 'jobId' | 'phase' | 'prepareFirst' | 'awaitPrepareOf' | 'startAfterPrepareS'>,
@@ -87,7 +79,7 @@ export function prepareRunnerArgv(
   };
 }
 
-/** The argv of the client runner (without `node client/runner.js` itself) for one job. */
+/** The runner's argv for one job, without `node client/runner.js`. */
 export function runnerArgs(job: RunnerInvocation, opts: RunnerArgsOptions): string[] {
   const fail = (msg: string) => new SysbenchOptionError(`runner for job ${job.jobId}: ${msg}`);
   if ((opts.passwordEnv === undefined) === (opts.passwordSecret === undefined))

@@ -1,7 +1,4 @@
-/**
- * `aurora-bench parse FILE`: parse a raw sysbench log, or a runner output directory (output.log +
- * result.json, as client/runner.js writes it), into one ParsedOutput.
- */
+/** `aurora-bench parse FILE` parses a raw sysbench log or a runner output directory into one ParsedOutput. */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSysbenchOutput } from './parser';
@@ -9,7 +6,7 @@ import type { ParsedOutput, RunnerResult } from './types';
 import { AuroraBenchError } from '../errors';
 import { MIB, readUserText, UserFileError } from '../user-file';
 
-/** The most bytes of an output.log or a raw log: a day of 1-s intervals is about 20 MiB. */
+/** The most bytes of an output.log or a raw log. A day of 1-s intervals is about 20 MiB. */
 const MAX_LOG_BYTES = 256 * MIB;
 
 /** A regular file of at most `maxBytes`, or a ParseInputError naming it. */

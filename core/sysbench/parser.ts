@@ -1,32 +1,11 @@
 /**
- * Parses what sysbench 1.0.x or 1.1.x printed (output.log of client/runner.js, or any sysbench log,
- * with the mysql or the pgsql driver) into ParsedOutput, and the runner's client_cpu.jsonl into samples.
- *
- * Understood, all as recorded in test/fixtures/sysbench/ (1.1.x and the versions refused in
- * test/fixtures/sysbench/versions/, whose README says how each was made):
- * - the banner `sysbench 1.0.20 (using ...)` / `sysbench 1.1.0-<sha> (using ...)` (print_header in
- *   src/sysbench.c); output before it and after the summary (a script's own lines) is ignored;
- * - the summary's timing block: 1.0 prints `General statistics:` / `total time: %.4fs`, 1.1 prints
- *   `Throughput:` / `events/s (eps):` / `time elapsed: %.4fs` (sb_report_cumulative in
- *   src/sysbench.c at 1.0.20 and at 1.1.0); the SQL statistics block is the same in both
- *   (db_report_cumulative in src/db_driver.c), whichever driver (mysql, pgsql) ran;
- * - `DEBUG: ` lines (--debug, --db-debug: sb_logger.c's prefix for LOG_DEBUG) are skipped;
- * - sysbench 0.4 and 0.5 (banner `sysbench 0.5:  multi-threaded system evaluation benchmark`, summary
- *   `OLTP test statistics:` and `approx.  95 percentile`) are refused with a clear error: their
- *   numbers mean other things (0.5's per-request statistics, no per-interval r/w/o split);
- * - interval lines of the hook (client/lua/aurora_bench_hook.lua): `{"aurora_bench":1,"t":..}`;
- * - sysbench's own interval lines `[ 1s ] thds: 4 tps: ... err/s: ... reconn/s: ...`, with any
- *   percentile, and in rate mode the extra `[ 1s ] queue length: N, concurrency: N` line;
- * - the text summary (SQL statistics / General statistics / Latency (ms)) and its latency
- *   histogram (--histogram=on);
- * - checkpoint reports (`[ 5s ] Checkpoint report:`), which is how warmup is done on 1.0.20
- *   (core/sysbench/command.ts): the checkpoint's block is not the summary, and intervals up to
- *   the last checkpoint are warmup and dropped;
- * - read-after-write counts a workload script prints per thread (`{"aurora_bench_read_back":{..}}`,
- *   experiments/workloads/rw_consistency.lua), summed;
- * - failures: FATAL lines (connection refused, too many connections, missing table, lost
- *   connection, event queue full...), a crash (exit 139 = signal 11) or a cut output without a
- *   summary. Every interval printed before the failure is kept.
+ * Parses sysbench 1.0.x or 1.1.x output into ParsedOutput, and client_cpu.jsonl into samples.
+ * Every form it reads is recorded in test/fixtures/sysbench/.
+ * The 1.0 and 1.1 summaries differ only in the timing block. See sb_report_cumulative in src/sysbench.c.
+ * The SQL statistics block is the same for both drivers. See db_report_cumulative in src/db_driver.c.
+ * sysbench 0.4 and 0.5 are refused, because their numbers mean other things.
+ * On 1.0.20 warmup ends at the last checkpoint report. Intervals before it are dropped.
+ * Failures keep every interval printed before them.
  */
 import { LATENCY_PERCENTILES } from './types';
 import type {
@@ -41,7 +20,7 @@ import type {
 } from './types';
 
 export interface ParseOptions {
-  /** sysbench's exit code, from result.json, when known. */
+  /** sysbench's exit code from result.json, when known. */
   readonly exitCode?: number;
   /** The run's --percentile, used when the output does not say it. */
   readonly percentile?: number;
@@ -57,12 +36,12 @@ const CHECKPOINT_LINE = new RegExp(`^\\[ ${NUM}s \\] Checkpoint report:`);
 const HOOK_PREFIX = '{"aurora_bench":';
 const READ_BACK_PREFIX = '{"aurora_bench_read_back":';
 /**
- * One thread's counts object wherever it is in a line: an older marker printed
- * its text and newline in two writes, so threads' objects could share a line.
+ * One thread's counts object wherever it is in a line.
+ * An older marker printed its text and newline in two writes, so objects could share a line.
  */
 const READ_BACK_OBJECT = /\{"aurora_bench_read_back":\{[^{}]*\}\}/g;
 
-/** One thread's read-after-write counts; undefined for a line cut by a crash. */
+/** One thread's read-after-write counts. Undefined for a line cut by a crash. */
 function readBackLine(line: string): ReadBackCounts | undefined {
   try {
     const o = (JSON.parse(line) as { aurora_bench_read_back?: Record<string, unknown> }).aurora_bench_read_back ?? {};
@@ -73,7 +52,7 @@ function readBackLine(line: string): ReadBackCounts | undefined {
   }
 }
 const BANNER = /^sysbench (\d+)\.(\d+)(?:\.(\d+))?(\S*)/;
-/** The summary heading of sysbench 0.4 and 0.5 (src/db_driver.c at branch 0.5, sb_oltp.c at 0.4). */
+/** The summary heading of sysbench 0.4 and 0.5. See src/db_driver.c at branch 0.5 and sb_oltp.c at 0.4. */
 const OLD_SUMMARY = 'OLTP test statistics:';
 const HISTOGRAM_ROW = /^\s*(\d+(?:\.\d+)?) \|\**\s+(\d+)\s*$/;
 
@@ -98,7 +77,7 @@ interface SummaryBlock {
   latSum?: number;
 }
 
-/** Summary lines: regex and the block field(s) its numbers go to. */
+/** Summary lines, each with its regex and the block fields its numbers go to. */
 const SUMMARY_LINES: readonly [RegExp, readonly (keyof SummaryBlock)[]][] = [
   [/^\s*read:\s+(\d+)\s*$/, ['reads']],
   [/^\s*write:\s+(\d+)\s*$/, ['writes']],
@@ -108,7 +87,7 @@ const SUMMARY_LINES: readonly [RegExp, readonly (keyof SummaryBlock)[]][] = [
   [new RegExp(`^\\s*ignored errors:\\s+(\\d+)\\s+\\(${NUM} per sec\\.\\)`), ['errors']],
   [new RegExp(`^\\s*reconnects:\\s+(\\d+)\\s+\\(${NUM} per sec\\.\\)`), ['reconnects']],
   [new RegExp(`^\\s*total time:\\s+${NUM}s\\s*$`), ['totalTimeS']],
-  // 1.1's name for it (sb_report_cumulative, src/sysbench.c at 1.1.0: "time elapsed: %.4fs").
+  // 1.1's name for it. See sb_report_cumulative in src/sysbench.c at 1.1.0.
   [new RegExp(`^\\s*time elapsed:\\s+${NUM}s\\s*$`), ['totalTimeS']],
   [/^\s*total number of events:\s+(\d+)\s*$/, ['events']],
   [new RegExp(`^\\s*min:\\s+${NUM}\\s*$`), ['latMin']],
@@ -127,16 +106,15 @@ const CRASH_SIGNALS: Readonly<Record<number, string>> = {
 };
 const STOP_SIGNALS: Readonly<Record<number, string>> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
 
-/** How much of a failed statement a FATAL line keeps: enough to tell which statement it was. */
+/** How much of a failed statement a FATAL line keeps. Enough to tell which statement it was. */
 const QUERY_SHOWN = 120;
-/** The longest FATAL line kept whole: the reason goes into the lake and the terminal. */
+/** The longest FATAL line kept whole. The reason goes into the lake and the terminal. */
 const FATAL_SHOWN = 400;
 
 /**
- * A FATAL line without the bulk of the statement it quotes: sysbench's drivers print the whole
- * failed query (`%s returned error %u (%s) for query '%s'`, akopytov/sysbench 1.0
- * src/drivers/mysql/drv_mysql.c check_error; drv_pgsql.c adds ` on connection %d`): a prepare's
- * INSERT holds its batch of rows, kilobytes long.
+ * A FATAL line without the bulk of the statement it quotes.
+ * sysbench's drivers print the whole failed query. See check_error in src/drivers/mysql/drv_mysql.c.
+ * A prepare's INSERT holds its batch of rows and runs to kilobytes.
  */
 function clipFatal(line: string): string {
   const marker = " for query '";
@@ -230,12 +208,12 @@ function toSummary(b: SummaryBlock, percentile: number): RunSummary | null {
 }
 
 /**
- * The latency at `percentile` (0-100) of a printed histogram, as sysbench computes its own
- * percentile from the same buckets (get_pct_cumulative in src/sb_histogram.c, 1.0.20 and 1.1.0):
- * the first bucket at which the running count reaches floor(n * p / 100 + 0.5). The histogram is
- * reset at each checkpoint (sb_histogram_get_pct_checkpoint), so after a warmup it covers the
- * measured part only. null for an empty histogram.
- * @internal exported for its tests (a test seam)
+ * The latency at `percentile` of a printed histogram, computed as sysbench computes its own.
+ * See get_pct_cumulative in src/sb_histogram.c, 1.0.20 and 1.1.0.
+ * It is the first bucket where the running count reaches floor(n * p / 100 + 0.5).
+ * The histogram is reset at each checkpoint, so after a warmup it covers the measured part only.
+ * Null for an empty histogram.
+ * @internal Exported for its tests.
  */
 export function histogramPercentile(histogram: readonly HistogramBucket[], percentile: number): number | null {
   const total = histogram.reduce((a, b) => a + b.count, 0);
@@ -370,7 +348,7 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
         continue;
       }
       if (/^\s*value\s+-+ distribution -+ count$/.test(line)) continue;
-      inHistogram = false; // the first other line ends the histogram and is read as usual
+      inHistogram = false; // any other line ends the histogram and is read as usual
     }
     if (current) {
       for (const [re, fields] of SUMMARY_LINES) {
@@ -396,9 +374,9 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
   let intervals = hookIntervals.length > 0 ? hookIntervals : textIntervals;
   if (lastCheckpointT !== undefined) intervals = intervals.filter((iv) => iv.t > lastCheckpointT);
 
-  // The reason, most telling first: the runner's own error, a crash or stop signal, then the first
-  // two distinct FATAL lines (sysbench repeats them per thread); a plain non-zero exit code only
-  // when nothing else says why.
+  // The reason, most telling first.
+  // The runner's own error comes first, then a crash or stop signal, then two distinct FATAL lines.
+  // sysbench repeats FATAL lines per thread. A bare exit code counts only when nothing else says why.
   const reasons: string[] = [...runnerErrors];
   if (oldVersion !== undefined) {
     reasons.push(
@@ -432,7 +410,7 @@ export function parseSysbenchOutput(text: string, opts: ParseOptions = {}): Pars
 
 // ------------------------------------------------------------------ client CPU
 
-/** Samples of client_cpu.jsonl. A cut last line (runner killed mid-write) is skipped. */
+/** Samples of client_cpu.jsonl. A cut last line, from a runner killed mid-write, is skipped. */
 export function parseClientCpu(jsonl: string, source = 'client_cpu.jsonl'): ClientCpuSample[] {
   const lines = jsonl.split('\n');
   const samples: ClientCpuSample[] = [];
@@ -463,17 +441,18 @@ export function parseClientCpu(jsonl: string, source = 'client_cpu.jsonl'): Clie
 }
 
 export interface ClientCpuSummary {
-  /** Host CPU busy % (of all cores), mean and max over the samples; null without samples. */
+  /** Host CPU busy % of all cores, mean and max over the samples. Null without samples. */
   readonly avg: number | null;
   readonly max: number | null;
-  /** sysbench's own CPU, % of one core (can exceed 100), mean and max. */
+  /** sysbench's own CPU as % of one core, mean and max. It can exceed 100. */
   readonly sysbenchAvg: number | null;
   readonly sysbenchMax: number | null;
   readonly samples: number;
   /**
-   * The client, not the server, may be the limit: on average sysbench used >= 90% of
-   * min(threads, cores) cores (threads when given: one sysbench thread can only use one core),
-   * or (on a client machine of its own, not sharedHost) the host was >= 95% busy.
+   * The client, not the server, may be the limit.
+   * That is when sysbench averaged at least 90% of min(threads, cores) cores.
+   * One sysbench thread can only use one core.
+   * On a client machine of its own, a host at least 95% busy counts too.
    */
   readonly saturated: boolean;
 }
@@ -499,8 +478,7 @@ export function summarizeClientCpu(
     sysbenchAvg: round2(sysbenchAvg),
     sysbenchMax: round2(Math.max(...sb)),
     samples: samples.length,
-    // On a shared host (the local backend: servers and clients on one machine) host CPU says
-    // nothing about the client, only sysbench's own CPU does.
+    // On a shared host, host CPU says nothing about the client. Only sysbench's own CPU does.
     saturated: sysbenchAvg >= 0.9 * usableCores * 100 || (!opts.sharedHost && avg >= 95),
   };
 }

@@ -1,24 +1,16 @@
 /**
- * The client runner's command line (docs/architecture.md, "The runner's command line"): one type,
- * RunnerArgv, that the Tasks build (core/sysbench/command.ts runnerArgs, the local backend) and
- * format with formatRunnerArgv, and that the runner (core/runner/main.ts, bundled as
- * client/runner.js) parses back with parseRunnerArgv. Its exit codes are RunnerExitCode.
- *
- *   node client/runner.js --phase prepare|run --workload NAME --out LOCATION \
- *       --host H --port P --user U (--password-env VAR | --password-secret SECRET_ARN) \
- *       [--driver mysql|pgsql] [--script-dir DIR | --script-uri s3://bucket/key-prefix/] [--extra-port P2] \
- *       [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2'] [--prepare-option OPT]...] \
- *       [--await-prepare LOCATION3]... [--start-after-prepare S] -- <sysbench options...>
+ * The client runner's command line, built by the Tasks and parsed back by the runner.
+ * docs/architecture.md describes it.
  */
 import type { RunnerPhase } from './types';
 
 /** The runner's exit status. sysbench's own exit code is in result.json, never the runner's. */
 export enum RunnerExitCode {
-  /** sysbench ran (or was not run for a reason result.json gives) and result.json was written. */
+  /** result.json was written. sysbench ran, or result.json says why it did not. */
   Ok = 0,
-  /** Bad command line: nothing was written. */
+  /** Bad command line. Nothing was written. */
   Usage = 2,
-  /** Setup failed (sysbench missing, secret or script not fetched); the reason is in output.log. */
+  /** Setup failed. The reason is in output.log. */
   Setup = 3,
   /** An S3 upload of the output failed. */
   Upload = 4,
@@ -29,28 +21,28 @@ export type RunnerDriver = 'mysql' | 'pgsql';
 /** One invocation of the runner, parsed. */
 export interface RunnerArgv {
   readonly phase: RunnerPhase;
-  /** A stock test (oltp_read_only) or a custom script file name (fullscan_1kb.lua). */
+  /** A stock test or a custom script's file name. */
   readonly workload: string;
-  /** A local directory or s3://bucket/prefix/ the run's (or prepare's) files go to. */
+  /** A local directory or s3:// prefix that the phase's files go to. */
   readonly out: string;
   readonly host: string;
   readonly port: number;
-  /** A second port on the same host: sysbench connects round-robin to both (--mysql-port=P,P2). */
+  /** A second port on the same host. sysbench connects round-robin to both. */
   readonly extraPort?: number;
   readonly user: string;
   readonly driver: RunnerDriver;
-  /** Where the password comes from: an environment variable (local) or a Secrets Manager secret (AWS). */
+  /** Where the password comes from, an environment variable locally or a secret on AWS. */
   readonly password: { readonly env: string } | { readonly secret: string };
-  /** Where a custom workload's script is: a directory (local) or an S3 prefix (AWS). */
+  /** Where a custom workload's script is, a directory locally or an S3 prefix on AWS. */
   readonly scripts?: { readonly dir: string } | { readonly uri: string };
-  /** Run phase only: this job first prepares the step's data, writing a prepare's files here. */
+  /** Run phase only. This job first prepares the step's data and writes a prepare's files here. */
   readonly prepareOut?: string;
-  /** The prepare's endpoint (default: host and port). */
+  /** The prepare's endpoint. Defaults to host and port. */
   readonly prepareHost?: string;
   readonly preparePort?: number;
-  /** The prepare's sysbench options (--name=value each). */
+  /** The prepare's sysbench options, each as --name=value. */
   readonly prepareOptions: readonly string[];
-  /** Run phase only: other clients' prepare locations this job waits for. */
+  /** Run phase only. Other clients' prepare locations this job waits for. */
   readonly awaitPrepare: readonly string[];
   /** The run starts this many seconds after the last prepare ended. */
   readonly startAfterPrepareS?: number;
@@ -64,12 +56,12 @@ export const RUNNER_USAGE =
   's3://bucket/prefix/] [--extra-port P2] [--prepare-out LOCATION2 [--prepare-host H2 --prepare-port P2] ' +
   '[--prepare-option OPT]...] [--await-prepare LOCATION3]... [--start-after-prepare S] -- <sysbench options...>';
 
-/** A bad command line: the runner prints the message and RUNNER_USAGE and exits RunnerExitCode.Usage. */
+/** A bad command line. The runner prints the message and its usage, and exits with the usage code. */
 export class RunnerUsageError extends Error {
   override readonly name = 'RunnerUsageError';
 }
 
-/** The argv (without `node runner.js`) of one invocation. */
+/** The argv of one invocation, without `node runner.js`. */
 export function formatRunnerArgv(a: RunnerArgv): string[] {
   const args = [
     '--phase',
@@ -121,8 +113,8 @@ const CONNECTION_OPTIONS = new Set([
 const isTcpPort = (s: string): boolean => /^[0-9]+$/.test(s) && Number(s) >= 1 && Number(s) <= 65535;
 
 /**
- * Parses and checks a command line (everything but the file-system checks, which the runner makes
- * when it creates its directories). `env` is where --password-env must name a set variable.
+ * Parses and checks a command line. The runner makes the file-system checks itself.
+ * `env` is where --password-env must name a set variable.
  */
 export function parseRunnerArgv(
   argv: readonly string[],
@@ -254,7 +246,7 @@ export function parseRunnerArgv(
     const name = given.replace(/_/g, '-');
     if (CONNECTION_OPTIONS.has(name))
       usage(`sysbench option ${given} is set by the runner from its own flags; do not pass it after --`);
-    // sysbench 1.0.20 then logs mysql_real_connect()'s arguments, the password among them (drv_mysql.c).
+    // sysbench 1.0.20's drv_mysql.c would then log the connect arguments, password included.
     if (name === '--mysql-debug')
       usage(`sysbench option ${given} would print the database password into the output; it is not allowed`);
   }

@@ -1,14 +1,11 @@
-/**
- * The server's global variables as client/lua/server_config.lua printed them after prepare
- * (server_variables.jsonl under the prepare job's output): the configuration that really runs.
- */
+/** The server's global variables as printed after prepare. This is the configuration that really runs. */
 
 export interface ServerVariables {
   /** Lower-case variable name -> value as the server reports it. */
   readonly variables: ReadonlyMap<string, string>;
-  /** PostgreSQL only: lower-case name -> the unit its value is in (pg_settings.unit: 8kB, kB, MB, ms, s, min). */
+  /** PostgreSQL only. The unit each value is in, from pg_settings.unit. */
   readonly units?: ReadonlyMap<string, string>;
-  /** Why the variables could not be read (the script's FATAL line, a missing file); null when read. */
+  /** Why the variables could not be read. Null when read. */
   readonly error: string | null;
 }
 
@@ -30,7 +27,7 @@ export function parseServerVariables(text: string | undefined): ServerVariables 
           if (typeof v.unit === 'string' && v.unit !== '') units.set(v.name.toLowerCase(), v.unit);
         }
       } catch {
-        // a line cut short: the others still count
+        // a line cut short, and the others still count
       }
     } else if (line.startsWith('FATAL: ') || line.startsWith('aurora-bench runner: ')) {
       problems.push(line.replace(/^(FATAL|aurora-bench runner): /, ''));

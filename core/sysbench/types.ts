@@ -1,14 +1,11 @@
 /**
- * What the client runner leaves behind and what the parser makes of it.
+ * What the client runner leaves behind, and what the parser makes of it.
+ * The layout is the same in a local directory and under an S3 prefix.
  *
- * Runner output layout (the same under a local directory and under an S3 prefix):
- *   output.log        sysbench stdout+stderr as printed: the text summary plus one JSON line per
- *                     report interval from client/lua/aurora_bench_hook.lua (lines starting `{"aurora_bench":`)
- *   client_cpu.jsonl  one line per second: {"t": epoch seconds, "sysbenchCpuPct": % of one core used by
- *                     sysbench, "hostCpuPct": % of all cores busy, "cores": n}
- *   server_variables.jsonl  after a successful prepare only: the server's global variables
- *                     (client/lua/server_config.lua), {"aurora_bench_variable":{"name":..,"value":..}} per line
- *   result.json       written last, when the job has ended: RunnerResult
+ *   output.log              sysbench's output as printed, with one hook JSON line per report interval
+ *   client_cpu.jsonl        one CPU sample per second
+ *   server_variables.jsonl  the server's global variables, after a successful prepare only
+ *   result.json             written last, when the job has ended
  */
 
 import type { RunnerPhase } from '../plan/types';
@@ -17,7 +14,7 @@ export type { RunnerPhase };
 
 export interface RunnerResult {
   readonly phase: RunnerPhase;
-  /** sysbench's exit code (139 = segfault, e.g. when its connections were killed). */
+  /** sysbench's exit code. 139 is a segfault, e.g. when its connections were killed. */
   readonly exitCode: number;
   readonly startedAt: string;
   readonly endedAt: string;
@@ -35,14 +32,14 @@ export interface LatencySummary {
   readonly min: number;
   readonly avg: number;
   readonly max: number;
-  /** Which percentile `value` is (sysbench --percentile). */
+  /** Which percentile `value` is. */
   readonly percentile: number;
-  /** Latency at that percentile, ms. */
+  /** Latency at that percentile, in ms. */
   readonly value: number;
   readonly sum: number;
   /**
-   * p50, p90, p95, p99 and p99.9 in ms, read off the latency histogram (--histogram=on) the way
-   * sysbench reads its own percentile off it; only when the output holds a histogram.
+   * p50 to p99.9 in ms, read off the latency histogram the way sysbench reads its own percentile.
+   * Only when the output holds a histogram.
    */
   readonly percentiles?: Readonly<Record<LatencyPercentileKey, number>>;
 }
@@ -71,11 +68,11 @@ export interface Interval {
   readonly readsPerS: number;
   readonly writesPerS: number;
   readonly otherPerS: number;
-  /** Latency at the run's percentile over the interval, ms (0 when sysbench printed none). */
+  /** Latency at the run's percentile over the interval, in ms. 0 when sysbench printed none. */
   readonly latencyMs: number;
   readonly errorsPerS: number;
   readonly reconnectsPerS: number;
-  /** Rate mode (--rate) only: events waiting in the queue and threads busy. */
+  /** Rate mode only. Events waiting in the queue, and threads busy. */
   readonly queueLength?: number;
   readonly concurrency?: number;
 }
@@ -85,30 +82,27 @@ export interface HistogramBucket {
   readonly count: number;
 }
 
-/**
- * Read-after-write checks a workload script made (experiments/workloads/rw_consistency.lua prints
- * one `{"aurora_bench_read_back":{...}}` line per thread): the parser sums them.
- */
+/** Read-after-write checks a workload script made, summed over its threads. */
 export interface ReadBackCounts {
   /** Writes read back in the same session. */
   readonly checks: number;
   /** Reads that did not see the session's own committed write. */
   readonly stale: number;
-  /** Reads that saw another session's token on the same marker row (an id collision, not stale). */
+  /** Reads that saw another session's token on the same marker row. That is an id collision, not staleness. */
   readonly foreign: number;
 }
 
 export interface ParsedOutput {
   readonly status: 'ok' | 'failed';
-  /** Why the run failed (FATAL line, crash signal, missing summary); null when ok. */
+  /** Why the run failed. Null when ok. */
   readonly error: string | null;
-  /** null when sysbench died before printing its summary; intervals still hold what it printed. */
+  /** null when sysbench died before its summary. intervals still hold what it printed. */
   readonly summary: RunSummary | null;
   readonly intervals: readonly Interval[];
   readonly histogram?: readonly HistogramBucket[];
   /** Only when the script checked read-after-write visibility. */
   readonly readBack?: ReadBackCounts;
-  /** From sysbench's banner (`1.0.20`, `1.1.0`), when the output has one. */
+  /** From sysbench's banner, when the output has one. */
   readonly sysbenchVersion?: string;
 }
 

@@ -1,13 +1,9 @@
-/**
- * TaskDeps.compactRun on AWS (FinishRun): Athena UNLOAD into the lake's Parquet tables
- * (core/backends/aws/athena-compaction.ts).
- */
 import { compactRunOnAthena } from '../backends/aws/athena-compaction';
 import type { AwsClients } from '../backends/aws/clients';
 import type { AwsBackendConfig } from '../backends/aws/config';
 import type { TaskDeps } from '../workflow/tasks/types';
 
-/** TaskDeps.compactRun on AWS: Athena UNLOAD into the lake's Parquet tables, summarised in one line. */
+/** TaskDeps.compactRun on AWS, by Athena UNLOAD into the lake's Parquet tables, summarised in one line. */
 export function athenaCompaction(
   config: AwsBackendConfig,
   clients: Pick<AwsClients, 'athena' | 's3'>,

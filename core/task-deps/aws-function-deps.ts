@@ -1,9 +1,8 @@
 /**
- * The TaskDeps of one Task's Lambda: what every Task's deps share (clock, versions, readiness
- * timeout), around the backend parts and the deps that Task uses. Each handler
- * (lambdas/<task>/handler.ts) builds its own from this, constructing only the SDK clients and
- * backend parts its Task calls, so its bundle holds only that Task's code and its role only that
- * code's actions. An operation the function was not built with throws NotBuiltForThisFunctionError.
+ * The TaskDeps of one Task's Lambda.
+ * Each handler constructs only the SDK clients and backend parts its Task calls.
+ * So its bundle holds only that Task's code, and its role only that code's actions.
+ * An operation the function was not built with throws NotBuiltForThisFunctionError.
  */
 import type { Backend } from '../backend';
 import type { AwsClientOptions } from '../backends/aws/client-config';
@@ -11,16 +10,16 @@ import { awsConfigFromEnv, GIT_SHA_ENV, TOOL_VERSION_ENV, type AwsBackendConfig 
 import { NotBuiltForThisFunctionError } from '../backends/aws/parts/compose';
 import type { TaskDeps } from '../workflow/tasks/types';
 
-/** An Aurora cluster with instances takes ~15-20 minutes; clients and SSM registration a few. */
+/** An Aurora cluster with instances takes 15-20 minutes. Clients and SSM registration take a few. */
 const AWS_READY_TIMEOUT_S = 90 * 60;
 
-/** What a handler builds its deps from: the Lambda's environment, as the stack sets it (lib/handler-environment.ts). */
+/** What a handler builds its deps from, the Lambda's environment as the stack sets it. */
 export interface AwsFunctionContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly config: AwsBackendConfig;
-  /** The options of every SDK client the function constructs (the Lambda's region; its role's credentials). */
+  /** The options of every SDK client the function constructs. */
   readonly clientOptions: AwsClientOptions;
-  /** Each SDK client the function constructs goes through this once (X-Ray capture). */
+  /** Each SDK client the function constructs goes through this once, for X-Ray capture. */
   readonly instrument: <C>(client: C) => C;
 }
 
@@ -40,7 +39,7 @@ export function awsFunctionContext(
   };
 }
 
-/** The Task-specific deps: the backend (its parts) and, where the Task uses them, preflight, judging and compaction. */
+/** The Task-specific deps, the backend parts and whatever else the Task uses. */
 export interface AwsFunctionParts {
   readonly backend: Backend;
   readonly preflight?: NonNullable<TaskDeps['preflight']>;

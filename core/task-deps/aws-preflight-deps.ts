@@ -1,7 +1,4 @@
-/**
- * TaskDeps.preflight on AWS (PlanRun): a console-started execution
- * gets the same checks as `aurora-bench preflight` and `run --aws`.
- */
+/** TaskDeps.preflight on AWS. A console-started execution gets the same checks as `aurora-bench preflight`. */
 import type { AwsClients } from '../backends/aws/clients';
 import type { AwsBackendConfig } from '../backends/aws/config';
 import { preflightNotes, runAwsPreflight } from '../backends/aws/preflight';

@@ -1,9 +1,8 @@
 /**
- * The collect-late-metrics Task on Lambda: core/workflow/task-registry.ts TASKS['collect-late-metrics'] with AWS deps
- * of its own. It imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
- * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. The step windows'
- * server metrics published late (CloudWatch, Performance Insights, RDS).
+ * The collect-late-metrics Task on Lambda, with AWS deps of its own.
+ * It imports that Task alone, not the registry, and builds only the clients it calls.
+ * So its bundle holds only that Task's code, and its role only that code's actions.
+ * It collects the step windows' server metrics that were published late.
  */
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { PIClient } from '@aws-sdk/client-pi';

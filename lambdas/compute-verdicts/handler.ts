@@ -1,9 +1,8 @@
 /**
- * The compute-verdicts Task on Lambda: core/workflow/task-registry.ts TASKS['compute-verdicts'] with AWS deps of its
- * own. It imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
- * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. The run judged on
- * Athena against its history, the verdicts published (CloudWatch, EventBridge, SNS).
+ * The compute-verdicts Task on Lambda, with AWS deps of its own.
+ * It imports that Task alone, not the registry, and builds only the clients it calls.
+ * So its bundle holds only that Task's code, and its role only that code's actions.
+ * It judges the run against its history on Athena and publishes the verdicts.
  */
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';

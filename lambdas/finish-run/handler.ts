@@ -1,9 +1,8 @@
 /**
- * The finish-run Task on Lambda: core/workflow/task-registry.ts TASKS['finish-run'] with AWS deps of its own. It
- * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
- * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. The run's
- * manifest in the lake, and its step rows compacted to Parquet by Athena.
+ * The finish-run Task on Lambda, with AWS deps of its own.
+ * It imports that Task alone, not the registry, and builds only the clients it calls.
+ * So its bundle holds only that Task's code, and its role only that code's actions.
+ * It writes the run's manifest to the lake and compacts its step rows to Parquet with Athena.
  */
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { S3Client } from '@aws-sdk/client-s3';

@@ -1,8 +1,8 @@
 /**
- * The judge-round Task on Lambda: core/workflow/task-registry.ts TASKS['judge-round'] with AWS deps of its own. It
- * imports that Task alone, not the registry, and constructs only the clients it calls, so its role
- * (lib/backend-permissions.ts) has only the lake's actions and the Athena reads of a history. The round's step rows
- * are read from S3; a question against history reads the experiment's history through Athena.
+ * The judge-round Task on Lambda, with AWS deps of its own.
+ * It imports that Task alone, not the registry, and builds only the clients it calls.
+ * So its bundle holds only that Task's code, and its role only that code's actions.
+ * It reads the round's step rows from S3. A question against history reads the history through Athena.
  */
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { S3Client } from '@aws-sdk/client-s3';

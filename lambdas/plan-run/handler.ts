@@ -1,9 +1,8 @@
 /**
- * The plan-run Task on Lambda: core/workflow/task-registry.ts TASKS['plan-run'] with AWS deps of its own. It
- * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
- * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. PlanRun writes the run's plan to the lake and runs
- * the account preflight (core/backends/aws/preflight.ts), which reads RDS, EC2, IAM, Service Quotas and S3.
+ * The plan-run Task on Lambda, with AWS deps of its own.
+ * It imports that Task alone, not the registry, and builds only the clients it calls.
+ * So its bundle holds only that Task's code, and its role only that code's actions.
+ * PlanRun writes the run's plan to the lake and runs the account preflight.
  */
 import { makeAwsClients, type AwsClients } from '../../core/backends/aws/clients';
 import { composeAwsBackend } from '../../core/backends/aws/parts/compose';
@@ -14,8 +13,7 @@ import { planRunTask } from '../../core/workflow/tasks/plan-run';
 import { awsTaskHandler } from '../runtime/aws-runtime';
 
 export const handler = awsTaskHandler('plan-run', planRunTask, ({ env, config, clientOptions, instrument }) => {
-  // The preflight takes every client it may read with
-  // (core/backends/aws/preflight.ts); the bundle has only the Commands it sends.
+  // The preflight takes every client it may read with. The bundle has only the Commands it sends.
   const clients: AwsClients = makeAwsClients(clientOptions);
   for (const client of Object.values(clients)) instrument(client);
   const lake = new S3LakeStore(clients.s3, config.bucket, config.lakePrefix);

@@ -1,9 +1,8 @@
 /**
- * The provision-cell Task on Lambda: core/workflow/task-registry.ts TASKS['provision-cell'] with AWS deps of its own.
- * It imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
- * parts that Task calls (databasesBackend, core/backends/aws/parts/databases.ts), so that its bundle holds only
- * its own Task's code and its role (lib/backend-permissions.ts) only the actions of that code. The
- * cell's databases: Aurora (RDS), RDS DB instances, or self-managed servers (EC2, SSM, Secrets Manager).
+ * The provision-cell Task on Lambda, with AWS deps of its own.
+ * It imports that Task alone, not the registry, and builds only the clients it calls.
+ * So its bundle holds only that Task's code, and its role only that code's actions.
+ * It provisions the cell's databases, on Aurora, RDS or self-managed EC2 servers.
  */
 import { databasesBackend } from '../../core/backends/aws/parts/databases';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';

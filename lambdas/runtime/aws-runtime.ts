@@ -1,11 +1,8 @@
 /**
- * Lambda plumbing shared by every Task handler: Powertools logger/metrics/tracer, and the AWS
- * TaskDeps built once per container (cold start) from the environment the CDK stack sets. Each
- * handler passes its own Task function, the one core/workflow/task-registry.ts maps its name to (the
- * map the local runner binds to local deps; the types check the pairing), and its own deps builder,
- * which constructs only the SDK clients and backend parts that Task calls
- * (core/task-deps/aws-function-deps.ts): importing the registry, or deps with every backend part,
- * would put every Task's code into every bundle and every Task's actions into every role.
+ * Lambda plumbing shared by every Task handler.
+ * Each handler passes its own Task function and a deps builder for only the clients that Task calls.
+ * Importing the registry or every backend part would put every Task's code in every bundle.
+ * It would also put every Task's actions in every role.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -18,7 +15,7 @@ import type { TaskName } from '../../core/workflow/task-names';
 const serviceName = 'aurora-bench';
 const logger = new Logger({ serviceName });
 const metrics = new Metrics({ namespace: 'AuroraBench', serviceName });
-/** @internal exported for its tests (a test seam) */
+/** @internal Exported for its tests. */
 export const tracer = new Tracer({ serviceName });
 
 /** Field names whose values never reach a log line. */
@@ -35,9 +32,9 @@ function redact(value: unknown): unknown {
 }
 
 /**
- * The Lambda entry of a task: binds it to the deps `buildDeps` makes once per container (lazily, so
- * importing a handler touches no AWS configuration; a bad environment fails the invocation), logs
- * the (redacted) input, counts outcomes, rethrows for Retry/Catch.
+ * The Lambda entry of a task.
+ * It builds its deps lazily once per container, so importing a handler touches no AWS configuration.
+ * It logs the redacted input, counts outcomes, and rethrows for Retry and Catch.
  */
 export function awsTaskHandler<T extends TaskName>(
   task: T,
@@ -65,7 +62,7 @@ export function awsTaskHandler<T extends TaskName>(
       metrics.addMetric(`${task}.succeeded`, MetricUnit.Count, 1);
       return result;
     } catch (error) {
-      // Named errors travel to the state machine as errorType = error.name for Retry/Catch.
+      // Named errors reach the state machine as errorType = error.name, for Retry and Catch.
       logger.error('task failed', error as Error);
       metrics.addMetric(`${task}.failed`, MetricUnit.Count, 1);
       throw error;

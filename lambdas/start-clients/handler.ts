@@ -1,9 +1,8 @@
 /**
- * The start-clients Task on Lambda: core/workflow/task-registry.ts TASKS['start-clients'] with AWS deps of its own. It
- * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
- * parts that Task calls (clientMachinesBackend, core/backends/aws/parts/client-machines.ts), so that its bundle holds
- * only its own Task's code and its role (lib/backend-permissions.ts) only the actions of that
- * code. The cell's client instances: EC2, their SSM registration, their ready marker in S3.
+ * The start-clients Task on Lambda, with AWS deps of its own.
+ * It imports that Task alone, not the registry, and builds only the clients it calls.
+ * So its bundle holds only that Task's code, and its role only that code's actions.
+ * It starts the cell's client instances, which register with SSM and leave a ready marker in S3.
  */
 import { clientMachinesBackend } from '../../core/backends/aws/parts/client-machines';
 import { awsFunctionTaskDeps } from '../../core/task-deps/aws-function-deps';

@@ -1,7 +1,6 @@
 /**
- * The sweeper's AWS deps: the run id lookup through the execution history (Step Functions), and the
- * AWS backend's sweepExpired / teardownRun (core/backends/aws/sweeper.ts), configured from the same
- * environment as the Task Lambdas.
+ * The sweeper's AWS deps, configured from the same environment as the Task Lambdas.
+ * It looks run ids up in the execution history.
  */
 import { GetExecutionHistoryCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { makeAwsClients } from '../../core/backends/aws/clients';
@@ -10,12 +9,12 @@ import { sweepExpired, teardownRun } from '../../core/backends/aws/sweeper';
 import { STATE } from '../../core/workflow/state-names';
 import type { SweeperDeps } from './sweeper-deps';
 
-/** The name of the first Task of state-machines/benchmark.asl.json, whose output carries run.runId. */
+/** The name of the workflow's first Task, whose output carries run.runId. */
 const PLAN_STATE = STATE.PlanRun;
 
 /**
- * Finds run.runId in the output of the PlanRun state (TaskStateExited / TaskSucceeded events).
- * @internal exported for its tests (a test seam)
+ * Finds run.runId in the output of the PlanRun state.
+ * @internal Exported for its tests.
  */
 export function runIdFromHistory(events: readonly HistoryEvent[]): string | undefined {
   for (const e of events) {
@@ -25,7 +24,7 @@ export function runIdFromHistory(events: readonly HistoryEvent[]): string | unde
         const runId = (JSON.parse(exited.output) as { run?: { runId?: unknown } }).run?.runId;
         if (typeof runId === 'string' && runId !== '') return runId;
       } catch {
-        // Output too large or not JSON: keep looking.
+        // Output too large or not JSON, so keep looking.
       }
     }
   }
@@ -45,9 +44,9 @@ async function runIdOfExecution(sfn: SFNClient, executionArn: string): Promise<s
   return undefined;
 }
 
-/** Built once per container from the environment the stack sets (the same as the Task Lambdas'). */
+/** Built once per container from the environment the stack sets. */
 export function buildAwsSweeperDeps(env: Readonly<Record<string, string | undefined>>): Promise<SweeperDeps> {
-  // A promise (a bad environment rejects it) as the handler awaits it.
+  // A promise the handler awaits. A bad environment rejects it.
   return Promise.resolve().then(() => {
     const config = awsConfigFromEnv(env);
     const clients = makeAwsClients({ region: config.region });

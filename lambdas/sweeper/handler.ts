@@ -1,11 +1,9 @@
 /**
- * The sweeper: the safety net for what Teardown could not delete.
- *  - {"action":"sweep-expired"} (EventBridge Scheduler): delete everything tagged with a run whose
- *    expires-at has passed;
- *  - a "Step Functions Execution Status Change" event (ABORTED / TIMED_OUT / FAILED): tear that run
- *    down now (what RDS is still deleting is re-tagged to expire now, for the next scheduled
- * sweep). The run id is the execution input's runId when given, else the run.runId PlanRun
- *    returned (from the execution history); an execution that never got past PlanRun created nothing.
+ * The sweeper, the safety net for what Teardown could not delete.
+ * A scheduled sweep deletes everything of runs whose expiry has passed.
+ * A failed, aborted or timed-out execution's run is torn down at once.
+ * What RDS is still deleting is marked to expire now, for the next sweep.
+ * An execution that never got past PlanRun created nothing.
  */
 import type { SweeperDeps, SweepReport } from './sweeper-deps';
 
@@ -20,7 +18,7 @@ export interface ExecutionStatusChangeEvent {
     readonly executionArn: string;
     readonly stateMachineArn: string;
     readonly status: string;
-    /** The execution input as a JSON string (null when too large for the event). */
+    /** The execution input as a JSON string. Null when too large for the event. */
     readonly input?: string | null;
   };
 }
@@ -48,7 +46,7 @@ function isStatusChange(event: unknown): event is ExecutionStatusChangeEvent {
   );
 }
 
-/** runId from the execution input, when the caller chose one (PlanRunEvent.runId). */
+/** runId from the execution input, when the caller chose one. */
 export function runIdFromInput(input: string | null | undefined): string | undefined {
   if (!input) return undefined;
   try {

@@ -1,4 +1,3 @@
-/** What the sweeper needs from the world: the AWS backend's sweeping (core/backends/aws/sweeper.ts). */
 import type { SweepReport } from '../../core/backends/aws/sweeper';
 
 export type { SweepReport };
@@ -8,10 +7,10 @@ export interface SweeperDeps {
   /** Delete every resource tagged with a run whose expires-at is before `now`. Idempotent. */
   sweepExpired(now: Date): Promise<SweepReport>;
   /**
-   * Delete everything tagged with the run, in dependency order; what is still pending is re-tagged
-   * to expire at `now` so the next scheduled sweep finishes it. Idempotent.
+   * Delete everything tagged with the run, in dependency order. Idempotent.
+   * What is still pending is marked to expire at `now`, so the next scheduled sweep finishes it.
    */
   teardownRun(runId: string, now: Date): Promise<SweepReport>;
-  /** The run id PlanRun returned in this execution, or undefined when it never succeeded. */
+  /** The run id PlanRun returned in this execution. Undefined when it never succeeded. */
   runIdOfExecution(executionArn: string): Promise<string | undefined>;
 }

@@ -1,9 +1,8 @@
 /**
- * The teardown-cell Task on Lambda: core/workflow/task-registry.ts TASKS['teardown-cell'] with AWS deps of its own. It
- * imports that Task alone, not the registry, and constructs only the SDK clients and AWS backend
- * parts that Task calls, so that its bundle holds only its own Task's code and its role
- * (lib/backend-permissions.ts) only the actions of that code. Deleting
- * the cell's resources: EC2 instances, RDS, a self-managed cell's secret.
+ * The teardown-cell Task on Lambda, with AWS deps of its own.
+ * It imports that Task alone, not the registry, and builds only the clients it calls.
+ * So its bundle holds only that Task's code, and its role only that code's actions.
+ * It deletes the cell's EC2 instances, RDS resources and a self-managed cell's secret.
  */
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { RDSClient } from '@aws-sdk/client-rds';
