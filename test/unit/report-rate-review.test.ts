@@ -241,7 +241,7 @@ describe("S5's p99 limit", () => {
     expect(answer).toContain(
       'Its p99 limit (105.0 ms) rests on low-load p99s (30.0–40.0 ms) above the unlimited-rate ' +
         'p99 (median 5.0 ms) in 2 of 2 repeats: cause not measured; not sustained overload (p50 0.5–0.6 ms); ' +
-        'any limit from 40.0 to 300.0 ms gives the same knees.',
+        'any limit from 40.0 ms up to, not including, 300.0 ms gives the same knees.',
     );
     expect(answer).not.toMatch(/not a queue/);
     expect(answer).not.toMatch(/a stall in a short step/);

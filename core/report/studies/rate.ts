@@ -202,7 +202,7 @@ interface StalledReference {
   readonly of: number;
   /** The median over every variant's repeats of the unlimited-rate step's p99. */
   readonly unlimitedMs: number;
-  /** Any limit in (keptMs, failedMs] gives the same knees; failedMs null when none failed on latency. */
+  /** Any limit in [keptMs, failedMs) gives the same knees: a p99 above the limit fails. failedMs null when none failed. */
   readonly keptMs: number | null;
   readonly failedMs: number | null;
 }
@@ -883,8 +883,8 @@ const msRange = ([lo, hi]: readonly [number, number]): string =>
 
 /**
  * "Its p99 limit (190.5 ms) rests on low-load p99s (53.9–83.0 ms) above the unlimited-rate p99 (median 12.6 ms)
- * in 4 of 4 repeats: cause not measured; not sustained overload (p50 0.5–0.6 ms); any limit from 83.0 to 244.4 ms
- * gives the same knees." A burst stall is a short queue: the p50 says only that the load was not past capacity.
+ * in 4 of 4 repeats: cause not measured; not sustained overload (p50 0.5–0.6 ms); any limit from 83.0 ms up to,
+ * not including, 244.3 ms gives the same knees." A burst stall is a short queue: the p50 says only that the load was not past capacity.
  */
 function stallText(sw: RateSweep, s: StalledReference): string {
   const p = `p${sw.latencyPercentile}`;
@@ -892,7 +892,8 @@ function stallText(sw: RateSweep, s: StalledReference): string {
   const rangeMs = msRange([lo, hi]);
   const same =
     s.keptMs !== null && s.failedMs !== null && s.keptMs < s.failedMs
-      ? `; any limit from ${fixed(s.keptMs, 1)} to ${fixed(s.failedMs, 1)} ms gives the same knees`
+      ? `; any limit from ${fixed(Math.ceil(s.keptMs * 10) / 10, 1)} ms up to, not including, ` +
+        `${fixed(Math.floor(s.failedMs * 10) / 10, 1)} ms gives the same knees`
       : s.failedMs === null
         ? '; no rate failed on that limit'
         : '; the knees depend on that limit: a longer step would tell';
