@@ -60,6 +60,13 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     expect(text).not.toContain('(rate sweep section)');
   });
 
+  it('S1: the per-USD column of one server twice differs by the price list and by noise, not by the price alone', () => {
+    // Act
+    const text = renderTerminal(buildReport(data.s1!, prices));
+    // Assert: its r6g-b/r5-b cells are not 1 / the price ratio, so a note saying "the price list" alone is false.
+    expect(text).toContain('so the column differs by the price list and by run-to-run noise');
+  });
+
   it('S3: read shares called scattered only at the thread counts whose wins are scattered', () => {
     // Act: in this run only 32 threads has wins, and they are not a threshold.
     const text = renderTerminal(buildReport(data.s3!, prices));

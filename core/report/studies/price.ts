@@ -784,7 +784,9 @@ export function priceSection(f: PriceFindings, ctx: Context): ReportSection {
     notes.push(
       'Local run: "priced as" names what the price is for, not what ran: the throughput was measured on this ' +
         'machine' +
-        (f.sameServer.length > 0 ? ', the same server for each variant, so the column differs by the price list' : '') +
+        (f.sameServer.length > 0
+          ? ', the same server for each variant, so the column differs by the price list and by run-to-run noise'
+          : '') +
         '; the table shows the method, not the classes’ value.',
     );
   const winner = winnerSentence(f, ctx);
