@@ -17,6 +17,9 @@ const unitText = (metric: string): string =>
 const valueText = (metric: string, value: number): string =>
   metric === 'Deadlocks' || metric === 'BufferCacheHitRatio' ? fixed(value) : num(value, 0);
 
+/** A deadlock is no statement: its column is n/a where a step ran no writes. */
+const NONE_SENT: Readonly<Record<string, string>> = { Deadlocks: 'no step ran the writes that could deadlock' };
+
 /** An instance's name without its repeat's cell prefix ("a-r1-reader-2" -> "reader-2"). */
 const instanceName = (m: MetricMean): string =>
   m.instance_id.startsWith(`${m.cell_id}-`) ? m.instance_id.slice(m.cell_id.length + 1) : m.instance_id;
@@ -127,7 +130,7 @@ export function serverThroughputTable(ctx: Context): TableBlock | null {
     const values = lines.map((l) => l.cells.get(metric)!).filter((c) => c.value !== null);
     const naSeen = lines.some((l) => l.cells.get(metric)!.text === 'n/a');
     if (values.length === 0) {
-      if (naSeen) dropped.push(`no step sent the statements ${metric} counts`);
+      if (naSeen) dropped.push(NONE_SENT[metric] ?? `no step sent the statements ${metric} counts`);
       return false;
     }
     // The same reading on every row (several rows) tells nothing a table row should: one line instead.

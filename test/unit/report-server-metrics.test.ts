@@ -242,6 +242,17 @@ describe('the server section of a local run says what it shows', () => {
     expect(notes).toContain('BufferCacheHitRatio read 100.00% (max 100.00%) at every step');
   });
 
+  it('says a Deadlocks column with nothing to show had no writes that could deadlock, not "statements"', () => {
+    // Arrange: the insert step's deadlock counter missing, the read-only step's n/a (no writes).
+    const noDeadlocks = metrics.filter((x) => !(x.step_id === 'ins' && x.metric === 'Deadlocks'));
+    // Act
+    const table = serverMetricsSection(makeContext(local(noDeadlocks), prices))!.tables[0]!;
+    // Assert
+    const notes = table.notes!.join('\n');
+    expect(notes).toContain('no step ran the writes that could deadlock');
+    expect(notes).not.toContain('statements Deadlocks counts');
+  });
+
   it('keeps an autocommit step’s CommitThroughput on AWS, where every commit is counted', () => {
     // Act
     const counted = metrics.map((x) =>
