@@ -747,7 +747,7 @@ function headline(f: ForwardingFindings): string | null {
       ? 'In this run the reader was not ahead of the writer at any setting'
       : `In this run the reader was ahead of the writer only for ${join(ahead)}`) +
     (behind.length > 0 ? `; behind for ${join(behind)}` : '') +
-    (oneRun ? ': one repeat, so none of it is resolved beyond this run’s noise.' : '.')
+    (oneRun ? ': one repeat, so none of it is resolved beyond run-to-run noise.' : '.')
   );
 }
 
