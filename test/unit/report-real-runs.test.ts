@@ -60,7 +60,7 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     expect(text).not.toContain('(rate sweep section)');
   });
 
-  it('S1: the per-USD column of one server twice differs by the price list and by noise, not by the price alone', () => {
+  it('S1: the per-USD column of one server twice differs by the price list and by noise, not by price alone', () => {
     // Act
     const text = renderTerminal(buildReport(data.s1!, prices));
     // Assert: its r6g-b/r5-b cells are not 1 / the price ratio, so a note saying "the price list" alone is false.

@@ -202,7 +202,7 @@ interface StalledReference {
   readonly of: number;
   /** The median over every variant's repeats of the unlimited-rate step's p99. */
   readonly unlimitedMs: number;
-  /** Any limit in [keptMs, failedMs) gives the same knees: a p99 above the limit fails. failedMs null when none failed. */
+  /** Any limit in [keptMs, failedMs) gives the same knees: a p99 above it fails. failedMs is null when none failed. */
   readonly keptMs: number | null;
   readonly failedMs: number | null;
 }
@@ -884,7 +884,8 @@ const msRange = ([lo, hi]: readonly [number, number]): string =>
 /**
  * "Its p99 limit (190.5 ms) rests on low-load p99s (53.9–83.0 ms) above the unlimited-rate p99 (median 12.6 ms)
  * in 4 of 4 repeats: cause not measured; not sustained overload (p50 0.5–0.6 ms); any limit from 83.0 ms up to,
- * not including, 244.3 ms gives the same knees." A burst stall is a short queue: the p50 says only that the load was not past capacity.
+ * not including, 244.3 ms gives the same knees."
+ * A burst stall is a short queue: the p50 says only that the load was not past capacity.
  */
 function stallText(sw: RateSweep, s: StalledReference): string {
   const p = `p${sw.latencyPercentile}`;
