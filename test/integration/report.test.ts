@@ -240,8 +240,8 @@ describe('study reports from lake rows', () => {
     ]);
     expect(fwd.answer!.lines).toContainEqual(
       expect.stringMatching(
-        /from which the reader wins: in this run the reader was higher .* at 90:10 only, the highest share tried \(32 /
-          .source + /threads\)/.source,
+        /from which the reader wins: no threshold resolved; in this run the reader was higher .* /.source +
+          /at 90:10 only, the highest share tried \(32 threads\)/.source,
       ),
     );
     expect(fwd.answer!.tables.find((t) => t.title.startsWith('Reader/writer TPS'))!.head).toEqual([
@@ -290,7 +290,7 @@ describe('study reports from lake rows', () => {
     expect(net.answer!.lines.map((l) => l.split(' (')[0])).toEqual([
       // From the cells shown: (3.41 + 0.011) / (1.17 + 0.004) - 1 = +191%.
       '12 clients against 1 moved r6i-large +191%, r6i-xlarge +514%, r6i-2xlarge +953%, r6i-4xlarge +963% Gbps: ' +
-        'more clients help at every class, so one client alone did not find the server’s limit',
+        'more clients help at every class, so one client alone did not find the server’s limit.',
       'Client-bound',
       "12 clients make the server give out first only where 12 × one client's Gbps is above the class limit",
     ]);

@@ -571,14 +571,19 @@ interface S5Knee {
   readonly text: string;
 }
 
-/** Each variant's knee as the Answer states it: one bracket, or each repeat's when they disagree. */
+/**
+ * Each variant's knee as the Answer states it: one bracket, or that the repeats disagree; then each repeat's
+ * bracket as the Answer's capacity table gives it.
+ */
 function s5Knees(r: Report): S5Knee[] {
   const line = answerLines(r).find((l) => / Knee: /.test(l))!;
   const knees = / Knee: (.*)\.$/.exec(line)![1]!.split('; ');
+  const capacity = r.answer!.tables.find((t) => t.title.startsWith('Capacity'))!;
   const num = (x: string | undefined) => (x === undefined ? null : Number(x.replace(/,/g, '')));
   return ['r5-2xl', 'r6g-2xl'].map((variant) => {
     const text = knees.find((k) => k.startsWith(variant))!;
-    const each = [...text.matchAll(/between ([\d,]+) and ([\d,]+)\/s offered/g)].map((m) => ({
+    const cell = capacity.rows.find((row) => row[1] === variant)![4]!;
+    const each = [...cell.matchAll(/between ([\d,]+) and ([\d,]+)\/s offered/g)].map((m) => ({
       lower: num(m[1])!,
       upper: num(m[2])!,
     }));

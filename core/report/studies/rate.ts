@@ -767,16 +767,17 @@ function repeatBracketText(b: RepeatBracket): string {
 
 /**
  * The knee as the Answer and its table say it: one bracket when the repeats agree ("between 2,192 and
- * 4,573/s offered (0.5x and 0.9x the unlimited-rate TPS, both repeats)"), each repeat's when they do not.
+ * 4,573/s offered (0.5x and 0.9x the unlimited-rate TPS, both repeats)"). When they do not, the table gives
+ * each repeat's bracket and the Answer only says so.
  */
 function bracketText(k: KneeBracket | null, inTable = false, said = false): string {
   if (k === null) return 'no rate offered';
   if (k.kind === 'disagree')
     return (
-      (inTable
-        ? 'repeats disagree: '
-        : `its ${k.each.length} repeats disagree (run-to-run noise; multiples of each one's own unlimited-rate ` +
-          `TPS): `) + k.each.map((e) => `repeat ${e.repeat} ${repeatBracketText(e.bracket)}`).join(', ')
+      // The Answer says it once; each repeat's bracket is in the table beside it, not repeated.
+      inTable
+        ? 'repeats disagree: ' + k.each.map((e) => `repeat ${e.repeat} ${repeatBracketText(e.bracket)}`).join(', ')
+        : `its ${k.each.length} repeats disagree (run-to-run noise; each repeat's knee is in the capacity table)`
     );
   const b = k.bracket;
   const all = k.repeats === 2 ? 'both repeats' : k.repeats > 2 ? `all ${k.repeats} repeats` : null;
@@ -975,17 +976,23 @@ function resolutionSentence(f: RateFindings): string | null {
   );
   if (all.length === 0) return null;
   const ns = uniqueInOrder(all.map((x) => x.n));
-  const list = (items: string[]): string =>
-    items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]!}` : items[0]!;
   // Two criteria, named apart: what this run's 95% interval excludes, and the repeats that would find a
   // RESOLVE_TARGET difference 4 times in 5; the second rests on a spread that a few repeats barely measure.
   const few = Math.min(...ns) < FEW_REPEATS;
+  // Several ratios: their range here, each one in its row of the capacity table.
+  const span = (text: (c: CapacityRatio) => string, key: (c: CapacityRatio) => number): string => {
+    if (all.length === 1) return `${text(all[0]!.c)} (${all[0]!.who})`;
+    const sorted = [...all].sort((a, b) => key(a.c) - key(b.c));
+    const [lo, hi] = [text(sorted[0]!.c), text(sorted[sorted.length - 1]!.c)];
+    return lo === hi ? `${lo} (each)` : `${lo} to ${hi}`;
+  };
+  const perRow = all.length > 1 ? ' (each ratio: the capacity table)' : '';
   return (
     `With ${ns.length === 1 ? ns[0]! : `${Math.min(...ns)} to ${Math.max(...ns)}`} repeats a variant, the ` +
     `smallest capacity ratio the 95% intervals tell from 1.0 is ` +
-    `${list(all.map((x) => `${factorText(x.c.resolves)} (${x.who})`))} either way; finding a ` +
+    `${span((c) => factorText(c.resolves), (c) => c.resolves ?? Infinity)} either way; finding a ` +
     `${fixed(RESOLVE_TARGET * 100, 0)}% difference 4 times in 5 (80% power) takes about ` +
-    `${list(all.map((x) => `${repeatsForText(x.c)} (${x.who})`))} repeats a variant` +
+    `${span(repeatsForText, (c) => c.repeatsFor ?? Infinity)} repeats a variant${perRow}` +
     (few ? `, counts estimated from ${Math.min(...ns)} repeats' spread and themselves very uncertain` : '') +
     // Both criteria at once only reads as a contradiction: say why one can need more repeats than ran.
     (all.some((x) => x.c.resolves! < 1 + RESOLVE_TARGET && (x.c.repeatsFor ?? Infinity) > x.n)
@@ -1149,7 +1156,7 @@ function withNote(c: ChartBlock, note: string | null): ChartBlock {
   const option = c.option as { title?: object; grid?: object };
   return {
     ...c,
-    option: { ...c.option, title: { ...option.title, subtext: note }, grid: { ...option.grid, top: 62 } },
+    option: { ...c.option, title: { ...option.title, subtext: note }, grid: { ...option.grid, top: 74 } },
   };
 }
 
