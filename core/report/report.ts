@@ -12,6 +12,7 @@ import { loadRun, type RunData } from './load';
 import { maxRepeats, ROUNDS_NOTE_PATH } from '../experiment/rounds';
 import type { AnswerPart, ChartBlock, Report, ReportSection, TableBlock } from './model';
 import { analyzeSections, makeContext, type ContextOptions } from './sections';
+import { notesOnce } from './notes-once';
 import { LOCAL_EMULATION_WARNING, type ForwardingFindings } from './studies/forwarding';
 import { priceRegionDeviation, type PriceFindings } from './studies/price';
 
@@ -228,7 +229,7 @@ function composeAnswer(sections: readonly ReportSection[]): AnswerPart | null {
   return {
     lines: lines.slice(0, ANSWER_LINES),
     ...(lines.length > ANSWER_LINES ? { more: lines.slice(ANSWER_LINES) } : {}),
-    tables: parts.flatMap((p) => p.tables),
+    tables: notesOnce(parts.flatMap((p) => p.tables)),
     charts: parts.flatMap((p) => p.charts),
   };
 }

@@ -91,6 +91,18 @@ describe('reports of real local runs (test/fixtures/lakes/local-small)', () => {
     expect(new Set(Object.values(byVariant)).size).toBe(3);
   });
 
+  it('S3: the within-run footnote stands under the first Answer table that uses it; later ones point back', () => {
+    // Act
+    const tables = buildReport(data.s3!, prices).answer!.tables;
+    // Assert: the two TPS tables both mark within-run intervals with "*"; the note is printed once.
+    const star = (t: (typeof tables)[number]) => (t.notes ?? []).filter((n) => n.startsWith('*: '));
+    const byThreads = tables.find((t) => t.title.endsWith('TPS by threads'))!;
+    const shares = tables.find((t) => t.title.startsWith('Reader/writer TPS by threads and read share'))!;
+    expect(star(byThreads)).toEqual([expect.stringMatching(/^\*: interval from batch means/)]);
+    expect(star(shares)).toEqual(['*: as under the table above.']);
+    expect(tables.indexOf(byThreads)).toBeLessThan(tables.indexOf(shares));
+  });
+
   it('S3: the read-share sentence says what the grid shows, at every thread count', () => {
     // Act
     const f = analyzeForwarding(makeContext(data.s3!, prices))!;

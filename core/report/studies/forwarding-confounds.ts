@@ -3,7 +3,7 @@
  * writer's deadlocks in each (the emulation splits each transaction, so its writes run without the reads on
  * the writer), the reader lag each step started at, and whether the steps ran in a fixed order.
  */
-import { fixed, pct } from '../../format';
+import { fixed } from '../../format';
 import type { Context, StepGroup } from '../context';
 import { mean } from '../stats';
 import { replicaLagOf } from './forwarding-timeline';
@@ -55,13 +55,6 @@ export function serverRatio(p: SidedPair): number | null {
   const w = p.writerSide.commits;
   const r = p.readerSide.commits;
   return w !== null && r !== null && w > 0 ? r / w : null;
-}
-
-/** "; the writer's own commit counts: 95%, 100%, 121%": the server-side ratios beside sysbench's, once. */
-export function serverRatiosText(pairs: readonly SidedPair[]): string {
-  const rs = pairs.map(serverRatio);
-  if (rs.every((r) => r === null)) return '';
-  return ` (the writer's own commits/s give ${rs.map((r) => (r === null ? '-' : pct(r, 0))).join(', ')})`;
 }
 
 export interface SidedPair {

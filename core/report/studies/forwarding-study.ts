@@ -160,14 +160,13 @@ const span = (rs: readonly RatioFinding[], cell: Cell): string => {
  */
 function splitNote(d: StudyInputs['splitDeadlocks']): string {
   return (
-    'Locally no row has the reader-to-writer hop, and the emulation splits each reader transaction in two: its ' +
-    'reads on the reader, its writes in a transaction of their own on the writer (Aurora keeps one ' +
-    'transaction). The split changes locking' +
+    'Locally no row has the reader-to-writer hop, and the emulation splits each reader transaction in two ' +
+    '(Aurora keeps one transaction), which changes locking' +
     (d != null
       ? ` (the writer's deadlocks/s at rw t${d.threads}: ${fixed(d.writer, 2)} in the writer step, ` +
         `${fixed(d.reader, 2)} in the reader step)`
       : '') +
-    ', so each verdict compares the emulation, not forwarding, with the study.'
+    ': each verdict compares the emulation, not forwarding, with the study.'
   );
 }
 

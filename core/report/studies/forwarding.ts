@@ -34,7 +34,6 @@ import {
   FIXED_ORDER_WORDS,
   controlOrderText,
   serverRatio,
-  serverRatiosText,
   sideOf,
   splitTransactionSentence,
   writerAlwaysFirst,
@@ -64,11 +63,10 @@ function compact(r: RatioFinding, higherIsBetter: boolean): string {
  * every transaction commits once on the writer, and a reader step's load starts later in its window.
  */
 const SERVER_RATIO_WORDS =
-  "writer's own commits/s: the writer's CommitThroughput in the reader step over the writer step's, over the " +
-  'seconds the load filled (without each window’s first and last datapoint and any below half the others’ ' +
-  'mean); in both steps every transaction commits once on the writer, so it is the server’s count of what ' +
-  'sysbench’s ratio counts. The server table’s plain means read a reader step low: its load starts later in ' +
-  'its window (the emulation first waits for the replica).';
+  "writer's own commits/s: the writer's CommitThroughput, reader step over writer step, over the seconds the " +
+  'load filled; each transaction commits once on the writer in both, so it counts what sysbench’s ratio ' +
+  'counts. The server table’s plain means read a reader step low: its load starts late (the emulation first ' +
+  'waits for the replica).';
 
 /** The within-run note in the words the cells use. */
 const WITHIN_RUN_WORDS =
@@ -770,10 +768,6 @@ function rwOrderText(rw: readonly ForwardingPair[]): string {
   return order !== null ? ` Also ${order.replace(/^its steps/, 'its steps (rw)')}.` : '';
 }
 
-/** One workload's pairs in the thread order the sentence lists them. */
-const byThreads = (pairs: readonly ForwardingPair[], threads: readonly number[]): ForwardingPair[] =>
-  threads.flatMap((t) => pairs.filter((p) => p.threads === t));
-
 const items = (pairs: readonly ForwardingPair[]) =>
   pairs.map((p) => ({ label: `${p.workload} t${p.threads}`, ratio: p.ratio }));
 
@@ -787,7 +781,7 @@ function controlSentence(controls: readonly ForwardingPair[], threads: readonly 
   const order = controlOrderText(controls, DRAINED_LAG_MS);
   return (
     `Write-only is the emulation's control: locally both of its steps send every statement to the writer: ` +
-    `${ratiosByThreads(controls, threads)}${serverRatiosText(byThreads(controls, threads))}: ` +
+    `${ratiosByThreads(controls, threads)}: ` +
     differing(items(controls), true) +
     (order !== null ? `; but ${order}.` : '.') +
     (apart.length > 0
@@ -873,8 +867,8 @@ function forwardingSentences(f: ForwardingFindings): { answer: string[]; scaleOu
   if (stock.length > 0)
     out.push(
       `Reader${readerWrites(f)} over writer TPS at ${threads.join('/')} threads: ` +
+        // The writer's own commit ratios are in the study table and beside these in the TPS table: not here too.
         ratiosByThreads(stock, threads) +
-        serverRatiosText(byThreads(stock, threads)) +
         `: ${differing(items(stock), true)}.` +
         (f.localEmulation && rwStock.length > 0
           ? ' ' +
