@@ -990,7 +990,10 @@ function resolutionSentence(f: RateFindings): string | null {
   return (
     `With ${ns.length === 1 ? ns[0]! : `${Math.min(...ns)} to ${Math.max(...ns)}`} repeats a variant, the ` +
     `smallest capacity ratio the 95% intervals tell from 1.0 is ` +
-    `${span((c) => factorText(c.resolves), (c) => c.resolves ?? Infinity)} either way; finding a ` +
+    `${span(
+      (c) => factorText(c.resolves),
+      (c) => c.resolves ?? Infinity,
+    )} either way; finding a ` +
     `${fixed(RESOLVE_TARGET * 100, 0)}% difference 4 times in 5 (80% power) takes about ` +
     `${span(repeatsForText, (c) => c.repeatsFor ?? Infinity)} repeats a variant${perRow}` +
     (few ? `, counts estimated from ${Math.min(...ns)} repeats' spread and themselves very uncertain` : '') +
